@@ -1,0 +1,107 @@
+/* GPU descriptions from devices.yaml: the hardware numbers the schedule space, PSA and
+ * the simulator need, and Pruner's PSA parameters. A field the file does not give is
+ * unknown (its valid bit is clear) and is shown as N/A, never guessed. One table in
+ * device.c lists the fields (key, type, unit, range, help); parsing, printing and the
+ * man page follow it. */
+#ifndef HEADER_device
+#define HEADER_device
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+   DEV_COMPUTE_CAPABILITY,      /* "9.0" -> cc_major, cc_minor */
+   DEV_PEAK_FP32_GFLOPS,        /* dense FP32 (no tensor cores), boost clock */
+   DEV_MEM_BANDWIDTH_GBS,       /* DRAM bandwidth, GB/s (10^9 bytes) */
+   DEV_SM_COUNT,
+   DEV_SM_PARTITIONS,           /* sub-partitions (warp schedulers) per SM */
+   DEV_WARP_SIZE,
+   DEV_MAX_THREADS_PER_SM,
+   DEV_MAX_THREADS_PER_BLOCK,
+   DEV_MAX_BLOCKS_PER_SM,
+   DEV_REGS_PER_SM,             /* 32-bit registers */
+   DEV_MAX_REGS_PER_THREAD,
+   DEV_SHARED_PER_SM,           /* bytes */
+   DEV_SHARED_PER_BLOCK,        /* bytes, without opt-in (what a static allocation gets) */
+   DEV_SHARED_PER_BLOCK_OPTIN,  /* bytes, with cudaFuncAttributeMaxDynamicSharedMemorySize */
+   DEV_L2_BYTES,
+   DEV_CLOCK_MHZ,               /* boost clock */
+   DEV_PSA_ACTIVE_BLOCKS_PER_SM,/* Pruner's PSA parameters (pruner.md 1.2) */
+   DEV_PSA_VEC_LEN,
+   DEV_PSA_REG_CAP,
+   DEV_FIELD_COUNT
+} DeviceField;
+
+typedef struct Device_ {
+   char name[32];               /* the key users type: "h100_sxm" */
+   char product[64];            /* the name the CUDA driver reports, for matching */
+   int cc_major, cc_minor;
+   double peak_fp32_gflops;
+   double mem_bandwidth_gbs;
+   int64_t sm_count;
+   int64_t sm_partitions;
+   int64_t warp_size;
+   int64_t max_threads_per_sm;
+   int64_t max_threads_per_block;
+   int64_t max_blocks_per_sm;
+   int64_t regs_per_sm;
+   int64_t max_regs_per_thread;
+   int64_t shared_per_sm;
+   int64_t shared_per_block;
+   int64_t shared_per_block_optin;
+   int64_t l2_bytes;
+   double clock_mhz;
+   int64_t psa_active_blocks_per_sm;
+   int64_t psa_vec_len;
+   int64_t psa_reg_cap;
+   uint32_t valid;              /* bit (1u << DeviceField) set when known */
+   char *file;                  /* where it was defined */
+   int line;
+} Device;
+
+typedef enum {
+   DEVFIELD_INT,
+   DEVFIELD_DOUBLE,
+   DEVFIELD_CC,                 /* "MAJOR.MINOR" */
+} DeviceFieldType;
+
+typedef struct DeviceFieldInfo_ {
+   DeviceField field;
+   const char *key;             /* devices.yaml key; "psa.vec_len" style for nested */
+   DeviceFieldType type;
+   const char *unit;            /* "GFLOP/s", "bytes", "" */
+   double min, max;             /* accepted range */
+   const char *help;
+} DeviceFieldInfo;
+
+typedef struct DeviceSet_ {
+   int count;
+   Device *devices;
+} DeviceSet;
+
+const DeviceFieldInfo *Device_fieldInfo(DeviceField f);
+
+static inline bool Device_has(const Device *d, DeviceField f) {
+   return (d->valid >> f) & 1u;
+}
+
+/* Formats a field for display: its value with unit, or "N/A" when unknown. */
+size_t Device_format(const Device *d, DeviceField f, char *buf, size_t size);
+/* "sm_90" from the compute capability; "sm_??" when unknown. */
+size_t Device_arch(const Device *d, char *buf, size_t size);
+
+void DeviceSet_init(DeviceSet *set);
+void DeviceSet_done(DeviceSet *set);
+/* Loads a devices file into the set. A name already in the set from an earlier file is
+ * replaced (a user's file overrides the shipped one); a name given twice in one file
+ * is an error. Errors are "FILE:LINE:COL: message". */
+int DeviceSet_load(DeviceSet *set, const char *path, char **cause);
+int DeviceSet_loadString(DeviceSet *set, const char *name, const char *text, size_t len,
+                         char **cause);
+const Device *DeviceSet_find(const DeviceSet *set, const char *name);
+/* The device whose `product` the driver's name matches (case-insensitive, ignoring
+ * spaces and dashes), or NULL. */
+const Device *DeviceSet_matchProduct(const DeviceSet *set, const char *driverName);
+
+#endif

@@ -1,0 +1,42 @@
+/* A network to tune: the tasks of a .task file (YAML), each an op with its parameters,
+ * fused epilogue and weight (how often it occurs in the network). The estimated total
+ * latency of the network is the sum over tasks of weight x best latency. */
+#ifndef HEADER_network
+#define HEADER_network
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "te/op.h"
+
+#define TASK_KEY_MAX 160
+
+typedef struct Task_ {
+   int id;                        /* index in the file, from 0 */
+   OpParams op;
+   int64_t weight;
+   double flops;                  /* of one occurrence */
+   char key[TASK_KEY_MAX];        /* workload key, unique within a network */
+   char *label;                   /* optional `name:` from the file, or NULL */
+   int line;                      /* where the task starts in its file */
+} Task;
+
+typedef struct Network_ {
+   char *name;
+   char *path;
+   int64_t batch;
+   int ntasks;
+   Task *tasks;
+} Network;
+
+/* Loads and validates a task file; errors are "FILE:LINE:COL: message". */
+int Network_load(Network *net, const char *path, char **cause);
+int Network_loadString(Network *net, const char *name, const char *text, size_t len,
+                       char **cause);
+void Network_done(Network *net);
+
+int64_t Network_totalWeight(const Network *net);
+/* Sum over tasks of weight x FLOPs. */
+double Network_totalFlops(const Network *net);
+
+#endif

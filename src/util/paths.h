@@ -1,0 +1,16 @@
+/* Where pruner-tui finds its files: shipped data (devices.yaml, models/) and the
+ * user's own configuration, following the XDG base directories. */
+#ifndef HEADER_paths
+#define HEADER_paths
+
+/* The first existing of $PRUNER_TUI_DATADIR/rel, the installed data directory and the
+ * source tree this binary was built from; NULL when none exists. Caller frees. */
+char *Paths_dataFile(const char *rel);
+/* A task file as named on the command line: a name with a '/' or one that exists in
+ * the current directory is used as is; otherwise models/NAME in the data directories.
+ * Returns the name unchanged when nothing is found, so that the error names it. */
+char *Paths_findTaskFile(const char *name);
+/* $XDG_CONFIG_HOME/pruner-tui/rel (default ~/.config), whether or not it exists. */
+char *Paths_configFile(const char *rel);
+
+#endif
