@@ -1,2 +1,114 @@
+/* pruner-tui's entry point: parses the command line and runs one of the front ends. */
 #include "config.h"
-int main(void) { return 0; }
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *out) {
+   fprintf(out,
+      "Usage: pruner-tui [OPTION]... --list FILE.task\n"
+      "       pruner-tui [OPTION]... --list-devices\n"
+      "Auto-tune the CUDA kernels of a deep-learning network (Pruner's draft-then-verify\n"
+      "search on Ansor's schedule space). This version reads networks and devices; the\n"
+      "tuner, the workbench screen and batch mode are not part of it yet.\n"
+      "\n"
+      "  -l, --list FILE.task   print the network's tuning tasks (ID, op, shape, epilogue,\n"
+      "                         weight, FLOPs, weight x FLOPs) and the totals\n"
+      "      --list-devices     print the GPUs described in devices.yaml\n"
+      "      --devices FILE     also read GPU descriptions from FILE; its entries replace\n"
+      "                         shipped ones of the same name\n"
+      "  -h, --help             show this help and exit\n"
+      "  -V, --version          show the version and build features and exit\n"
+      "\n"
+      "A task file named without a '/' is looked for in the current directory, then in\n"
+      "%s/models. Without --devices, $XDG_CONFIG_HOME/pruner-tui/devices.yaml is read\n"
+      "after the shipped devices.yaml when it exists.\n"
+      "\n"
+      "Exit status: 0 on success, 1 for a bad input file, 2 for bad usage.\n"
+      "See pruner-tui(1), pruner-tui-task(5) and pruner-tui-devices(5).\n",
+      PKGDATADIR);
+}
+
+static void version(void) {
+   printf("pruner-tui %s\n", PACKAGE_VERSION);
+#ifdef HAVE_XGBOOST
+   const char *xgb = "yes";
+#else
+   const char *xgb = "no";
+#endif
+#ifdef HAVE_CUDA_H
+   const char *cuda = "yes";
+#else
+   const char *cuda = "no";
+#endif
+   printf("features: XGBoost %s, CUDA headers %s (libcuda and NVRTC are loaded at run time)\n",
+          xgb, cuda);
+}
+
+static int usageError(const char *fmt, const char *arg) {
+   fprintf(stderr, "pruner-tui: ");
+   fprintf(stderr, fmt, arg);
+   fprintf(stderr, "\nTry 'pruner-tui --help' for more information.\n");
+   return EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+   enum { OPT_LIST_DEVICES = 256, OPT_DEVICES };
+   static const struct option options[] = {
+      { "list", required_argument, NULL, 'l' },
+      { "list-devices", no_argument, NULL, OPT_LIST_DEVICES },
+      { "devices", required_argument, NULL, OPT_DEVICES },
+      { "help", no_argument, NULL, 'h' },
+      { "version", no_argument, NULL, 'V' },
+      { NULL, 0, NULL, 0 },
+   };
+   const char *listFile = NULL, *devicesFile = NULL;
+   bool listDevices = false;
+   opterr = 0;
+   int c;
+   while ((c = getopt_long(argc, argv, ":l:hV", options, NULL)) != -1) {
+      switch (c) {
+      case 'l':
+         listFile = optarg;
+         break;
+      case OPT_LIST_DEVICES:
+         listDevices = true;
+         break;
+      case OPT_DEVICES:
+         devicesFile = optarg;
+         break;
+      case 'h':
+         usage(stdout);
+         return 0;
+      case 'V':
+         version();
+         return 0;
+      case ':':
+         return usageError("option '%s' needs an argument", argv[optind - 1]);
+      default:
+         return usageError("unknown option '%s'", argv[optind - 1]);
+      }
+   }
+   if (optind < argc) {
+      if (listFile || listDevices)
+         return usageError("unexpected argument '%s'", argv[optind]);
+      fprintf(stderr,
+              "pruner-tui: tuning %s needs the tuner, which is not part of this version;\n"
+              "use 'pruner-tui --list %s' to see its tasks.\n",
+              argv[optind], argv[optind]);
+      return EXIT_USAGE;
+   }
+   if (listFile && listDevices)
+      return usageError("%s", "--list and --list-devices cannot be combined");
+   if (listFile)
+      return Cli_list(listFile, stdout);
+   if (listDevices)
+      return Cli_listDevices(devicesFile, stdout);
+   usage(stderr);
+   return EXIT_USAGE;
+}

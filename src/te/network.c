@@ -1,2 +1,427 @@
-/* placeholder */
+/* Loading .task files: YAML (libyaml) into a validated Network. Which keys each op takes
+ * is one table; every error names the file, line and column of the node at fault. */
 #include "config.h"
+
+#include "te/network.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+#include "util/yamldoc.h"
+
+#define MAX_EXTENT 1048576           /* 2^20: any one dimension */
+#define MAX_WEIGHT 1000000
+
+typedef struct {
+   const char *keys[10];             /* op-specific keys, NULL-terminated */
+   const char *required[5];          /* of which these are required */
+} OpKeys;
+
+static const OpKeys opKeys[OP_KIND_COUNT] = {
+   [OP_CONV2D] = { { "input", "filters", "kernel", "stride", "pad", "dilation", "groups" },
+                   { "input", "filters", "kernel" } },
+   [OP_DENSE] = { { "m", "n", "k" }, { "n", "k" } },
+   [OP_BATCH_MATMUL] = { { "b", "m", "n", "k" }, { "b", "m", "n", "k" } },
+   [OP_MAX_POOL2D] = { { "input", "kernel", "stride", "pad" }, { "input", "kernel" } },
+   [OP_AVG_POOL2D] = { { "input", "kernel", "stride", "pad", "count_include_pad" },
+                       { "input", "kernel" } },
+   [OP_ADAPTIVE_AVG_POOL2D] = { { "input", "output" }, { "input", "output" } },
+   [OP_GLOBAL_AVG_POOL2D] = { { "input" }, { "input" } },
+   [OP_SOFTMAX] = { { "input" }, { "input" } },
+   [OP_LAYER_NORM] = { { "input", "epsilon" }, { "input" } },
+};
+
+static const char *const commonKeys[] = { "op", "weight", "epilogue", "name" };
+static const char *const topKeys[] = { "network", "batch", "dtype", "tasks", NULL };
+
+typedef struct {
+   YamlDoc *doc;
+   int64_t batch;
+   char **cause;
+} Loader;
+
+static char *opNameList(void) {
+   size_t len = 1;
+   for (int k = 0; k < OP_KIND_COUNT; k++)
+      len += strlen(Op_name(k)) + 2;
+   char *s = xMalloc(len);
+   s[0] = '\0';
+   for (int k = 0; k < OP_KIND_COUNT; k++) {
+      if (k)
+         strcat(s, ", ");
+      strcat(s, Op_name(k));
+   }
+   return s;
+}
+
+static char *epilogueNameList(void) {
+   char *s = xMalloc(128);
+   s[0] = '\0';
+   for (int k = 0; k < EPI_KIND_COUNT; k++) {
+      if (k)
+         strcat(s, ", ");
+      strcat(s, Epilogue_name(k));
+   }
+   return s;
+}
+
+/* "a, b and c" */
+static char *andList(const char *const *items, int n) {
+   size_t len = 1;
+   for (int i = 0; i < n; i++)
+      len += strlen(items[i]) + 5;
+   char *s = xMalloc(len);
+   s[0] = '\0';
+   for (int i = 0; i < n; i++) {
+      if (i)
+         strcat(s, i == n - 1 ? " and " : ", ");
+      strcat(s, items[i]);
+   }
+   return s;
+}
+
+static int readPair(Loader *L, yaml_node_t *v, const char *what, int64_t min, int64_t *a,
+                    int64_t *b) {
+   int64_t vals[2];
+   int n;
+   if (YamlDoc_intList(L->doc, v, what, 2, min, MAX_EXTENT, vals, &n, L->cause) < 0)
+      return -1;
+   *a = vals[0];
+   *b = n == 2 ? vals[1] : vals[0];
+   return 0;
+}
+
+static int readPad(Loader *L, yaml_node_t *v, OpParams *p) {
+   int64_t vals[4];
+   int n;
+   if (v->type == YAML_SEQUENCE_NODE && YamlDoc_listLength(v) == 3)
+      return YamlDoc_error(L->doc, v, L->cause,
+                           "expected pad as p, [ph, pw] or [top, left, bottom, right], found 3 values");
+   if (YamlDoc_intList(L->doc, v, "pad", 4, 0, MAX_EXTENT, vals, &n, L->cause) < 0)
+      return -1;
+   if (n == 1)
+      p->pad_top = p->pad_left = p->pad_bottom = p->pad_right = vals[0];
+   else if (n == 2)
+      p->pad_top = p->pad_bottom = vals[0], p->pad_left = p->pad_right = vals[1];
+   else
+      p->pad_top = vals[0], p->pad_left = vals[1], p->pad_bottom = vals[2], p->pad_right = vals[3];
+   return 0;
+}
+
+static int readInput(Loader *L, yaml_node_t *v, OpParams *p) {
+   char buf[64];
+   bool nchw = p->kind != OP_SOFTMAX && p->kind != OP_LAYER_NORM;
+   int maxn = nchw ? 3 : TE_MAX_DIMS - 1;
+   int n = YamlDoc_listLength(v);
+   if (v->type != YAML_SEQUENCE_NODE)
+      return YamlDoc_error(L->doc, v, L->cause, "expected input as a list of sizes%s, found %s",
+                           nchw ? " [C, H, W]" : "", YamlDoc_describe(v, buf, sizeof buf));
+   if (nchw && n != 3)
+      return YamlDoc_error(L->doc, v, L->cause,
+                           "input of %s has %d dimensions; expected [C, H, W] (the batch comes from the file's batch)",
+                           Op_name(p->kind), n);
+   if (n < 1 || n > maxn)
+      return YamlDoc_error(L->doc, v, L->cause, "input of %s has %d dimensions; expected 1 to %d",
+                           Op_name(p->kind), n, maxn);
+   int64_t dims[TE_MAX_DIMS];
+   for (int i = 0; i < n; i++)
+      if (YamlDoc_int(L->doc, YamlDoc_listItem(L->doc, v, i), "a size in input", 1, MAX_EXTENT,
+                      &dims[i], L->cause) < 0)
+         return -1;
+   if (nchw) {
+      p->in_c = dims[0], p->in_h = dims[1], p->in_w = dims[2];
+   } else {
+      /* the batch is the leading dimension of a per-sample shape */
+      p->ndim = n + 1;
+      p->shape[0] = L->batch;
+      memcpy(&p->shape[1], dims, (size_t)n * sizeof *dims);
+   }
+   return 0;
+}
+
+static int readEpilogue(Loader *L, yaml_node_t *v, OpParams *p) {
+   char buf[64];
+   if (YamlDoc_checkList(L->doc, v, "epilogue", L->cause) < 0)
+      return -1;
+   int n = YamlDoc_listLength(v);
+   if (n > OP_MAX_EPILOGUE)
+      return YamlDoc_error(L->doc, v, L->cause, "%d epilogue stages; expected at most %d", n,
+                           OP_MAX_EPILOGUE);
+   for (int i = 0; i < n; i++) {
+      yaml_node_t *item = YamlDoc_listItem(L->doc, v, i);
+      Epilogue *e = &p->epilogue[i];
+      memset(e, 0, sizeof *e);
+      yaml_node_t *bounds = NULL;
+      const char *name;
+      if (item->type == YAML_MAPPING_NODE) {
+         static const char *const clipOnly[] = { "clip", NULL };
+         if (YamlDoc_checkMapping(L->doc, item, clipOnly, "an epilogue stage", L->cause) < 0)
+            return -1;
+         bounds = YamlDoc_get(L->doc, item, "clip");
+         if (!bounds)
+            return YamlDoc_error(L->doc, item, L->cause, "expected {clip: [lo, hi]}, found an empty mapping");
+         name = "clip";
+      } else if (item->type == YAML_SCALAR_NODE && item->data.scalar.length > 0) {
+         name = (const char *)item->data.scalar.value;
+      } else {
+         return YamlDoc_error(L->doc, item, L->cause, "expected an epilogue stage name, found %s",
+                              YamlDoc_describe(item, buf, sizeof buf));
+      }
+      int kind = Epilogue_kindFromName(name);
+      if (kind < 0) {
+         char *names = epilogueNameList();
+         YamlDoc_error(L->doc, item, L->cause, "unknown epilogue '%s'; expected one of: %s", name, names);
+         free(names);
+         return -1;
+      }
+      e->kind = (EpilogueKind)kind;
+      if (kind == EPI_CLIP) {
+         if (!bounds)
+            return YamlDoc_error(L->doc, item, L->cause, "epilogue 'clip' needs bounds: write {clip: [lo, hi]}");
+         if (bounds->type != YAML_SEQUENCE_NODE || YamlDoc_listLength(bounds) != 2)
+            return YamlDoc_error(L->doc, bounds, L->cause, "expected clip bounds as [lo, hi], found %s",
+                                 YamlDoc_describe(bounds, buf, sizeof buf));
+         if (YamlDoc_double(L->doc, YamlDoc_listItem(L->doc, bounds, 0), "clip lo", -1e30, 1e30,
+                            &e->lo, L->cause) < 0 ||
+             YamlDoc_double(L->doc, YamlDoc_listItem(L->doc, bounds, 1), "clip hi", -1e30, 1e30,
+                            &e->hi, L->cause) < 0)
+            return -1;
+      }
+      p->nepilogue = i + 1;
+      char *why = NULL;
+      if (Op_checkEpilogue(p, i, &why) < 0) {
+         YamlDoc_error(L->doc, item, L->cause, "%s", why);
+         free(why);
+         return -1;
+      }
+   }
+   return 0;
+}
+
+static int readField(Loader *L, const char *key, yaml_node_t *v, OpParams *p) {
+   YamlDoc *d = L->doc;
+   char **c = L->cause;
+   if (strcmp(key, "input") == 0)
+      return readInput(L, v, p);
+   if (strcmp(key, "filters") == 0)
+      return YamlDoc_int(d, v, "filters", 1, MAX_EXTENT, &p->out_c, c);
+   if (strcmp(key, "kernel") == 0)
+      return readPair(L, v, "kernel", 1, &p->kernel_h, &p->kernel_w);
+   if (strcmp(key, "stride") == 0)
+      return readPair(L, v, "stride", 1, &p->stride_h, &p->stride_w);
+   if (strcmp(key, "dilation") == 0)
+      return readPair(L, v, "dilation", 1, &p->dilation_h, &p->dilation_w);
+   if (strcmp(key, "pad") == 0)
+      return readPad(L, v, p);
+   if (strcmp(key, "output") == 0)
+      return readPair(L, v, "output", 1, &p->out_h, &p->out_w);
+   if (strcmp(key, "groups") == 0)
+      return YamlDoc_int(d, v, "groups", 1, MAX_EXTENT, &p->groups, c);
+   if (strcmp(key, "count_include_pad") == 0)
+      return YamlDoc_bool(d, v, "count_include_pad", &p->count_include_pad, c);
+   if (strcmp(key, "epsilon") == 0)
+      return YamlDoc_double(d, v, "epsilon", 1e-30, 1.0, &p->epsilon, c);
+   if (strcmp(key, "epilogue") == 0)
+      return readEpilogue(L, v, p);
+   int64_t *dst = strcmp(key, "b") == 0 ? &p->b : strcmp(key, "m") == 0 ? &p->m
+                : strcmp(key, "n") == 0 ? &p->n : strcmp(key, "k") == 0 ? &p->k : NULL;
+   if (dst)
+      return YamlDoc_int(d, v, key, 1, MAX_EXTENT, dst, c);
+   return 0;   /* op, weight, name: read by the caller */
+}
+
+static int readTask(Loader *L, yaml_node_t *node, Task *t, const Task *earlier, int nearlier) {
+   YamlDoc *d = L->doc;
+   char buf[64];
+   if (node->type != YAML_MAPPING_NODE)
+      return YamlDoc_error(d, node, L->cause, "expected a task as a mapping of keys to values, found %s",
+                           YamlDoc_describe(node, buf, sizeof buf));
+   yaml_node_t *opNode = YamlDoc_get(d, node, "op");
+   if (!opNode)
+      return YamlDoc_error(d, node, L->cause, "missing key 'op' in task; expected an op name");
+   const char *opName;
+   if (YamlDoc_string(d, opNode, "op", 64, &opName, L->cause) < 0)
+      return -1;
+   int kind = Op_kindFromName(opName);
+   if (kind < 0) {
+      char *names = opNameList();
+      YamlDoc_error(d, opNode, L->cause, "unknown op '%s'; expected one of: %s", opName, names);
+      free(names);
+      return -1;
+   }
+   const OpKeys *ok = &opKeys[kind];
+   const char *allowed[16];
+   int na = 0;
+   for (int i = 0; i < 4; i++)
+      allowed[na++] = commonKeys[i];
+   for (int i = 0; ok->keys[i]; i++)
+      allowed[na++] = ok->keys[i];
+   allowed[na] = NULL;
+   char what[64];
+   snprintf(what, sizeof what, "a %s task", opName);
+   if (YamlDoc_checkMapping(d, node, allowed, what, L->cause) < 0)
+      return -1;
+   const char *need[6];
+   int nneed = 0;
+   for (int i = 0; ok->required[i]; i++)
+      need[nneed++] = ok->required[i];
+   need[nneed++] = "weight";
+   for (int i = 0; i < nneed; i++)
+      if (!YamlDoc_get(d, node, need[i])) {
+         char *list = andList(need, nneed);
+         YamlDoc_error(d, node, L->cause, "missing key '%s' in %s; it needs %s", need[i], what, list);
+         free(list);
+         return -1;
+      }
+
+   OpParams *p = &t->op;
+   Op_defaults(p, (OpKind)kind);
+   p->batch = L->batch;
+   for (yaml_node_pair_t *pr = node->data.mapping.pairs.start; pr < node->data.mapping.pairs.top; pr++) {
+      const char *key = (const char *)yaml_document_get_node(&d->doc, pr->key)->data.scalar.value;
+      if (readField(L, key, yaml_document_get_node(&d->doc, pr->value), p) < 0)
+         return -1;
+   }
+   if ((kind == OP_MAX_POOL2D || kind == OP_AVG_POOL2D) && !YamlDoc_get(d, node, "stride")) {
+      p->stride_h = p->kernel_h;   /* PyTorch's default: stride = kernel */
+      p->stride_w = p->kernel_w;
+   }
+   if (kind == OP_DENSE)
+      p->m *= L->batch;
+   if (kind == OP_BATCH_MATMUL)
+      p->b *= L->batch;
+   if (YamlDoc_int(d, YamlDoc_get(d, node, "weight"), "weight", 1, MAX_WEIGHT, &t->weight, L->cause) < 0)
+      return -1;
+   yaml_node_t *nameNode = YamlDoc_get(d, node, "name");
+   if (nameNode) {
+      const char *label;
+      if (YamlDoc_string(d, nameNode, "name", 63, &label, L->cause) < 0)
+         return -1;
+      t->label = xStrdup(label);
+   }
+
+   const char *field = NULL;
+   char *why = NULL;
+   if (Op_finish(p, &field, &why) < 0) {
+      yaml_node_t *at = field ? YamlDoc_get(d, node, field) : NULL;
+      YamlDoc_error(d, at ? at : node, L->cause, "%s", why);
+      free(why);
+      return -1;
+   }
+   Op_key(p, t->key, sizeof t->key);
+   for (int i = 0; i < nearlier; i++)
+      if (strcmp(earlier[i].key, t->key) == 0)
+         return YamlDoc_error(d, node, L->cause,
+                              "task %d repeats the workload of task %d (line %d); merge them and add their weights",
+                              t->id, earlier[i].id, earlier[i].line);
+   t->flops = Op_flops(p);
+   return 0;
+}
+
+static bool validNetworkName(const char *s) {
+   for (; *s; s++)
+      if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.')
+         return false;
+   return true;
+}
+
+static int loadDoc(Network *net, YamlDoc *d, char **cause) {
+   Loader L = { .doc = d, .cause = cause };
+   yaml_node_t *root = YamlDoc_root(d);
+   if (YamlDoc_checkMapping(d, root, topKeys, "a task file", cause) < 0)
+      return -1;
+   static const char *const need[] = { "network", "batch", "tasks" };
+   for (int i = 0; i < 3; i++)
+      if (!YamlDoc_get(d, root, need[i]))
+         return YamlDoc_error(d, root, cause, "missing key '%s'; a task file needs network, batch and tasks",
+                              need[i]);
+   yaml_node_t *nameNode = YamlDoc_get(d, root, "network");
+   const char *name;
+   if (YamlDoc_string(d, nameNode, "network", 63, &name, cause) < 0)
+      return -1;
+   if (!validNetworkName(name))
+      return YamlDoc_error(d, nameNode, cause,
+                           "network name '%s' has characters other than letters, digits, '_', '-' and '.'", name);
+   if (YamlDoc_int(d, YamlDoc_get(d, root, "batch"), "batch", 1, 65536, &L.batch, cause) < 0)
+      return -1;
+   yaml_node_t *dtype = YamlDoc_get(d, root, "dtype");
+   if (dtype) {
+      const char *dt;
+      if (YamlDoc_string(d, dtype, "dtype", 32, &dt, cause) < 0)
+         return -1;
+      if (strcmp(dt, "float32") != 0)
+         return YamlDoc_error(d, dtype, cause, "unsupported dtype '%s'; only float32 is supported", dt);
+   }
+   yaml_node_t *tasks = YamlDoc_get(d, root, "tasks");
+   if (YamlDoc_checkList(d, tasks, "tasks", cause) < 0)
+      return -1;
+   int n = YamlDoc_listLength(tasks);
+   if (n == 0)
+      return YamlDoc_error(d, tasks, cause, "tasks is empty; expected at least one task");
+   net->tasks = xCalloc((size_t)n, sizeof(Task));
+   net->name = xStrdup(name);
+   net->batch = L.batch;
+   for (int i = 0; i < n; i++) {
+      yaml_node_t *node = YamlDoc_listItem(d, tasks, i);
+      Task *t = &net->tasks[i];
+      t->id = i;
+      t->line = YamlDoc_line(node);
+      net->ntasks = i + 1;
+      if (readTask(&L, node, t, net->tasks, i) < 0)
+         return -1;
+   }
+   return 0;
+}
+
+static int finishLoad(Network *net, YamlDoc *d, int rc) {
+   if (rc == 0)
+      net->path = xStrdup(d->path);
+   YamlDoc_done(d);
+   if (rc < 0)
+      Network_done(net);
+   return rc;
+}
+
+int Network_load(Network *net, const char *path, char **cause) {
+   memset(net, 0, sizeof *net);
+   YamlDoc d;
+   int rc = YamlDoc_load(&d, path, cause);
+   if (rc == 0)
+      rc = loadDoc(net, &d, cause);
+   return finishLoad(net, &d, rc);
+}
+
+int Network_loadString(Network *net, const char *name, const char *text, size_t len,
+                       char **cause) {
+   memset(net, 0, sizeof *net);
+   YamlDoc d;
+   int rc = YamlDoc_loadString(&d, name, text, len, cause);
+   if (rc == 0)
+      rc = loadDoc(net, &d, cause);
+   return finishLoad(net, &d, rc);
+}
+
+void Network_done(Network *net) {
+   for (int i = 0; i < net->ntasks; i++)
+      free(net->tasks[i].label);
+   free(net->tasks);
+   free(net->name);
+   free(net->path);
+   memset(net, 0, sizeof *net);
+}
+
+int64_t Network_totalWeight(const Network *net) {
+   int64_t w = 0;
+   for (int i = 0; i < net->ntasks; i++)
+      w += net->tasks[i].weight;
+   return w;
+}
+
+double Network_totalFlops(const Network *net) {
+   double f = 0;
+   for (int i = 0; i < net->ntasks; i++)
+      f += (double)net->tasks[i].weight * net->tasks[i].flops;
+   return f;
+}

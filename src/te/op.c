@@ -1,2 +1,857 @@
-/* placeholder */
+/* The op library: parameters, validation, shapes, compute DAGs and display of every op
+ * a task can hold. The DAGs follow the stage structure of TVM's TOPI definitions
+ * (pad_temp, conv2d_nchw, T_dense, pool_sum/pool_avg, the four softmax stages), since
+ * the sketch rules of the schedule space are written against that structure. */
 #include "config.h"
+
+#include "te/op.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+typedef struct {
+   const char *name;
+   int nmain;                 /* inputs of the op itself, before epilogue tensors */
+   bool takesBias;
+} OpInfo;
+
+static const OpInfo opTable[OP_KIND_COUNT] = {
+   [OP_CONV2D] = { "conv2d", 2, true },
+   [OP_DENSE] = { "dense", 2, true },
+   [OP_BATCH_MATMUL] = { "batch_matmul", 2, true },
+   [OP_MAX_POOL2D] = { "max_pool2d", 1, false },
+   [OP_AVG_POOL2D] = { "avg_pool2d", 1, false },
+   [OP_ADAPTIVE_AVG_POOL2D] = { "adaptive_avg_pool2d", 1, false },
+   [OP_GLOBAL_AVG_POOL2D] = { "global_avg_pool2d", 1, false },
+   [OP_SOFTMAX] = { "softmax", 1, false },
+   [OP_LAYER_NORM] = { "layer_norm", 3, false },
+};
+
+static const char *const epilogueNames[EPI_KIND_COUNT] = {
+   [EPI_BIAS] = "bias", [EPI_ADD] = "add", [EPI_RELU] = "relu",
+   [EPI_RELU6] = "relu6", [EPI_CLIP] = "clip", [EPI_GELU] = "gelu",
+};
+
+const char *Op_name(OpKind kind) {
+   return kind < OP_KIND_COUNT ? opTable[kind].name : "?";
+}
+
+int Op_kindFromName(const char *name) {
+   for (int k = 0; k < OP_KIND_COUNT; k++)
+      if (strcmp(opTable[k].name, name) == 0)
+         return k;
+   return -1;
+}
+
+const char *Epilogue_name(EpilogueKind kind) {
+   return kind < EPI_KIND_COUNT ? epilogueNames[kind] : "?";
+}
+
+int Epilogue_kindFromName(const char *name) {
+   for (int k = 0; k < EPI_KIND_COUNT; k++)
+      if (strcmp(epilogueNames[k], name) == 0)
+         return k;
+   return -1;
+}
+
+static bool isWindowed(OpKind k) {
+   return k == OP_CONV2D || k == OP_MAX_POOL2D || k == OP_AVG_POOL2D;
+}
+
+static bool isNchw(OpKind k) {
+   return isWindowed(k) || k == OP_ADAPTIVE_AVG_POOL2D || k == OP_GLOBAL_AVG_POOL2D;
+}
+
+void Op_defaults(OpParams *p, OpKind kind) {
+   memset(p, 0, sizeof *p);
+   p->kind = kind;
+   p->batch = 1;
+   p->stride_h = p->stride_w = 1;
+   p->dilation_h = p->dilation_w = 1;
+   p->groups = 1;
+   p->count_include_pad = true;
+   p->b = p->m = 1;
+   p->epsilon = 1e-5;
+   p->out_h = p->out_w = 1;
+}
+
+/* The largest element count a generated kernel may index with 32-bit integers. */
+#define OP_MAX_ELEMENTS 2147483647LL
+
+static int64_t countOf(int n, const int64_t *shape) {
+   int64_t c = 1;
+   for (int i = 0; i < n; i++) {
+      if (shape[i] <= 0 || c > OP_MAX_ELEMENTS / shape[i])
+         return OP_MAX_ELEMENTS + 1;
+      c *= shape[i];
+   }
+   return c;
+}
+
+static int fail(const char **field, const char *name, char **cause, const char *fmt, ...)
+   ATTR_FORMAT(4, 5);
+static int fail(const char **field, const char *name, char **cause, const char *fmt, ...) {
+   if (field)
+      *field = name;
+   if (cause) {
+      va_list ap;
+      va_start(ap, fmt);
+      *cause = xVasprintf(fmt, ap);
+      va_end(ap);
+   }
+   return -1;
+}
+
+int Op_checkEpilogue(const OpParams *p, int i, char **cause) {
+   const Epilogue *e = &p->epilogue[i];
+   if (e->kind == EPI_BIAS) {
+      if (!opTable[p->kind].takesBias)
+         return setCause(cause, "epilogue 'bias' applies to conv2d, dense and batch_matmul, not %s",
+                         Op_name(p->kind));
+      for (int j = 0; j < i; j++)
+         if (p->epilogue[j].kind == EPI_BIAS)
+            return setCause(cause, "epilogue 'bias' appears twice; expected at most one bias");
+   }
+   if (e->kind == EPI_CLIP && !(e->lo <= e->hi))
+      return setCause(cause, "clip bounds [%g, %g] are reversed; expected lo <= hi", e->lo, e->hi);
+   return 0;
+}
+
+static int finishWindow(OpParams *p, const char **field, char **cause) {
+   const char *what = p->kind == OP_CONV2D ? "kernel" : "window";
+   int64_t ph = p->in_h + p->pad_top + p->pad_bottom;
+   int64_t pw = p->in_w + p->pad_left + p->pad_right;
+   int64_t eh = p->dilation_h * (p->kernel_h - 1) + 1;
+   int64_t ew = p->dilation_w * (p->kernel_w - 1) + 1;
+   if (p->kind != OP_CONV2D) {
+      /* as PyTorch: every window must overlap the input */
+      if (2 * p->pad_top > p->kernel_h || 2 * p->pad_bottom > p->kernel_h ||
+          2 * p->pad_left > p->kernel_w || 2 * p->pad_right > p->kernel_w)
+         return fail(field, "pad", cause,
+                     "pad %lld,%lld,%lld,%lld is more than half the %lldx%lld window",
+                     (long long)p->pad_top, (long long)p->pad_left, (long long)p->pad_bottom,
+                     (long long)p->pad_right, (long long)p->kernel_h, (long long)p->kernel_w);
+   }
+   if (eh > ph || ew > pw) {
+      if (p->dilation_h > 1 || p->dilation_w > 1)
+         return fail(field, "kernel", cause,
+                     "%s %lldx%lld with dilation %lldx%lld spans %lldx%lld, more than the %lldx%lld input padded to %lldx%lld",
+                     what, (long long)p->kernel_h, (long long)p->kernel_w,
+                     (long long)p->dilation_h, (long long)p->dilation_w, (long long)eh,
+                     (long long)ew, (long long)p->in_h, (long long)p->in_w, (long long)ph,
+                     (long long)pw);
+      return fail(field, "kernel", cause,
+                  "%s %lldx%lld does not fit the %lldx%lld input padded to %lldx%lld", what,
+                  (long long)p->kernel_h, (long long)p->kernel_w, (long long)p->in_h,
+                  (long long)p->in_w, (long long)ph, (long long)pw);
+   }
+   if (p->stride_h > ph || p->stride_w > pw)
+      return fail(field, "stride", cause,
+                  "stride %lldx%lld is larger than the %lldx%lld padded input",
+                  (long long)p->stride_h, (long long)p->stride_w, (long long)ph, (long long)pw);
+   p->out_h = (ph - eh) / p->stride_h + 1;
+   p->out_w = (pw - ew) / p->stride_w + 1;
+   return 0;
+}
+
+int Op_finish(OpParams *p, const char **field, char **cause) {
+   if (p->kind >= OP_KIND_COUNT)
+      return fail(field, "op", cause, "unknown op kind %d", (int)p->kind);
+   switch (p->kind) {
+   case OP_CONV2D:
+      if (p->in_c % p->groups != 0)
+         return fail(field, "groups", cause, "groups %lld does not divide the %lld input channels",
+                     (long long)p->groups, (long long)p->in_c);
+      if (p->out_c % p->groups != 0)
+         return fail(field, "groups", cause, "groups %lld does not divide the %lld filters",
+                     (long long)p->groups, (long long)p->out_c);
+      if (finishWindow(p, field, cause) < 0)
+         return -1;
+      break;
+   case OP_MAX_POOL2D:
+   case OP_AVG_POOL2D:
+      p->out_c = p->in_c;
+      if (finishWindow(p, field, cause) < 0)
+         return -1;
+      break;
+   case OP_GLOBAL_AVG_POOL2D:
+      p->out_h = p->out_w = 1;
+      /* fall through */
+   case OP_ADAPTIVE_AVG_POOL2D:
+      p->out_c = p->in_c;
+      if (p->out_h > p->in_h || p->out_w > p->in_w)
+         return fail(field, "output", cause, "output %lldx%lld is larger than the %lldx%lld input",
+                     (long long)p->out_h, (long long)p->out_w, (long long)p->in_h,
+                     (long long)p->in_w);
+      break;
+   case OP_SOFTMAX:
+   case OP_LAYER_NORM:
+      if (p->ndim < 1 || p->ndim > TE_MAX_DIMS)
+         return fail(field, "input", cause, "input has %d dimensions; expected 1 to %d",
+                     p->ndim, TE_MAX_DIMS);
+      break;
+   default:
+      break;
+   }
+   for (int i = 0; i < p->nepilogue; i++)
+      if (Op_checkEpilogue(p, i, cause) < 0) {
+         if (field)
+            *field = "epilogue";
+         return -1;
+      }
+   int64_t shape[TE_MAX_DIMS];
+   for (int i = 0; i < Op_numInputs(p); i++) {
+      const char *name;
+      int n = Op_inputShape(p, i, shape, &name);
+      if (countOf(n, shape) > OP_MAX_ELEMENTS)
+         return fail(field, i == 0 ? "input" : "op", cause,
+                     "tensor '%s' has more than 2^31-1 elements", name);
+   }
+   int n = Op_outputShape(p, shape);
+   if (countOf(n, shape) > OP_MAX_ELEMENTS)
+      return fail(field, "op", cause, "the output has more than 2^31-1 elements");
+   return 0;
+}
+
+int Op_outputShape(const OpParams *p, int64_t *s) {
+   switch (p->kind) {
+   case OP_DENSE:
+      s[0] = p->m; s[1] = p->n;
+      return 2;
+   case OP_BATCH_MATMUL:
+      s[0] = p->b; s[1] = p->m; s[2] = p->n;
+      return 3;
+   case OP_SOFTMAX:
+   case OP_LAYER_NORM:
+      memcpy(s, p->shape, (size_t)p->ndim * sizeof *s);
+      return p->ndim;
+   default:
+      s[0] = p->batch; s[1] = p->out_c; s[2] = p->out_h; s[3] = p->out_w;
+      return 4;
+   }
+}
+
+static int epilogueTensors(const OpParams *p) {
+   int n = 0;
+   for (int i = 0; i < p->nepilogue; i++)
+      n += p->epilogue[i].kind == EPI_BIAS || p->epilogue[i].kind == EPI_ADD;
+   return n;
+}
+
+int Op_numInputs(const OpParams *p) {
+   return opTable[p->kind].nmain + epilogueTensors(p);
+}
+
+static int64_t biasLength(const OpParams *p) {
+   return p->kind == OP_CONV2D ? p->out_c : p->n;
+}
+
+int Op_inputShape(const OpParams *p, int i, int64_t *s, const char **name) {
+   int nmain = opTable[p->kind].nmain;
+   if (i >= nmain) {
+      int t = i - nmain;
+      for (int e = 0; e < p->nepilogue; e++) {
+         EpilogueKind k = p->epilogue[e].kind;
+         if (k != EPI_BIAS && k != EPI_ADD)
+            continue;
+         if (t-- > 0)
+            continue;
+         if (k == EPI_BIAS) {
+            *name = "bias";
+            s[0] = biasLength(p);
+            return 1;
+         }
+         *name = "residual";
+         return Op_outputShape(p, s);
+      }
+      fatal("op input %d out of range", i);
+   }
+   switch (p->kind) {
+   case OP_CONV2D:
+      if (i == 0) {
+         *name = "data";
+         s[0] = p->batch; s[1] = p->in_c; s[2] = p->in_h; s[3] = p->in_w;
+      } else {
+         *name = "kernel";
+         s[0] = p->out_c; s[1] = p->in_c / p->groups; s[2] = p->kernel_h; s[3] = p->kernel_w;
+      }
+      return 4;
+   case OP_DENSE:
+      *name = i == 0 ? "data" : "weight";
+      s[0] = i == 0 ? p->m : p->n;
+      s[1] = p->k;
+      return 2;
+   case OP_BATCH_MATMUL:
+      *name = i == 0 ? "A" : "B";
+      s[0] = p->b;
+      s[1] = i == 0 ? p->m : p->n;
+      s[2] = p->k;
+      return 3;
+   case OP_SOFTMAX:
+   case OP_LAYER_NORM:
+      if (i == 0) {
+         *name = "data";
+         memcpy(s, p->shape, (size_t)p->ndim * sizeof *s);
+         return p->ndim;
+      }
+      *name = i == 1 ? "gamma" : "beta";
+      s[0] = p->shape[p->ndim - 1];
+      return 1;
+   default:
+      *name = "data";
+      s[0] = p->batch; s[1] = p->in_c; s[2] = p->in_h; s[3] = p->in_w;
+      return 4;
+   }
+}
+
+/* ---- DAG construction ---- */
+
+static const char *const nchwAxes[] = { "nn", "ff", "yy", "xx" };
+static const char *const genericAxes[] = { "ax0", "ax1", "ax2", "ax3", "ax4", "ax5" };
+
+static void axisVars(Dag *g, int n, int32_t *out) {
+   for (int i = 0; i < n; i++)
+      out[i] = Expr_axis(g, i);
+}
+
+static int32_t intConst(Dag *g, int64_t v) {
+   return Expr_int(g, v);
+}
+
+/* i >= lo && i < hi, leaving out bounds that always hold. */
+static int32_t inRange(Dag *g, int32_t i, int64_t lo, int64_t hi, int64_t extent, int32_t cond) {
+   int32_t parts[2];
+   int n = 0;
+   if (lo > 0)
+      parts[n++] = Expr_binary(g, EXPR_GE, i, intConst(g, lo));
+   if (hi < extent)
+      parts[n++] = Expr_binary(g, EXPR_LT, i, intConst(g, hi));
+   for (int k = 0; k < n; k++)
+      cond = cond < 0 ? parts[k] : Expr_binary(g, EXPR_AND, cond, parts[k]);
+   return cond;
+}
+
+/* TOPI's pad: a stage that reads `src` inside the border and `fill` outside. */
+static int padStage(Dag *g, int src, const OpParams *p, double fill) {
+   const Stage *in = &g->stages[src];
+   int64_t shape[4] = { in->shape[0], in->shape[1], in->shape[2] + p->pad_top + p->pad_bottom,
+                        in->shape[3] + p->pad_left + p->pad_right };
+   static const char *const names[] = { "i0", "i1", "i2", "i3" };
+   int s = Dag_compute(g, "pad_temp", 4, shape, names);
+   int32_t ax[4];
+   axisVars(g, 4, ax);
+   int32_t cond = inRange(g, ax[2], p->pad_top, p->pad_top + p->in_h, shape[2], -1);
+   cond = inRange(g, ax[3], p->pad_left, p->pad_left + p->in_w, shape[3], cond);
+   int32_t idx[4] = { ax[0], ax[1], Expr_sub(g, ax[2], intConst(g, p->pad_top)),
+                      Expr_sub(g, ax[3], intConst(g, p->pad_left)) };
+   int32_t body = Expr_load(g, src, 4, idx);
+   if (cond >= 0)
+      body = Expr_select(g, cond, body, Expr_float(g, fill));
+   Dag_setBody(g, s, REDUCE_NONE, body);
+   return s;
+}
+
+static bool hasPadding(const OpParams *p) {
+   return p->pad_top || p->pad_left || p->pad_bottom || p->pad_right;
+}
+
+/* y*stride + r*dilation */
+static int32_t windowIndex(Dag *g, int32_t y, int64_t stride, int32_t r, int64_t dilation) {
+   return Expr_add(g, Expr_mul(g, y, intConst(g, stride)), Expr_mul(g, r, intConst(g, dilation)));
+}
+
+static int buildConv2d(const OpParams *p, Dag *g) {
+   int64_t s[4];
+   const char *name;
+   Op_inputShape(p, 0, s, &name);
+   int data = Dag_placeholder(g, "data", 4, s);
+   Op_inputShape(p, 1, s, &name);
+   int kernel = Dag_placeholder(g, "kernel", 4, s);
+   int src = hasPadding(p) ? padStage(g, data, p, 0.0) : data;
+   Op_outputShape(p, s);
+   int conv = Dag_compute(g, "conv2d_nchw", 4, s, nchwAxes);
+   int64_t cpg = p->in_c / p->groups, kpg = p->out_c / p->groups;
+   int rc = cpg > 1 ? Dag_reduceAxis(g, conv, "rc", cpg) : -1;
+   int ry = Dag_reduceAxis(g, conv, "ry", p->kernel_h);
+   int rx = Dag_reduceAxis(g, conv, "rx", p->kernel_w);
+   int32_t ax[4];
+   axisVars(g, 4, ax);
+   int32_t vrc = rc >= 0 ? Expr_axis(g, rc) : intConst(g, 0);
+   int32_t vry = Expr_axis(g, ry), vrx = Expr_axis(g, rx);
+   int32_t channel = vrc;
+   if (p->groups > 1) {
+      int32_t group = Expr_binary(g, EXPR_FLOORDIV, ax[1], intConst(g, kpg));
+      channel = Expr_add(g, Expr_mul(g, group, intConst(g, cpg)), vrc);
+   }
+   int32_t in[4] = { ax[0], channel, windowIndex(g, ax[2], p->stride_h, vry, p->dilation_h),
+                     windowIndex(g, ax[3], p->stride_w, vrx, p->dilation_w) };
+   int32_t w[4] = { ax[1], vrc, vry, vrx };
+   int32_t body = Expr_mul(g, Expr_load(g, src, 4, in), Expr_load(g, kernel, 4, w));
+   Dag_setBody(g, conv, REDUCE_SUM, body);
+   return conv;
+}
+
+static int buildMatmul(const OpParams *p, Dag *g) {
+   int64_t s[3];
+   const char *name;
+   int rank = Op_inputShape(p, 0, s, &name);
+   int a = Dag_placeholder(g, name, rank, s);
+   Op_inputShape(p, 1, s, &name);
+   int w = Dag_placeholder(g, name, rank, s);
+   Op_outputShape(p, s);
+   static const char *const dense[] = { "i", "j" };
+   static const char *const batched[] = { "b", "i", "j" };
+   bool isBatched = p->kind == OP_BATCH_MATMUL;
+   int out = Dag_compute(g, isBatched ? "T_batch_matmul_NT" : "T_dense", rank, s,
+                         isBatched ? batched : dense);
+   int k = Dag_reduceAxis(g, out, "k", p->k);
+   int32_t ax[3], ia[3], iw[3];
+   axisVars(g, rank, ax);
+   int32_t vk = Expr_axis(g, k);
+   if (isBatched) {
+      ia[0] = iw[0] = ax[0];
+      ia[1] = ax[1]; iw[1] = ax[2];
+   } else {
+      ia[0] = ax[0]; iw[0] = ax[1];
+   }
+   ia[rank - 1] = iw[rank - 1] = vk;
+   int32_t body = Expr_mul(g, Expr_load(g, a, rank, ia), Expr_load(g, w, rank, iw));
+   Dag_setBody(g, out, REDUCE_SUM, body);
+   return out;
+}
+
+static int buildWindowPool(const OpParams *p, Dag *g) {
+   int64_t s[4];
+   const char *name;
+   Op_inputShape(p, 0, s, &name);
+   int data = Dag_placeholder(g, "data", 4, s);
+   bool isMax = p->kind == OP_MAX_POOL2D;
+   int src = hasPadding(p) ? padStage(g, data, p, isMax ? -INFINITY : 0.0) : data;
+   Op_outputShape(p, s);
+   int pool = Dag_compute(g, isMax ? "pool_max" : "pool_sum", 4, s, genericAxes);
+   int r0 = Dag_reduceAxis(g, pool, "rv0", p->kernel_h);
+   int r1 = Dag_reduceAxis(g, pool, "rv1", p->kernel_w);
+   int32_t ax[4];
+   axisVars(g, 4, ax);
+   int32_t idx[4] = { ax[0], ax[1], windowIndex(g, ax[2], p->stride_h, Expr_axis(g, r0), 1),
+                      windowIndex(g, ax[3], p->stride_w, Expr_axis(g, r1), 1) };
+   Dag_setBody(g, pool, isMax ? REDUCE_MAX : REDUCE_SUM, Expr_load(g, src, 4, idx));
+   if (isMax)
+      return pool;
+   int avg = Dag_compute(g, "pool_avg", 4, s, genericAxes);
+   axisVars(g, 4, ax);
+   int32_t divisor;
+   if (p->count_include_pad) {
+      divisor = Expr_float(g, (double)(p->kernel_h * p->kernel_w));
+   } else {
+      /* window rows inside the input: [y*s, y*s+k) meets [pad, pad+H) in padded coordinates */
+      int32_t extent[2];
+      int64_t stride[2] = { p->stride_h, p->stride_w }, k[2] = { p->kernel_h, p->kernel_w };
+      int64_t lo[2] = { p->pad_top, p->pad_left }, len[2] = { p->in_h, p->in_w };
+      for (int d = 0; d < 2; d++) {
+         int32_t start = Expr_mul(g, ax[2 + d], intConst(g, stride[d]));
+         int32_t end = Expr_add(g, start, intConst(g, k[d]));
+         int32_t top = Expr_binary(g, EXPR_MIN, end, intConst(g, lo[d] + len[d]));
+         int32_t bottom = Expr_binary(g, EXPR_MAX, start, intConst(g, lo[d]));
+         extent[d] = Expr_sub(g, top, bottom);
+      }
+      divisor = Expr_cast(g, Expr_mul(g, extent[0], extent[1]));
+   }
+   int32_t body = Expr_binary(g, EXPR_DIV, Expr_load(g, pool, 4, ax), divisor);
+   Dag_setBody(g, avg, REDUCE_NONE, body);
+   return avg;
+}
+
+/* Adaptive pooling window of output i: [floor(i*in/out), ceil((i+1)*in/out)). */
+static int64_t adaptiveStart(int64_t i, int64_t in, int64_t out) {
+   return i * in / out;
+}
+
+static int64_t adaptiveEnd(int64_t i, int64_t in, int64_t out) {
+   return ((i + 1) * in + out - 1) / out;
+}
+
+static int64_t maxWindow(int64_t in, int64_t out) {
+   int64_t m = 0;
+   for (int64_t i = 0; i < out; i++) {
+      int64_t w = adaptiveEnd(i, in, out) - adaptiveStart(i, in, out);
+      m = w > m ? w : m;
+   }
+   return m;
+}
+
+static int64_t sumWindows(int64_t in, int64_t out) {
+   int64_t s = 0;
+   for (int64_t i = 0; i < out; i++)
+      s += adaptiveEnd(i, in, out) - adaptiveStart(i, in, out);
+   return s;
+}
+
+static int buildAdaptivePool(const OpParams *p, Dag *g) {
+   int64_t s[4];
+   const char *name;
+   Op_inputShape(p, 0, s, &name);
+   int data = Dag_placeholder(g, "data", 4, s);
+   Op_outputShape(p, s);
+   bool uniform = p->in_h % p->out_h == 0 && p->in_w % p->out_w == 0;
+   int64_t in[2] = { p->in_h, p->in_w }, out[2] = { p->out_h, p->out_w };
+   int sum = Dag_compute(g, "adaptive_pool_sum", 4, s, genericAxes);
+   int r[2];
+   for (int d = 0; d < 2; d++)
+      r[d] = Dag_reduceAxis(g, sum, d ? "rv1" : "rv0", maxWindow(in[d], out[d]));
+   int32_t ax[4];
+   axisVars(g, 4, ax);
+   int32_t idx[4] = { ax[0], ax[1], -1, -1 }, start[2], end[2], cond = -1;
+   for (int d = 0; d < 2; d++) {
+      int32_t y = ax[2 + d];
+      if (uniform) {
+         start[d] = Expr_mul(g, y, intConst(g, in[d] / out[d]));
+         end[d] = Expr_add(g, start[d], intConst(g, in[d] / out[d]));
+      } else {
+         start[d] = Expr_binary(g, EXPR_FLOORDIV, Expr_mul(g, y, intConst(g, in[d])),
+                                intConst(g, out[d]));
+         end[d] = Expr_binary(g, EXPR_FLOORDIV,
+                              Expr_add(g, Expr_mul(g, y, intConst(g, in[d])),
+                                       intConst(g, in[d] + out[d] - 1)),
+                              intConst(g, out[d]));
+      }
+      idx[2 + d] = Expr_add(g, start[d], Expr_axis(g, r[d]));
+      if (!uniform) {
+         int32_t inside = Expr_binary(g, EXPR_LT, idx[2 + d], end[d]);
+         cond = cond < 0 ? inside : Expr_binary(g, EXPR_AND, cond, inside);
+      }
+   }
+   int32_t body = Expr_load(g, data, 4, idx);
+   if (cond >= 0)
+      body = Expr_select(g, cond, body, Expr_float(g, 0.0));
+   Dag_setBody(g, sum, REDUCE_SUM, body);
+   int avg = Dag_compute(g, "adaptive_pool_avg", 4, s, genericAxes);
+   axisVars(g, 4, ax);
+   int32_t divisor;
+   if (uniform) {
+      divisor = Expr_float(g, (double)(in[0] / out[0] * (in[1] / out[1])));
+   } else {
+      /* start/end were built over the sum stage's axes; the avg stage's axes have the same
+       * numbers, so the same expressions serve here */
+      divisor = Expr_cast(g, Expr_mul(g, Expr_sub(g, end[0], start[0]), Expr_sub(g, end[1], start[1])));
+   }
+   Dag_setBody(g, avg, REDUCE_NONE, Expr_binary(g, EXPR_DIV, Expr_load(g, sum, 4, ax), divisor));
+   if (!uniform) {
+      /* the guarded reduction adds zeros outside each window; count only real work */
+      double per = (double)(p->batch * p->in_c);
+      g->flops = per * (double)sumWindows(in[0], out[0]) * (double)sumWindows(in[1], out[1]) +
+                 per * (double)(out[0] * out[1]);
+   }
+   return avg;
+}
+
+/* Loads `src` (rank n) at all axes but the last, which is replaced by `last`. */
+static int32_t loadRow(Dag *g, int src, const int32_t *ax, int n, int32_t last) {
+   int32_t idx[TE_MAX_DIMS];
+   memcpy(idx, ax, (size_t)n * sizeof *idx);
+   if (last >= 0)
+      idx[n - 1] = last;
+   return Expr_load(g, src, n, idx);
+}
+
+static int buildSoftmax(const OpParams *p, Dag *g) {
+   int n = p->ndim;
+   const int64_t *s = p->shape;
+   int data = Dag_placeholder(g, "data", n, s);
+   int32_t ax[TE_MAX_DIMS];
+
+   int maxelem = Dag_compute(g, "T_softmax_maxelem", n - 1, s, genericAxes);
+   int k = Dag_reduceAxis(g, maxelem, "k", s[n - 1]);
+   axisVars(g, n - 1, ax);
+   Dag_setBody(g, maxelem, REDUCE_MAX, loadRow(g, data, ax, n, Expr_axis(g, k)));
+
+   int ex = Dag_compute(g, "T_softmax_exp", n, s, genericAxes);
+   axisVars(g, n, ax);
+   int32_t shifted = Expr_sub(g, Expr_load(g, data, n, ax), Expr_load(g, maxelem, n - 1, ax));
+   Dag_setBody(g, ex, REDUCE_NONE, Expr_call(g, EXPR_EXP, shifted));
+
+   int expsum = Dag_compute(g, "T_softmax_expsum", n - 1, s, genericAxes);
+   k = Dag_reduceAxis(g, expsum, "k", s[n - 1]);
+   axisVars(g, n - 1, ax);
+   Dag_setBody(g, expsum, REDUCE_SUM, loadRow(g, ex, ax, n, Expr_axis(g, k)));
+
+   int norm = Dag_compute(g, "T_softmax_norm", n, s, genericAxes);
+   axisVars(g, n, ax);
+   Dag_setBody(g, norm, REDUCE_NONE,
+               Expr_binary(g, EXPR_DIV, Expr_load(g, ex, n, ax), Expr_load(g, expsum, n - 1, ax)));
+   return norm;
+}
+
+static int buildLayerNorm(const OpParams *p, Dag *g) {
+   int n = p->ndim;
+   const int64_t *s = p->shape;
+   int64_t d = s[n - 1];
+   int data = Dag_placeholder(g, "data", n, s);
+   int gamma = Dag_placeholder(g, "gamma", 1, &s[n - 1]);
+   int beta = Dag_placeholder(g, "beta", 1, &s[n - 1]);
+   int32_t ax[TE_MAX_DIMS];
+
+   /* TOPI reduces sum and sum of squares in one tuple reduction; two reductions over the
+    * same axis have the same iteration count and FLOPs, and our stages hold one value */
+   int sum = Dag_compute(g, "T_layer_norm_sum", n - 1, s, genericAxes);
+   int k = Dag_reduceAxis(g, sum, "k", d);
+   axisVars(g, n - 1, ax);
+   Dag_setBody(g, sum, REDUCE_SUM, loadRow(g, data, ax, n, Expr_axis(g, k)));
+
+   int sq = Dag_compute(g, "T_layer_norm_sqsum", n - 1, s, genericAxes);
+   k = Dag_reduceAxis(g, sq, "k", d);
+   axisVars(g, n - 1, ax);
+   int32_t x = loadRow(g, data, ax, n, Expr_axis(g, k));
+   Dag_setBody(g, sq, REDUCE_SUM, Expr_mul(g, x, x));
+
+   int out = Dag_compute(g, "T_layer_norm", n, s, genericAxes);
+   axisVars(g, n, ax);
+   int32_t fd = Expr_float(g, (double)d);
+   int32_t mean = Expr_binary(g, EXPR_DIV, Expr_load(g, sum, n - 1, ax), fd);
+   int32_t sqmean = Expr_binary(g, EXPR_DIV, Expr_load(g, sq, n - 1, ax), fd);
+   int32_t var = Expr_sub(g, sqmean, Expr_mul(g, mean, mean));
+   int32_t inv = Expr_call(g, EXPR_RSQRT, Expr_add(g, var, Expr_float(g, p->epsilon)));
+   int32_t norm = Expr_mul(g, Expr_sub(g, Expr_load(g, data, n, ax), mean), inv);
+   int32_t j = ax[n - 1];
+   int32_t affine = Expr_add(g, Expr_mul(g, norm, Expr_load(g, gamma, 1, &j)),
+                             Expr_load(g, beta, 1, &j));
+   Dag_setBody(g, out, REDUCE_NONE, affine);
+   return out;
+}
+
+static int32_t clamp(Dag *g, int32_t x, double lo, double hi) {
+   return Expr_binary(g, EXPR_MIN, Expr_binary(g, EXPR_MAX, x, Expr_float(g, lo)),
+                      Expr_float(g, hi));
+}
+
+static const char *const epilogueStageNames[EPI_KIND_COUNT] = {
+   [EPI_BIAS] = "T_bias", [EPI_ADD] = "T_add", [EPI_RELU] = "T_relu",
+   [EPI_RELU6] = "T_relu6", [EPI_CLIP] = "T_clip", [EPI_GELU] = "T_gelu",
+};
+
+static void buildEpilogue(const OpParams *p, Dag *g, int prev) {
+   int64_t s[TE_MAX_DIMS];
+   int n = Op_outputShape(p, s);
+   int nextInput = opTable[p->kind].nmain;
+   int tensors[OP_MAX_EPILOGUE];
+   /* every placeholder first, in input order, then the elementwise chain */
+   for (int e = 0; e < p->nepilogue; e++) {
+      EpilogueKind k = p->epilogue[e].kind;
+      if (k != EPI_BIAS && k != EPI_ADD)
+         continue;
+      int64_t is[TE_MAX_DIMS];
+      const char *name;
+      int rank = Op_inputShape(p, nextInput++, is, &name);
+      tensors[e] = Dag_placeholder(g, name, rank, is);
+   }
+   for (int e = 0; e < p->nepilogue; e++) {
+      const Epilogue *ep = &p->epilogue[e];
+      char name[TE_NAME_MAX];
+      int repeats = 0;
+      for (int j = 0; j < e; j++)
+         repeats += p->epilogue[j].kind == ep->kind;
+      if (repeats)
+         snprintf(name, sizeof name, "%s_%d", epilogueStageNames[ep->kind], repeats);
+      else
+         snprintf(name, sizeof name, "%s", epilogueStageNames[ep->kind]);
+      int st = Dag_compute(g, name, n, s, genericAxes);
+      int32_t ax[TE_MAX_DIMS];
+      axisVars(g, n, ax);
+      int32_t x = Expr_load(g, prev, n, ax), body;
+      switch (ep->kind) {
+      case EPI_BIAS: {
+         int32_t c = ax[p->kind == OP_CONV2D ? 1 : n - 1];
+         body = Expr_add(g, x, Expr_load(g, tensors[e], 1, &c));
+         break;
+      }
+      case EPI_ADD:
+         body = Expr_add(g, x, Expr_load(g, tensors[e], n, ax));
+         break;
+      case EPI_RELU:
+         body = Expr_binary(g, EXPR_MAX, x, Expr_float(g, 0.0));
+         break;
+      case EPI_RELU6:
+         body = clamp(g, x, 0.0, 6.0);
+         break;
+      case EPI_CLIP:
+         body = clamp(g, x, ep->lo, ep->hi);
+         break;
+      case EPI_GELU: {
+         int32_t t = Expr_call(g, EXPR_ERF, Expr_mul(g, x, Expr_float(g, M_SQRT1_2)));
+         body = Expr_mul(g, Expr_mul(g, x, Expr_float(g, 0.5)),
+                         Expr_add(g, Expr_float(g, 1.0), t));
+         break;
+      }
+      default:
+         fatal("unknown epilogue kind %d", ep->kind);
+      }
+      Dag_setBody(g, st, REDUCE_NONE, body);
+      prev = st;
+   }
+}
+
+void Op_buildDag(const OpParams *p, Dag *g) {
+   int out;
+   g->flops = -1;
+   switch (p->kind) {
+   case OP_CONV2D: out = buildConv2d(p, g); break;
+   case OP_DENSE:
+   case OP_BATCH_MATMUL: out = buildMatmul(p, g); break;
+   case OP_MAX_POOL2D:
+   case OP_AVG_POOL2D: out = buildWindowPool(p, g); break;
+   case OP_ADAPTIVE_AVG_POOL2D:
+   case OP_GLOBAL_AVG_POOL2D: out = buildAdaptivePool(p, g); break;
+   case OP_SOFTMAX: out = buildSoftmax(p, g); break;
+   case OP_LAYER_NORM: out = buildLayerNorm(p, g); break;
+   default: fatal("unknown op kind %d", p->kind);
+   }
+   double epilogueStart = Dag_estimateFlops(g);
+   double own = g->flops >= 0 ? g->flops : epilogueStart;
+   buildEpilogue(p, g, out);
+   g->flops = own + (Dag_estimateFlops(g) - epilogueStart);
+}
+
+double Op_flops(const OpParams *p) {
+   Dag g;
+   Dag_init(&g);
+   Op_buildDag(p, &g);
+   double f = g.flops;
+   Dag_done(&g);
+   return f;
+}
+
+/* ---- text ---- */
+
+typedef struct {
+   char *buf;
+   size_t size, len;
+} Text;
+
+static void add(Text *t, const char *fmt, ...) ATTR_FORMAT(2, 3);
+static void add(Text *t, const char *fmt, ...) {
+   va_list ap;
+   va_start(ap, fmt);
+   size_t room = t->len < t->size ? t->size - t->len : 0;
+   int n = vsnprintf(room ? t->buf + t->len : NULL, room, fmt, ap);
+   va_end(ap);
+   if (n > 0)
+      t->len += (size_t)n;
+}
+
+static void addShape(Text *t, int n, const int64_t *s) {
+   for (int i = 0; i < n; i++)
+      add(t, "%s%lld", i ? "x" : "", (long long)s[i]);
+}
+
+static void addPair(Text *t, const char *prefix, int64_t a, int64_t b) {
+   if (a == b)
+      add(t, " %s%lld", prefix, (long long)a);
+   else
+      add(t, " %s%lldx%lld", prefix, (long long)a, (long long)b);
+}
+
+static void addWindow(Text *t, const OpParams *p) {
+   add(t, ", %lldx%lld", (long long)p->kernel_h, (long long)p->kernel_w);
+   addPair(t, "s", p->stride_h, p->stride_w);
+   if (p->pad_top == p->pad_bottom && p->pad_left == p->pad_right)
+      addPair(t, "p", p->pad_top, p->pad_left);
+   else
+      add(t, " p%lld,%lld,%lld,%lld", (long long)p->pad_top, (long long)p->pad_left,
+          (long long)p->pad_bottom, (long long)p->pad_right);
+   if (p->dilation_h != 1 || p->dilation_w != 1)
+      addPair(t, "d", p->dilation_h, p->dilation_w);
+   if (p->groups != 1)
+      add(t, " g%lld", (long long)p->groups);
+}
+
+size_t Op_describe(const OpParams *p, char *buf, size_t size) {
+   Text t = { buf, size, 0 };
+   if (size)
+      buf[0] = '\0';
+   int64_t s[TE_MAX_DIMS];
+   switch (p->kind) {
+   case OP_DENSE:
+      add(&t, "m%lld n%lld k%lld", (long long)p->m, (long long)p->n, (long long)p->k);
+      break;
+   case OP_BATCH_MATMUL:
+      add(&t, "b%lld m%lld n%lld k%lld", (long long)p->b, (long long)p->m, (long long)p->n,
+          (long long)p->k);
+      break;
+   case OP_SOFTMAX:
+   case OP_LAYER_NORM:
+      addShape(&t, p->ndim, p->shape);
+      if (p->kind == OP_LAYER_NORM)
+         add(&t, " eps %g", p->epsilon);
+      break;
+   default:
+      add(&t, "%lldx%lldx%lldx%lld -> ", (long long)p->batch, (long long)p->in_c,
+          (long long)p->in_h, (long long)p->in_w);
+      Op_outputShape(p, s);
+      if (p->kind == OP_CONV2D)
+         addShape(&t, 3, s + 1);
+      else
+         add(&t, "%lldx%lld", (long long)s[2], (long long)s[3]);
+      if (isWindowed(p->kind))
+         addWindow(&t, p);
+      if (p->kind == OP_AVG_POOL2D && !p->count_include_pad)
+         add(&t, " excl-pad");
+      break;
+   }
+   return t.len;
+}
+
+size_t Op_epilogueText(const OpParams *p, char *buf, size_t size) {
+   Text t = { buf, size, 0 };
+   if (size)
+      buf[0] = '\0';
+   if (p->nepilogue == 0)
+      add(&t, "-");
+   for (int i = 0; i < p->nepilogue; i++) {
+      const Epilogue *e = &p->epilogue[i];
+      add(&t, "%s%s", i ? "+" : "", Epilogue_name(e->kind));
+      if (e->kind == EPI_CLIP)
+         add(&t, "(%g,%g)", e->lo, e->hi);
+   }
+   return t.len;
+}
+
+size_t Op_key(const OpParams *p, char *buf, size_t size) {
+   Text t = { buf, size, 0 };
+   if (size)
+      buf[0] = '\0';
+   add(&t, "%s", Op_name(p->kind));
+   if (isNchw(p->kind)) {
+      add(&t, "_n%lld_c%lld_h%lld_w%lld", (long long)p->batch, (long long)p->in_c,
+          (long long)p->in_h, (long long)p->in_w);
+      if (p->kind == OP_CONV2D)
+         add(&t, "_k%lld_g%lld", (long long)p->out_c, (long long)p->groups);
+      if (isWindowed(p->kind))
+         add(&t, "_r%lldx%lld_s%lldx%lld_p%lld,%lld,%lld,%lld_d%lldx%lld",
+             (long long)p->kernel_h, (long long)p->kernel_w, (long long)p->stride_h,
+             (long long)p->stride_w, (long long)p->pad_top, (long long)p->pad_left,
+             (long long)p->pad_bottom, (long long)p->pad_right, (long long)p->dilation_h,
+             (long long)p->dilation_w);
+      if (p->kind == OP_AVG_POOL2D)
+         add(&t, "_%s", p->count_include_pad ? "incl" : "excl");
+      if (p->kind == OP_ADAPTIVE_AVG_POOL2D)
+         add(&t, "_o%lldx%lld", (long long)p->out_h, (long long)p->out_w);
+   } else if (p->kind == OP_DENSE || p->kind == OP_BATCH_MATMUL) {
+      add(&t, "_b%lld_m%lld_n%lld_k%lld", (long long)p->b, (long long)p->m, (long long)p->n,
+          (long long)p->k);
+   } else {
+      add(&t, "_");
+      addShape(&t, p->ndim, p->shape);
+      if (p->kind == OP_LAYER_NORM)
+         add(&t, "_eps%g", p->epsilon);
+   }
+   if (p->nepilogue) {
+      char epi[160];
+      Op_epilogueText(p, epi, sizeof epi);
+      add(&t, "+%s", epi);
+   }
+   return t.len;
+}

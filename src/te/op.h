@@ -79,6 +79,10 @@ void Op_defaults(OpParams *p, OpKind kind);
  * what is wrong and what was expected. */
 int Op_finish(OpParams *p, const char **field, char **cause);
 
+/* Checks epilogue entry i against the op and the entries before it (bias only where
+ * there is a channel, at most one bias, clip bounds in order). */
+int Op_checkEpilogue(const OpParams *p, int i, char **cause);
+
 /* Output shape; returns its rank. */
 int Op_outputShape(const OpParams *p, int64_t *shape);
 /* Inputs, in DAG placeholder order: the op's own inputs, then one per epilogue that
