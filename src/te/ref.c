@@ -1,2 +1,342 @@
-/* placeholder */
+/* Reference implementations of the op library: each op computed straight from its
+ * definition, one output element at a time, so that a reader can check it against the
+ * formula at a glance. Speed does not matter here; being obviously right does. */
 #include "config.h"
+
+#include "te/ref.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- shapes ---- */
+
+static int64_t product(const int64_t *dims, int n) {
+   int64_t total = 1;
+   for (int i = 0; i < n; i++)
+      total *= dims[i];
+   return total;
+}
+
+/* The global pool's output is 1x1 by definition, whatever out_h/out_w say. */
+static int64_t poolOutH(const OpParams *p) {
+   return p->kind == OP_GLOBAL_AVG_POOL2D ? 1 : p->out_h;
+}
+
+static int64_t poolOutW(const OpParams *p) {
+   return p->kind == OP_GLOBAL_AVG_POOL2D ? 1 : p->out_w;
+}
+
+static int64_t outputElements(const OpParams *p) {
+   switch (p->kind) {
+   case OP_CONV2D:
+      return p->batch * p->out_c * p->out_h * p->out_w;
+   case OP_DENSE:
+      return p->m * p->n;
+   case OP_BATCH_MATMUL:
+      return p->b * p->m * p->n;
+   case OP_MAX_POOL2D:
+   case OP_AVG_POOL2D:
+   case OP_ADAPTIVE_AVG_POOL2D:
+   case OP_GLOBAL_AVG_POOL2D:
+      return p->batch * p->in_c * poolOutH(p) * poolOutW(p);
+   case OP_SOFTMAX:
+   case OP_LAYER_NORM:
+      return product(p->shape, p->ndim);
+   case OP_KIND_COUNT:
+      break;
+   }
+   return 0;
+}
+
+static int ownInputs(const OpParams *p) {
+   switch (p->kind) {
+   case OP_CONV2D:
+   case OP_DENSE:
+   case OP_BATCH_MATMUL:
+      return 2;
+   case OP_LAYER_NORM:
+      return 3;
+   default:
+      return 1;
+   }
+}
+
+/* ---- conv2d, dense, batch_matmul ---- */
+
+void Ref_conv2d(const OpParams *p, const float *data, const float *kernel, float *out) {
+   int64_t cPerGroup = p->in_c / p->groups;
+   int64_t kPerGroup = p->out_c / p->groups;
+   for (int64_t n = 0; n < p->batch; n++)
+   for (int64_t k = 0; k < p->out_c; k++)
+   for (int64_t y = 0; y < p->out_h; y++)
+   for (int64_t x = 0; x < p->out_w; x++) {
+      int64_t g = k / kPerGroup;
+      double sum = 0.0;
+      for (int64_t c = 0; c < cPerGroup; c++)
+      for (int64_t r = 0; r < p->kernel_h; r++)
+      for (int64_t s = 0; s < p->kernel_w; s++) {
+         int64_t ic = g * cPerGroup + c;
+         int64_t iy = y * p->stride_h - p->pad_top + r * p->dilation_h;
+         int64_t ix = x * p->stride_w - p->pad_left + s * p->dilation_w;
+         if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w)
+            continue;   /* zero padding */
+         double d = data[((n * p->in_c + ic) * p->in_h + iy) * p->in_w + ix];
+         double w = kernel[((k * cPerGroup + c) * p->kernel_h + r) * p->kernel_w + s];
+         sum += d * w;
+      }
+      out[((n * p->out_c + k) * p->out_h + y) * p->out_w + x] = (float)sum;
+   }
+}
+
+/* One [m, k] x [n, k]^T product; dense is batch_matmul's single-batch case. */
+static void matmulNT(int64_t m, int64_t n, int64_t k, const float *a, const float *w,
+                     float *out) {
+   for (int64_t i = 0; i < m; i++)
+   for (int64_t j = 0; j < n; j++) {
+      double sum = 0.0;
+      for (int64_t l = 0; l < k; l++)
+         sum += (double)a[i * k + l] * (double)w[j * k + l];
+      out[i * n + j] = (float)sum;
+   }
+}
+
+void Ref_dense(const OpParams *p, const float *a, const float *w, float *out) {
+   matmulNT(p->m, p->n, p->k, a, w, out);
+}
+
+void Ref_batchMatmul(const OpParams *p, const float *a, const float *w, float *out) {
+   for (int64_t b = 0; b < p->b; b++)
+      matmulNT(p->m, p->n, p->k, a + b * p->m * p->k, w + b * p->n * p->k,
+               out + b * p->m * p->n);
+}
+
+/* ---- pools ---- */
+
+void Ref_maxPool2d(const OpParams *p, const float *data, float *out) {
+   for (int64_t n = 0; n < p->batch; n++)
+   for (int64_t c = 0; c < p->in_c; c++) {
+      const float *plane = data + (n * p->in_c + c) * p->in_h * p->in_w;
+      float *oplane = out + (n * p->in_c + c) * p->out_h * p->out_w;
+      for (int64_t y = 0; y < p->out_h; y++)
+      for (int64_t x = 0; x < p->out_w; x++) {
+         /* The padding is -infinity, so a window over padding alone yields -infinity. */
+         float best = -INFINITY;
+         for (int64_t r = 0; r < p->kernel_h; r++)
+         for (int64_t s = 0; s < p->kernel_w; s++) {
+            int64_t iy = y * p->stride_h - p->pad_top + r;
+            int64_t ix = x * p->stride_w - p->pad_left + s;
+            if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w)
+               continue;
+            float v = plane[iy * p->in_w + ix];
+            if (v > best)
+               best = v;
+         }
+         oplane[y * p->out_w + x] = best;
+      }
+   }
+}
+
+void Ref_avgPool2d(const OpParams *p, const float *data, float *out) {
+   for (int64_t n = 0; n < p->batch; n++)
+   for (int64_t c = 0; c < p->in_c; c++) {
+      const float *plane = data + (n * p->in_c + c) * p->in_h * p->in_w;
+      float *oplane = out + (n * p->in_c + c) * p->out_h * p->out_w;
+      for (int64_t y = 0; y < p->out_h; y++)
+      for (int64_t x = 0; x < p->out_w; x++) {
+         double sum = 0.0;
+         int64_t inside = 0;
+         for (int64_t r = 0; r < p->kernel_h; r++)
+         for (int64_t s = 0; s < p->kernel_w; s++) {
+            int64_t iy = y * p->stride_h - p->pad_top + r;
+            int64_t ix = x * p->stride_w - p->pad_left + s;
+            if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w)
+               continue;   /* zero padding */
+            sum += plane[iy * p->in_w + ix];
+            inside++;
+         }
+         int64_t divisor = p->count_include_pad ? p->kernel_h * p->kernel_w : inside;
+         /* A window entirely in padding has nothing to average; call it 0. */
+         oplane[y * p->out_w + x] = divisor > 0 ? (float)(sum / (double)divisor) : 0.0f;
+      }
+   }
+}
+
+void Ref_adaptiveAvgPool2d(const OpParams *p, const float *data, float *out) {
+   int64_t outH = poolOutH(p), outW = poolOutW(p);
+   for (int64_t n = 0; n < p->batch; n++)
+   for (int64_t c = 0; c < p->in_c; c++) {
+      const float *plane = data + (n * p->in_c + c) * p->in_h * p->in_w;
+      float *oplane = out + (n * p->in_c + c) * outH * outW;
+      for (int64_t i = 0; i < outH; i++)
+      for (int64_t j = 0; j < outW; j++) {
+         /* Window [floor(i*in/out), ceil((i+1)*in/out)): windows may overlap. */
+         int64_t y0 = i * p->in_h / outH;
+         int64_t y1 = ((i + 1) * p->in_h + outH - 1) / outH;
+         int64_t x0 = j * p->in_w / outW;
+         int64_t x1 = ((j + 1) * p->in_w + outW - 1) / outW;
+         double sum = 0.0;
+         for (int64_t y = y0; y < y1; y++)
+         for (int64_t x = x0; x < x1; x++)
+            sum += plane[y * p->in_w + x];
+         oplane[i * outW + j] = (float)(sum / (double)((y1 - y0) * (x1 - x0)));
+      }
+   }
+}
+
+/* ---- softmax, layer_norm: rows are the last axis of p->shape ---- */
+
+void Ref_softmax(const OpParams *p, const float *x, float *out) {
+   int64_t d = p->shape[p->ndim - 1];
+   int64_t rows = product(p->shape, p->ndim - 1);
+   for (int64_t row = 0; row < rows; row++) {
+      const float *xr = x + row * d;
+      float *yr = out + row * d;
+      /* Subtracting the row max keeps exp() from overflowing on large inputs. */
+      double max = -INFINITY;
+      for (int64_t j = 0; j < d; j++)
+         if (xr[j] > max)
+            max = xr[j];
+      double sum = 0.0;
+      for (int64_t j = 0; j < d; j++)
+         sum += exp((double)xr[j] - max);
+      for (int64_t j = 0; j < d; j++)
+         yr[j] = (float)(exp((double)xr[j] - max) / sum);
+   }
+}
+
+void Ref_layerNorm(const OpParams *p, const float *x, const float *gamma, const float *beta,
+                   float *out) {
+   int64_t d = p->shape[p->ndim - 1];
+   int64_t rows = product(p->shape, p->ndim - 1);
+   for (int64_t row = 0; row < rows; row++) {
+      const float *xr = x + row * d;
+      float *yr = out + row * d;
+      double mean = 0.0;
+      for (int64_t j = 0; j < d; j++)
+         mean += xr[j];
+      mean /= (double)d;
+      /* Two passes rather than E[x^2] - E[x]^2, which cancels badly. */
+      double var = 0.0;
+      for (int64_t j = 0; j < d; j++)
+         var += ((double)xr[j] - mean) * ((double)xr[j] - mean);
+      var /= (double)d;
+      double inv = 1.0 / sqrt(var + p->epsilon);
+      for (int64_t j = 0; j < d; j++)
+         yr[j] = (float)(((double)xr[j] - mean) * inv * gamma[j] + beta[j]);
+   }
+}
+
+/* ---- epilogue ---- */
+
+/* Where the bias channel sits in the output: element e has channel
+ * (e / inner) % channels. NCHW ops put it on axis 1; the others on the last axis. */
+static void biasLayout(const OpParams *p, int64_t *channels, int64_t *inner) {
+   switch (p->kind) {
+   case OP_CONV2D:
+      *channels = p->out_c;
+      *inner = p->out_h * p->out_w;
+      return;
+   case OP_MAX_POOL2D:
+   case OP_AVG_POOL2D:
+   case OP_ADAPTIVE_AVG_POOL2D:
+   case OP_GLOBAL_AVG_POOL2D:
+      *channels = p->in_c;
+      *inner = poolOutH(p) * poolOutW(p);
+      return;
+   case OP_DENSE:
+   case OP_BATCH_MATMUL:
+      *channels = p->n;
+      *inner = 1;
+      return;
+   case OP_SOFTMAX:
+   case OP_LAYER_NORM:
+   case OP_KIND_COUNT:
+      break;
+   }
+   *channels = p->ndim > 0 ? p->shape[p->ndim - 1] : 1;
+   *inner = 1;
+}
+
+static double clamp(double x, double lo, double hi) {
+   return x < lo ? lo : x > hi ? hi : x;
+}
+
+void Ref_epilogue(const OpParams *p, const float *const *extra, float *out) {
+   int64_t total = outputElements(p);
+   int nextra = 0;
+   for (int i = 0; i < p->nepilogue; i++) {
+      const Epilogue *epi = &p->epilogue[i];
+      if (epi->kind == EPI_BIAS) {
+         const float *bias = extra[nextra++];
+         int64_t channels, inner;
+         biasLayout(p, &channels, &inner);
+         for (int64_t e = 0; e < total; e++)
+            out[e] = (float)((double)out[e] + bias[(e / inner) % channels]);
+         continue;
+      }
+      if (epi->kind == EPI_ADD) {
+         const float *residual = extra[nextra++];
+         for (int64_t e = 0; e < total; e++)
+            out[e] = (float)((double)out[e] + residual[e]);
+         continue;
+      }
+      for (int64_t e = 0; e < total; e++) {
+         double x = out[e];
+         switch (epi->kind) {
+         case EPI_RELU:
+            x = x > 0.0 ? x : 0.0;
+            break;
+         case EPI_RELU6:
+            x = clamp(x, 0.0, 6.0);
+            break;
+         case EPI_CLIP:
+            x = clamp(x, epi->lo, epi->hi);
+            break;
+         case EPI_GELU:
+            x = 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+            break;
+         case EPI_BIAS:
+         case EPI_ADD:
+         case EPI_KIND_COUNT:
+            break;
+         }
+         out[e] = (float)x;
+      }
+   }
+}
+
+/* ---- the whole task ---- */
+
+void Ref_run(const OpParams *p, const float *const *inputs, float *out) {
+   switch (p->kind) {
+   case OP_CONV2D:
+      Ref_conv2d(p, inputs[0], inputs[1], out);
+      break;
+   case OP_DENSE:
+      Ref_dense(p, inputs[0], inputs[1], out);
+      break;
+   case OP_BATCH_MATMUL:
+      Ref_batchMatmul(p, inputs[0], inputs[1], out);
+      break;
+   case OP_MAX_POOL2D:
+      Ref_maxPool2d(p, inputs[0], out);
+      break;
+   case OP_AVG_POOL2D:
+      Ref_avgPool2d(p, inputs[0], out);
+      break;
+   case OP_ADAPTIVE_AVG_POOL2D:
+   case OP_GLOBAL_AVG_POOL2D:
+      Ref_adaptiveAvgPool2d(p, inputs[0], out);
+      break;
+   case OP_SOFTMAX:
+      Ref_softmax(p, inputs[0], out);
+      break;
+   case OP_LAYER_NORM:
+      Ref_layerNorm(p, inputs[0], inputs[1], inputs[2], out);
+      break;
+   case OP_KIND_COUNT:
+      return;
+   }
+   Ref_epilogue(p, inputs + ownInputs(p), out);
+}
