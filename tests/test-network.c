@@ -1,7 +1,263 @@
+/* Task files: the shipped networks load with the right tasks and totals, shapes scale
+ * with the batch, shorthand forms mean what the man page says, and every kind of
+ * malformed file gets its one exact message naming file, line and column. */
 #include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
 #include "testutil.h"
-static void placeholder(void **state) { (void)state; assert_int_equal(1, 1); }
+#include "te/network.h"
+
+static void loadShipped(Network *net, const char *rel) {
+   char *path = TestUtil_srcPath(rel);
+   char *cause = NULL;
+   if (Network_load(net, path, &cause) < 0)
+      fail_msg("%s", cause);
+   free(path);
+}
+
+static void test_resnet_50(void **state) {
+   (void)state;
+   Network net;
+   loadShipped(&net, "models/resnet_50.task");
+   assert_string_equal(net.name, "resnet_50");
+   assert_int_equal(net.batch, 1);
+   assert_int_equal(net.ntasks, 27);
+   assert_int_equal(Network_totalWeight(&net), 56);
+   /* ansor.md 7: sum of weight x FLOPs = 8,206,520,296 */
+   assert_true(Network_totalFlops(&net) == 8206520296.0);
+   /* the stem: 2*64*112*112*3*49 + 2*64*112*112 */
+   assert_int_equal(net.tasks[0].op.kind, OP_CONV2D);
+   assert_true(net.tasks[0].flops == 237633536.0);
+   assert_int_equal(net.tasks[0].op.out_h, 112);
+   /* conv3 of a layer3 block: bias + add + relu, weight 6 */
+   const Task *t = &net.tasks[16];
+   assert_int_equal(t->weight, 6);
+   assert_true(t->flops == 103362560.0);
+   assert_string_equal(t->key, "conv2d_n1_c256_h14_w14_k1024_g1_r1x1_s1x1_p0,0,0,0_d1x1+bias+add+relu");
+   assert_int_equal(net.tasks[1].op.kind, OP_MAX_POOL2D);
+   assert_true(net.tasks[1].flops == 1806336.0);
+   assert_true(net.tasks[25].flops == 102400.0);
+   assert_true(net.tasks[26].flops == 4097000.0);
+   Network_done(&net);
+}
+
+/* Totals of the other shipped networks, derived independently of this loader (from the
+ * architectures, by the FLOP rules of pruner-tui-task(5)) and stated in each header. */
+static void test_other_networks(void **state) {
+   (void)state;
+   static const struct {
+      const char *file, *name;
+      int ntasks;
+      int64_t weight;
+      double flops;
+   } nets[] = {
+#include "network-totals.inc"
+   };
+   for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
+      Network net;
+      loadShipped(&net, nets[i].file);
+      assert_string_equal(net.name, nets[i].name);
+      assert_int_equal(net.ntasks, nets[i].ntasks);
+      assert_int_equal(Network_totalWeight(&net), nets[i].weight);
+      if (Network_totalFlops(&net) != nets[i].flops)
+         fail_msg("%s: %.0f FLOPs, expected %.0f", nets[i].file, Network_totalFlops(&net),
+                  nets[i].flops);
+      Network_done(&net);
+   }
+}
+
+static Network loadText(const char *text) {
+   Network net;
+   char *cause = NULL;
+   if (Network_loadString(&net, "t.task", text, strlen(text), &cause) < 0)
+      fail_msg("%s", cause);
+   return net;
+}
+
+static void test_batch_scales_every_op(void **state) {
+   (void)state;
+   Network net = loadText(
+      "network: scaled\n"
+      "batch: 4\n"
+      "tasks:\n"
+      "  - {op: conv2d, input: [3, 17, 17], filters: 8, kernel: 3, weight: 1}\n"
+      "  - {op: dense, m: 2, n: 10, k: 20, weight: 1}\n"
+      "  - {op: batch_matmul, b: 3, m: 5, n: 6, k: 7, weight: 1}\n"
+      "  - {op: softmax, input: [12, 9], weight: 1}\n"
+      "  - {op: layer_norm, input: [9, 16], epsilon: 1e-12, weight: 2}\n");
+   assert_int_equal(net.tasks[0].op.batch, 4);
+   assert_int_equal(net.tasks[0].op.out_h, 15);
+   assert_int_equal(net.tasks[1].op.m, 8);
+   assert_int_equal(net.tasks[2].op.b, 12);
+   const OpParams *s = &net.tasks[3].op;
+   assert_int_equal(s->ndim, 3);
+   assert_int_equal(s->shape[0], 4);
+   assert_int_equal(s->shape[1], 12);
+   assert_int_equal(s->shape[2], 9);
+   assert_true(net.tasks[4].op.epsilon == 1e-12);
+   /* 2*4*8*15*15*3*9 ; 2*8*10*20 ; 2*12*5*6*7 ; 4*4*12*9 ; 2 x 14*4*9*16 */
+   assert_true(net.tasks[0].flops == 388800.0);
+   assert_true(net.tasks[1].flops == 3200.0);
+   assert_true(net.tasks[2].flops == 5040.0);
+   assert_true(net.tasks[3].flops == 1728.0);
+   assert_true(Network_totalFlops(&net) == 388800.0 + 3200 + 5040 + 1728 + 2 * 8064.0);
+   Network_done(&net);
+}
+
+static void test_shorthand_forms(void **state) {
+   (void)state;
+   Network net = loadText(
+      "network: forms\n"
+      "batch: 1\n"
+      "dtype: float32\n"
+      "tasks:\n"
+      "  - {op: conv2d, input: [8, 35, 35], filters: 8, kernel: [1, 7], pad: [0, 3], name: branch7x7, weight: 1}\n"
+      "  - {op: conv2d, input: [8, 35, 35], filters: 8, kernel: 3, pad: [1, 0, 2, 1], dilation: 2, epilogue: [{clip: [-1, 1.5]}], weight: 1}\n"
+      "  - {op: max_pool2d, input: [8, 35, 35], kernel: 3, weight: 1}\n"
+      "  - {op: avg_pool2d, input: [8, 35, 35], kernel: 3, stride: 2, pad: 1, count_include_pad: false, weight: 1}\n"
+      "  - {op: adaptive_avg_pool2d, input: [8, 35, 35], output: [5, 7], weight: 1}\n");
+   const OpParams *a = &net.tasks[0].op, *b = &net.tasks[1].op, *c = &net.tasks[2].op;
+   assert_string_equal(net.tasks[0].label, "branch7x7");
+   assert_int_equal(a->kernel_h, 1);
+   assert_int_equal(a->kernel_w, 7);
+   assert_int_equal(a->pad_top, 0);
+   assert_int_equal(a->pad_bottom, 0);
+   assert_int_equal(a->pad_left, 3);
+   assert_int_equal(a->pad_right, 3);
+   assert_int_equal(a->out_h, 35);
+   assert_int_equal(a->out_w, 35);
+   assert_int_equal(b->pad_top, 1);
+   assert_int_equal(b->pad_left, 0);
+   assert_int_equal(b->pad_bottom, 2);
+   assert_int_equal(b->pad_right, 1);
+   /* (35 + 3 - 5)/1 + 1 = 34 ; (35 + 1 - 5) + 1 = 32 */
+   assert_int_equal(b->out_h, 34);
+   assert_int_equal(b->out_w, 32);
+   assert_true(b->epilogue[0].lo == -1.0 && b->epilogue[0].hi == 1.5);
+   /* a pool's stride defaults to its window, as in PyTorch: (35 - 3)/3 + 1 = 11 */
+   assert_int_equal(c->stride_h, 3);
+   assert_int_equal(c->out_h, 11);
+   assert_false(net.tasks[3].op.count_include_pad);
+   assert_int_equal(net.tasks[3].op.out_h, 18);
+   assert_int_equal(net.tasks[4].op.out_h, 5);
+   assert_int_equal(net.tasks[4].op.out_w, 7);
+   Network_done(&net);
+}
+
+/* ---- malformed files: one exact message each ---- */
+
+typedef struct {
+   const char *text;
+   const char *message;
+} BadCase;
+
+#define HEAD "network: bad\nbatch: 1\ntasks:\n"
+
+static const BadCase badCases[] = {
+   /* 1 */ { "", "t.task:1:1: empty file; expected a YAML mapping" },
+   /* 2 */ { "# only a comment\n", "t.task:1:1: empty file; expected a YAML mapping" },
+   /* 3 */ { "network: x\ntasks: [\n", "t.task:3:1: YAML syntax error: did not find expected node content (while parsing a flow node at line 3)" },
+   /* 4 */ { "- a\n- b\n", "t.task:1:1: expected a task file as a mapping of keys to values, found a list" },
+   /* 5 */ { "batch: 1\ntasks: []\n", "t.task:1:1: missing key 'network'; a task file needs network, batch and tasks" },
+   /* 6 */ { "network: x\nbatch: 1\nmodel: y\ntasks: []\n", "t.task:3:1: unknown key 'model' in a task file; expected one of: network, batch, dtype, tasks" },
+   /* 7 */ { "network: x\nbatch: 0\ntasks: []\n", "t.task:2:8: batch must be between 1 and 65536, found 0" },
+   /* 8 */ { "network: x\nbatch: one\ntasks: []\n", "t.task:2:8: expected an integer for batch, found 'one'" },
+   /* 9 */ { "network: x\nbatch: 1\ntasks: []\n", "t.task:3:8: tasks is empty; expected at least one task" },
+   /* 10 */ { "network: x\nbatch: 1\ntasks: 3\n", "t.task:3:8: expected tasks as a list, found '3'" },
+   /* 11 */ { HEAD "  - {op: conv3d, weight: 1}\n", "t.task:4:10: unknown op 'conv3d'; expected one of: conv2d, dense, batch_matmul, max_pool2d, avg_pool2d, adaptive_avg_pool2d, global_avg_pool2d, softmax, layer_norm" },
+   /* 12 */ { HEAD "  - {input: [3, 8, 8], weight: 1}\n", "t.task:4:5: missing key 'op' in task; expected an op name" },
+   /* 13 */ { HEAD "  - {op: conv2d, input: [3, 8, 8], kernel: 3, weight: 1}\n", "t.task:4:5: missing key 'filters' in a conv2d task; it needs input, filters, kernel and weight" },
+   /* 14 */ { HEAD "  - {op: dense, n: 4, k: 4, weight: 0}\n", "t.task:4:37: weight must be between 1 and 1000000, found 0" },
+   /* 15 */ { HEAD "  - {op: dense, n: 4, k: 4, weight: -2}\n", "t.task:4:37: weight must be between 1 and 1000000, found -2" },
+   /* 16 */ { HEAD "  - {op: dense, n: 4, k: 4}\n", "t.task:4:5: missing key 'weight' in a dense task; it needs n, k and weight" },
+   /* 17 */ { HEAD "  - {op: conv2d, input: [64, 56], filters: 64, kernel: 3, weight: 1}\n", "t.task:4:25: input of conv2d has 2 dimensions; expected [C, H, W] (the batch comes from the file's batch)" },
+   /* 18 */ { HEAD "  - {op: conv2d, input: [0, 56, 56], filters: 64, kernel: 3, weight: 1}\n", "t.task:4:26: a size in input must be between 1 and 1048576, found 0" },
+   /* 19 */ { HEAD "  - {op: conv2d, input: [3, 5, 5], filters: 8, kernel: 7, weight: 1}\n", "t.task:4:56: kernel 7x7 does not fit the 5x5 input padded to 5x5" },
+   /* 20 */ { HEAD "  - {op: conv2d, input: [3, 5, 5], filters: 8, kernel: 1, stride: 9, weight: 1}\n", "t.task:4:67: stride 9x9 is larger than the 5x5 padded input" },
+   /* 21 */ { HEAD "  - {op: conv2d, input: [64, 8, 8], filters: 64, kernel: 3, groups: 3, weight: 1}\n", "t.task:4:69: groups 3 does not divide the 64 input channels" },
+   /* 22 */ { HEAD "  - {op: conv2d, input: [3, 8, 8], filters: 8, kernel: 3, padding: 1, weight: 1}\n", "t.task:4:59: unknown key 'padding' in a conv2d task; expected one of: op, weight, epilogue, name, input, filters, kernel, stride, pad, dilation, groups" },
+   /* 23 */ { HEAD "  - {op: dense, n: 4, k: 4, weight: \"3\"}\n", "t.task:4:37: expected an integer for weight, found the quoted string '3'" },
+   /* 24 */ { HEAD "  - {op: dense, n: 4, k: 4, epilogue: [bias, tanh], weight: 1}\n", "t.task:4:46: unknown epilogue 'tanh'; expected one of: bias, add, relu, relu6, clip, gelu" },
+   /* 25 */ { HEAD "  - {op: softmax, input: [4, 8], epilogue: [bias], weight: 1}\n", "t.task:4:45: epilogue 'bias' applies to conv2d, dense and batch_matmul, not softmax" },
+   /* 26 */ { HEAD "  - {op: dense, n: 4, k: 4, epilogue: [clip], weight: 1}\n", "t.task:4:40: epilogue 'clip' needs bounds: write {clip: [lo, hi]}" },
+   /* 27 */ { HEAD "  - {op: max_pool2d, input: [3, 8, 8], kernel: 3, pad: [1, 1, 1], weight: 1}\n", "t.task:4:56: expected pad as p, [ph, pw] or [top, left, bottom, right], found 3 values" },
+   /* 28 */ { HEAD "  - {op: dense, n: 4, k: 4, weight: 1}\n  - {op: dense, n: 8, k: 4, weight: 1}\n  - {op: dense, n: 4, k: 4, weight: 2}\n", "t.task:6:5: task 2 repeats the workload of task 0 (line 4); merge them and add their weights" },
+   /* 29 */ { HEAD "  - {op: dense, n: 4, k: 4, n: 5, weight: 1}\n", "t.task:4:29: key 'n' appears twice in a dense task (first at line 4)" },
+   /* 30 */ { "network: x\nbatch: 1\ndtype: float16\ntasks: []\n", "t.task:3:8: unsupported dtype 'float16'; only float32 is supported" },
+   /* 31 */ { "network: x\nbatch: 1\ntasks: []\n---\nnetwork: y\n", "t.task:4:1: a second YAML document; expected one document per file" },
+   /* 32 */ { HEAD "  - {op: conv2d, input: [3, 8, 8], filters: 8, kernel: 3, pad: -1, weight: 1}\n", "t.task:4:64: pad must be between 0 and 1048576, found -1" },
+   /* 33 */ { HEAD "  - {op: adaptive_avg_pool2d, input: [8, 7, 7], output: 9, weight: 1}\n", "t.task:4:57: output 9x9 is larger than the 7x7 input" },
+   /* 34 */ { HEAD "  - {op: conv2d, input: [3, 8, 8], filters: 8, kernel: three, weight: 1}\n", "t.task:4:56: expected an integer for kernel, found 'three'" },
+   /* 35 */ { HEAD "  - {op: layer_norm, input: [4, 8], epsilon: 0, weight: 1}\n", "t.task:4:46: epsilon must be between 1e-30 and 1, found 0" },
+   /* 36 */ { "network: res/net\nbatch: 1\ntasks: []\n", "t.task:1:10: network name 'res/net' has characters other than letters, digits, '_', '-' and '.'" },
+   /* 37 */ { HEAD "  - conv2d\n", "t.task:4:5: expected a task as a mapping of keys to values, found 'conv2d'" },
+   /* 38 */ { HEAD "  - {op: max_pool2d, input: [3, 8, 8], kernel: 3, pad: 2, weight: 1}\n", "t.task:4:56: pad 2,2,2,2 is more than half the 3x3 window" },
+   /* 39 */ { HEAD "  - {op: dense, n: 4, k: 4, epilogue: [{clip: [6, 0]}], weight: 1}\n", "t.task:4:40: clip bounds [6, 0] are reversed; expected lo <= hi" },
+   /* 40 */ { HEAD "  - {op: dense, n: 65536, m: 65536, k: 4, weight: 1}\n", "t.task:4:10: the output has more than 2^31-1 elements" },
+};
+
+static void test_malformed_files(void **state) {
+   (void)state;
+   for (size_t i = 0; i < sizeof badCases / sizeof badCases[0]; i++) {
+      Network net;
+      char *cause = NULL;
+      const char *text = badCases[i].text;
+      int rc = Network_loadString(&net, "t.task", text, strlen(text), &cause);
+      if (rc != -1 || !cause || strcmp(cause, badCases[i].message) != 0)
+         fail_msg("case %zu:\n  got      %s\n  expected %s", i + 1, cause ? cause : "(success)",
+                  badCases[i].message);
+      assert_int_equal(net.ntasks, 0);
+      assert_null(net.tasks);
+      free(cause);
+   }
+}
+
+/* The same path as the command line: real files, missing files, unreadable bytes. */
+static void test_files_on_disk(void **state) {
+   (void)state;
+   char *dir = TestUtil_tempDir();
+   Network net;
+   char *cause = NULL;
+   char *missing = TestUtil_srcPath("models/no-such-network.task");
+   assert_int_equal(Network_load(&net, missing, &cause), -1);
+   char *want = NULL;
+   want = malloc(strlen(missing) + 64);
+   sprintf(want, "%s: cannot open: No such file or directory", missing);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   free(missing);
+
+   char *bin = TestUtil_writeFile(dir, "binary.task", "network: \xff\xfe\n");
+   assert_int_equal(Network_load(&net, bin, &cause), -1);
+   want = malloc(strlen(bin) + 128);
+   sprintf(want, "%s: invalid leading UTF-8 octet (byte 9); expected UTF-8 text", bin);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   free(bin);
+
+   char *good = TestUtil_writeFile(dir, "one.task", HEAD "  - {op: dense, n: 4, k: 4, weight: 3}\n");
+   assert_int_equal(Network_load(&net, good, &cause), 0);
+   assert_string_equal(net.path, good);
+   assert_int_equal(net.tasks[0].weight, 3);
+   assert_int_equal(net.tasks[0].line, 4);
+   Network_done(&net);
+   free(good);
+   TestUtil_removeTree(dir);
+   free(dir);
+}
+
 int main(void) {
-   const struct CMUnitTest tests[] = { cmocka_unit_test(placeholder) };
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_resnet_50),
+      cmocka_unit_test(test_other_networks),
+      cmocka_unit_test(test_batch_scales_every_op),
+      cmocka_unit_test(test_shorthand_forms),
+      cmocka_unit_test(test_malformed_files),
+      cmocka_unit_test(test_files_on_disk),
+   };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
