@@ -1,3 +1,82 @@
 #!/bin/sh
-echo 1..1
-echo ok 1 - placeholder
+# The command line: --help, --version, --list and --list-devices output and exit
+# statuses (0 success, 1 bad input file, 2 bad usage), as TAP.
+bin="${PTUI_BUILDDIR:-.}/pruner-tui"
+src="${PTUI_SRCDIR:-.}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+ok() {   # ok DESCRIPTION CONDITION...
+   desc=$1; shift
+   n=$((n + 1))
+   if "$@"; then
+      echo "ok $n - $desc"
+   else
+      echo "not ok $n - $desc"
+      failed=$((failed + 1))
+   fi
+}
+
+# run ARGS...: sets $out, $err, $rc
+run() {
+   "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+   rc=$?
+   out=$(cat "$tmp/out")
+   err=$(cat "$tmp/err")
+}
+
+echo "1..17"
+
+run --help
+ok "--help exits 0" [ "$rc" -eq 0 ]
+ok "--help lists --list, --list-devices and --devices" sh -c 'grep -q -- "--list FILE.task" "$1" && grep -q -- "--list-devices" "$1" && grep -q -- "--devices FILE" "$1"' _ "$tmp/out"
+
+run --version
+ok "--version names the package and version" [ "$rc" -eq 0 -a "$(head -n1 "$tmp/out")" = "pruner-tui 0.1.0" ]
+
+run --list "$src/models/resnet_50.task"
+ok "--list resnet_50 exits 0" [ "$rc" -eq 0 ]
+rows=$(grep -cE '^ *[0-9]+  ' "$tmp/out")
+ok "--list resnet_50 shows 27 task rows (got $rows)" [ "$rows" -eq 27 ]
+ok "--list resnet_50 totals: weight 56, 8,206,520,296 FLOP" \
+   grep -qx "Total: 27 tasks, weight 56, 8.207GFLOP per inference (8206520296 FLOP)" "$tmp/out"
+ok "--list shows the stem conv row" \
+   grep -qE '^ +0  conv2d +1x3x224x224 -> 64x112x112, 7x7 s2 p3 +bias\+relu +1 +237\.634M +237\.634M$' "$tmp/out"
+
+(cd "$tmp" && PRUNER_TUI_DATADIR="$src" "$bin" --list bert_base.task >"$tmp/out2" 2>&1)
+ok "a task file named without a folder is found in the data directory" grep -q "^bert_base (" "$tmp/out2"
+
+run --bogus
+ok "an unknown option exits 2 and says which" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui: unknown option '--bogus'" ]
+
+run --list
+ok "--list without a file exits 2" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui: option '--list' needs an argument" ]
+
+run
+ok "no arguments prints usage and exits 2" sh -c '[ "$1" -eq 2 ] && grep -q "^Usage: pruner-tui" "$2"' _ "$rc" "$tmp/err"
+
+run "$src/models/resnet_50.task"
+ok "tuning a file is refused with exit 2 until the tuner exists" [ "$rc" -eq 2 ]
+
+printf 'network: x\nbatch: 1\ntasks:\n  - {op: conv3d, weight: 1}\n' > "$tmp/bad.task"
+run --list "$tmp/bad.task"
+ok "a bad task file exits 1 with FILE:LINE:COL" [ "$rc" -eq 1 -a "$err" = "pruner-tui: $tmp/bad.task:4:10: unknown op 'conv3d'; expected one of: conv2d, dense, batch_matmul, max_pool2d, avg_pool2d, adaptive_avg_pool2d, global_avg_pool2d, softmax, layer_norm" ]
+
+run --list "$tmp/missing.task"
+ok "a missing task file exits 1" [ "$rc" -eq 1 -a "$err" = "pruner-tui: $tmp/missing.task: cannot open: No such file or directory" ]
+
+XDG_CONFIG_HOME="$tmp/none" run --list-devices
+rows=$(grep -cE '^[a-z0-9_]+ ' "$tmp/out")
+ok "--list-devices exits 0 and shows 13 devices after the header (got $((rows - 1)))" [ "$rc" -eq 0 -a "$rows" -eq 14 ]
+
+printf 'devices:\n  - name: mygpu\n    product: My GPU\n    sm_count: 0\n' > "$tmp/bad.yaml"
+run --list-devices --devices "$tmp/bad.yaml"
+ok "a bad devices file exits 1 naming file, line and column" sh -c '[ "$1" -eq 1 ] && grep -q "^pruner-tui: $2:4:15: " "$3"' _ "$rc" "$tmp/bad.yaml" "$tmp/err"
+
+printf 'devices:\n  - name: mygpu\n    product: My GPU\n    sm_count: 7\n' > "$tmp/mine.yaml"
+run --list-devices --devices "$tmp/mine.yaml"
+ok "--devices adds the user's entries to the shipped ones" sh -c '[ "$1" -eq 0 ] && grep -qE "^mygpu +My GPU " "$2"' _ "$rc" "$tmp/out"
+
+[ "$failed" -eq 0 ]
