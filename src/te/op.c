@@ -246,6 +246,10 @@ int Op_numInputs(const OpParams *p) {
    return opTable[p->kind].nmain + epilogueTensors(p);
 }
 
+int Op_numOwnInputs(const OpParams *p) {
+   return opTable[p->kind].nmain;
+}
+
 static int64_t biasLength(const OpParams *p) {
    return p->kind == OP_CONV2D ? p->out_c : p->n;
 }

@@ -88,6 +88,8 @@ int Op_outputShape(const OpParams *p, int64_t *shape);
 /* Inputs, in DAG placeholder order: the op's own inputs, then one per epilogue that
  * reads a tensor (bias, residual). */
 int Op_numInputs(const OpParams *p);
+/* Of those, the op's own (conv2d: data, kernel; layer_norm: data, gamma, beta; ...). */
+int Op_numOwnInputs(const OpParams *p);
 /* Shape of input i; returns its rank. *name gets the placeholder's name. */
 int Op_inputShape(const OpParams *p, int i, int64_t *shape, const char **name);
 

@@ -18,48 +18,9 @@ static int64_t product(const int64_t *dims, int n) {
    return total;
 }
 
-/* The global pool's output is 1x1 by definition, whatever out_h/out_w say. */
-static int64_t poolOutH(const OpParams *p) {
-   return p->kind == OP_GLOBAL_AVG_POOL2D ? 1 : p->out_h;
-}
-
-static int64_t poolOutW(const OpParams *p) {
-   return p->kind == OP_GLOBAL_AVG_POOL2D ? 1 : p->out_w;
-}
-
 static int64_t outputElements(const OpParams *p) {
-   switch (p->kind) {
-   case OP_CONV2D:
-      return p->batch * p->out_c * p->out_h * p->out_w;
-   case OP_DENSE:
-      return p->m * p->n;
-   case OP_BATCH_MATMUL:
-      return p->b * p->m * p->n;
-   case OP_MAX_POOL2D:
-   case OP_AVG_POOL2D:
-   case OP_ADAPTIVE_AVG_POOL2D:
-   case OP_GLOBAL_AVG_POOL2D:
-      return p->batch * p->in_c * poolOutH(p) * poolOutW(p);
-   case OP_SOFTMAX:
-   case OP_LAYER_NORM:
-      return product(p->shape, p->ndim);
-   case OP_KIND_COUNT:
-      break;
-   }
-   return 0;
-}
-
-static int ownInputs(const OpParams *p) {
-   switch (p->kind) {
-   case OP_CONV2D:
-   case OP_DENSE:
-   case OP_BATCH_MATMUL:
-      return 2;
-   case OP_LAYER_NORM:
-      return 3;
-   default:
-      return 1;
-   }
+   int64_t shape[TE_MAX_DIMS];
+   return product(shape, Op_outputShape(p, shape));
 }
 
 /* ---- conv2d, dense, batch_matmul ---- */
@@ -163,7 +124,7 @@ void Ref_avgPool2d(const OpParams *p, const float *data, float *out) {
 }
 
 void Ref_adaptiveAvgPool2d(const OpParams *p, const float *data, float *out) {
-   int64_t outH = poolOutH(p), outW = poolOutW(p);
+   int64_t outH = p->out_h, outW = p->out_w;
    for (int64_t n = 0; n < p->batch; n++)
    for (int64_t c = 0; c < p->in_c; c++) {
       const float *plane = data + (n * p->in_c + c) * p->in_h * p->in_w;
@@ -230,32 +191,13 @@ void Ref_layerNorm(const OpParams *p, const float *x, const float *gamma, const 
 /* ---- epilogue ---- */
 
 /* Where the bias channel sits in the output: element e has channel
- * (e / inner) % channels. NCHW ops put it on axis 1; the others on the last axis. */
+ * (e / inner) % channels; axis 1 for conv2d (NCHW), the last axis for the others. */
 static void biasLayout(const OpParams *p, int64_t *channels, int64_t *inner) {
-   switch (p->kind) {
-   case OP_CONV2D:
-      *channels = p->out_c;
-      *inner = p->out_h * p->out_w;
-      return;
-   case OP_MAX_POOL2D:
-   case OP_AVG_POOL2D:
-   case OP_ADAPTIVE_AVG_POOL2D:
-   case OP_GLOBAL_AVG_POOL2D:
-      *channels = p->in_c;
-      *inner = poolOutH(p) * poolOutW(p);
-      return;
-   case OP_DENSE:
-   case OP_BATCH_MATMUL:
-      *channels = p->n;
-      *inner = 1;
-      return;
-   case OP_SOFTMAX:
-   case OP_LAYER_NORM:
-   case OP_KIND_COUNT:
-      break;
-   }
-   *channels = p->ndim > 0 ? p->shape[p->ndim - 1] : 1;
-   *inner = 1;
+   int64_t shape[TE_MAX_DIMS];
+   int rank = Op_outputShape(p, shape);
+   int axis = p->kind == OP_CONV2D ? 1 : rank - 1;
+   *channels = shape[axis];
+   *inner = product(shape + axis + 1, rank - axis - 1);
 }
 
 static double clamp(double x, double lo, double hi) {
@@ -338,5 +280,5 @@ void Ref_run(const OpParams *p, const float *const *inputs, float *out) {
    case OP_KIND_COUNT:
       return;
    }
-   Ref_epilogue(p, inputs + ownInputs(p), out);
+   Ref_epilogue(p, inputs + Op_numOwnInputs(p), out);
 }
