@@ -80,10 +80,13 @@ static int loadDevices(DeviceSet *set, const char *devicesFile) {
    if (shipped)
       rc = DeviceSet_load(set, shipped, &cause);
    free(shipped);
-   char *user = devicesFile ? xStrdup(devicesFile) : Paths_configFile("devices.yaml");
-   if (rc == 0 && user && (devicesFile || access(user, R_OK) == 0))
+   /* the user's own file, then the one named on the command line: later entries win */
+   char *user = Paths_configFile("devices.yaml");
+   if (rc == 0 && access(user, R_OK) == 0)
       rc = DeviceSet_load(set, user, &cause);
    free(user);
+   if (rc == 0 && devicesFile)
+      rc = DeviceSet_load(set, devicesFile, &cause);
    if (rc < 0) {
       fprintf(stderr, "pruner-tui: %s\n", cause);
       free(cause);

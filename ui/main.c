@@ -2,12 +2,14 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "util/xalloc.h"
 
 static void usage(FILE *out) {
    fprintf(out,
@@ -21,13 +23,13 @@ static void usage(FILE *out) {
       "                         weight, FLOPs, weight x FLOPs) and the totals\n"
       "      --list-devices     print the GPUs described in devices.yaml\n"
       "      --devices FILE     also read GPU descriptions from FILE; its entries replace\n"
-      "                         shipped ones of the same name\n"
+      "                         earlier ones of the same name\n"
       "  -h, --help             show this help and exit\n"
       "  -V, --version          show the version and build features and exit\n"
       "\n"
       "A task file named without a '/' is looked for in the current directory, then in\n"
-      "%s/models. Without --devices, $XDG_CONFIG_HOME/pruner-tui/devices.yaml is read\n"
-      "after the shipped devices.yaml when it exists.\n"
+      "%s/models. GPU descriptions are read from the shipped devices.yaml, then\n"
+      "$XDG_CONFIG_HOME/pruner-tui/devices.yaml when it exists, then --devices FILE.\n"
       "\n"
       "Exit status: 0 on success, 1 for a bad input file, 2 for bad usage.\n"
       "See pruner-tui(1), pruner-tui-task(5) and pruner-tui-devices(5).\n",
@@ -50,10 +52,14 @@ static void version(void) {
           xgb, cuda);
 }
 
-static int usageError(const char *fmt, const char *arg) {
+static int usageError(const char *fmt, ...) ATTR_FORMAT(1, 2);
+static int usageError(const char *fmt, ...) {
+   va_list ap;
+   va_start(ap, fmt);
    fprintf(stderr, "pruner-tui: ");
-   fprintf(stderr, fmt, arg);
+   vfprintf(stderr, fmt, ap);
    fprintf(stderr, "\nTry 'pruner-tui --help' for more information.\n");
+   va_end(ap);
    return EXIT_USAGE;
 }
 
@@ -104,7 +110,7 @@ int main(int argc, char **argv) {
       return EXIT_USAGE;
    }
    if (listFile && listDevices)
-      return usageError("%s", "--list and --list-devices cannot be combined");
+      return usageError("--list and --list-devices cannot be combined");
    if (listFile)
       return Cli_list(listFile, stdout);
    if (listDevices)
