@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/textbuf.h"
 #include "util/xalloc.h"
 
 void Dag_init(Dag *g) {
@@ -319,22 +320,6 @@ double Dag_estimateFlops(const Dag *g) {
 
 /* ---- printing ---- */
 
-typedef struct {
-   char *buf;
-   size_t size, len;
-} Out;
-
-static void put(Out *o, const char *fmt, ...) ATTR_FORMAT(2, 3);
-static void put(Out *o, const char *fmt, ...) {
-   va_list ap;
-   va_start(ap, fmt);
-   size_t room = o->len < o->size ? o->size - o->len : 0;
-   int n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
-   va_end(ap);
-   if (n > 0)
-      o->len += (size_t)n;
-}
-
 static int precedence(ExprKind k) {
    switch (k) {
    case EXPR_AND: return 1;
@@ -378,45 +363,45 @@ static const char *callName(ExprKind k) {
    }
 }
 
-static void formatExpr(const Dag *g, const Stage *st, int32_t e, Out *o) {
+static void formatExpr(const Dag *g, const Stage *st, int32_t e, TextBuf *o) {
    const Expr *x = &g->expr[e];
    ExprKind k = (ExprKind)x->kind;
    switch (k) {
    case EXPR_INT:
-      put(o, "%lld", (long long)x->v.i);
+      TextBuf_add(o, "%lld", (long long)x->v.i);
       return;
    case EXPR_FLOAT:
       if (isinf(x->v.f))
-         put(o, "%sinf", x->v.f < 0 ? "-" : "");
+         TextBuf_add(o, "%sinf", x->v.f < 0 ? "-" : "");
       else if (x->v.f == floor(x->v.f) && fabs(x->v.f) < 1e15)
-         put(o, "%.1f", x->v.f);
+         TextBuf_add(o, "%.1f", x->v.f);
       else
-         put(o, "%.9g", x->v.f);
+         TextBuf_add(o, "%.9g", x->v.f);
       return;
    case EXPR_AXIS:
-      put(o, "%s", st->axis[x->ref]);
+      TextBuf_add(o, "%s", st->axis[x->ref]);
       return;
    case EXPR_LOAD:
-      put(o, "%s[", g->stages[x->ref].name);
+      TextBuf_add(o, "%s[", g->stages[x->ref].name);
       for (int i = 0; i < x->nargs; i++) {
          if (i)
-            put(o, ", ");
+            TextBuf_add(o, ", ");
          formatExpr(g, st, x->args[i], o);
       }
-      put(o, "]");
+      TextBuf_add(o, "]");
       return;
    default:
       break;
    }
    const char *op = infix(k);
    if (!op) {
-      put(o, "%s(", callName(k));
+      TextBuf_add(o, "%s(", callName(k));
       for (int i = 0; i < x->nargs; i++) {
          if (i)
-            put(o, ", ");
+            TextBuf_add(o, ", ");
          formatExpr(g, st, x->args[i], o);
       }
-      put(o, ")");
+      TextBuf_add(o, ")");
       return;
    }
    int p = precedence(k);
@@ -425,19 +410,17 @@ static void formatExpr(const Dag *g, const Stage *st, int32_t e, Out *o) {
       /* right operands of - and / need parentheses at equal precedence too */
       bool paren = pc < p || (i == 1 && pc == p && (k == EXPR_SUB || k == EXPR_DIV));
       if (i)
-         put(o, "%s", op);
+         TextBuf_add(o, "%s", op);
       if (paren)
-         put(o, "(");
+         TextBuf_add(o, "(");
       formatExpr(g, st, x->args[i], o);
       if (paren)
-         put(o, ")");
+         TextBuf_add(o, ")");
    }
 }
 
 size_t Expr_format(const Dag *g, int stage, int32_t e, char *buf, size_t size) {
-   Out o = { buf, size, 0 };
-   if (size)
-      buf[0] = '\0';
+   TextBuf o = TextBuf_over(buf, size);
    formatExpr(g, &g->stages[stage], e, &o);
    return o.len;
 }

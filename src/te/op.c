@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/textbuf.h"
 #include "util/xalloc.h"
 
 typedef struct {
@@ -730,132 +731,110 @@ double Op_flops(const OpParams *p) {
 
 /* ---- text ---- */
 
-typedef struct {
-   char *buf;
-   size_t size, len;
-} Text;
-
-static void add(Text *t, const char *fmt, ...) ATTR_FORMAT(2, 3);
-static void add(Text *t, const char *fmt, ...) {
-   va_list ap;
-   va_start(ap, fmt);
-   size_t room = t->len < t->size ? t->size - t->len : 0;
-   int n = vsnprintf(room ? t->buf + t->len : NULL, room, fmt, ap);
-   va_end(ap);
-   if (n > 0)
-      t->len += (size_t)n;
-}
-
-static void addShape(Text *t, int n, const int64_t *s) {
+static void addShape(TextBuf *t, int n, const int64_t *s) {
    for (int i = 0; i < n; i++)
-      add(t, "%s%lld", i ? "x" : "", (long long)s[i]);
+      TextBuf_add(t, "%s%lld", i ? "x" : "", (long long)s[i]);
 }
 
-static void addPair(Text *t, const char *prefix, int64_t a, int64_t b) {
+static void addPair(TextBuf *t, const char *prefix, int64_t a, int64_t b) {
    if (a == b)
-      add(t, " %s%lld", prefix, (long long)a);
+      TextBuf_add(t, " %s%lld", prefix, (long long)a);
    else
-      add(t, " %s%lldx%lld", prefix, (long long)a, (long long)b);
+      TextBuf_add(t, " %s%lldx%lld", prefix, (long long)a, (long long)b);
 }
 
-static void addWindow(Text *t, const OpParams *p) {
-   add(t, ", %lldx%lld", (long long)p->kernel_h, (long long)p->kernel_w);
+static void addWindow(TextBuf *t, const OpParams *p) {
+   TextBuf_add(t, ", %lldx%lld", (long long)p->kernel_h, (long long)p->kernel_w);
    addPair(t, "s", p->stride_h, p->stride_w);
    if (p->pad_top == p->pad_bottom && p->pad_left == p->pad_right)
       addPair(t, "p", p->pad_top, p->pad_left);
    else
-      add(t, " p%lld,%lld,%lld,%lld", (long long)p->pad_top, (long long)p->pad_left,
+      TextBuf_add(t, " p%lld,%lld,%lld,%lld", (long long)p->pad_top, (long long)p->pad_left,
           (long long)p->pad_bottom, (long long)p->pad_right);
    if (p->dilation_h != 1 || p->dilation_w != 1)
       addPair(t, "d", p->dilation_h, p->dilation_w);
    if (p->groups != 1)
-      add(t, " g%lld", (long long)p->groups);
+      TextBuf_add(t, " g%lld", (long long)p->groups);
 }
 
 size_t Op_describe(const OpParams *p, char *buf, size_t size) {
-   Text t = { buf, size, 0 };
-   if (size)
-      buf[0] = '\0';
+   TextBuf t = TextBuf_over(buf, size);
    int64_t s[TE_MAX_DIMS];
    switch (p->kind) {
    case OP_DENSE:
-      add(&t, "m%lld n%lld k%lld", (long long)p->m, (long long)p->n, (long long)p->k);
+      TextBuf_add(&t, "m%lld n%lld k%lld", (long long)p->m, (long long)p->n, (long long)p->k);
       break;
    case OP_BATCH_MATMUL:
-      add(&t, "b%lld m%lld n%lld k%lld", (long long)p->b, (long long)p->m, (long long)p->n,
+      TextBuf_add(&t, "b%lld m%lld n%lld k%lld", (long long)p->b, (long long)p->m, (long long)p->n,
           (long long)p->k);
       break;
    case OP_SOFTMAX:
    case OP_LAYER_NORM:
       addShape(&t, p->ndim, p->shape);
       if (p->kind == OP_LAYER_NORM)
-         add(&t, " eps %g", p->epsilon);
+         TextBuf_add(&t, " eps %g", p->epsilon);
       break;
    default:
-      add(&t, "%lldx%lldx%lldx%lld -> ", (long long)p->batch, (long long)p->in_c,
+      TextBuf_add(&t, "%lldx%lldx%lldx%lld -> ", (long long)p->batch, (long long)p->in_c,
           (long long)p->in_h, (long long)p->in_w);
       Op_outputShape(p, s);
       if (p->kind == OP_CONV2D)
          addShape(&t, 3, s + 1);
       else
-         add(&t, "%lldx%lld", (long long)s[2], (long long)s[3]);
+         TextBuf_add(&t, "%lldx%lld", (long long)s[2], (long long)s[3]);
       if (isWindowed(p->kind))
          addWindow(&t, p);
       if (p->kind == OP_AVG_POOL2D && !p->count_include_pad)
-         add(&t, " excl-pad");
+         TextBuf_add(&t, " excl-pad");
       break;
    }
    return t.len;
 }
 
 size_t Op_epilogueText(const OpParams *p, char *buf, size_t size) {
-   Text t = { buf, size, 0 };
-   if (size)
-      buf[0] = '\0';
+   TextBuf t = TextBuf_over(buf, size);
    if (p->nepilogue == 0)
-      add(&t, "-");
+      TextBuf_add(&t, "-");
    for (int i = 0; i < p->nepilogue; i++) {
       const Epilogue *e = &p->epilogue[i];
-      add(&t, "%s%s", i ? "+" : "", Epilogue_name(e->kind));
+      TextBuf_add(&t, "%s%s", i ? "+" : "", Epilogue_name(e->kind));
       if (e->kind == EPI_CLIP)
-         add(&t, "(%g,%g)", e->lo, e->hi);
+         TextBuf_add(&t, "(%g,%g)", e->lo, e->hi);
    }
    return t.len;
 }
 
 size_t Op_key(const OpParams *p, char *buf, size_t size) {
-   Text t = { buf, size, 0 };
-   if (size)
-      buf[0] = '\0';
-   add(&t, "%s", Op_name(p->kind));
+   TextBuf t = TextBuf_over(buf, size);
+   TextBuf_add(&t, "%s", Op_name(p->kind));
    if (isNchw(p->kind)) {
-      add(&t, "_n%lld_c%lld_h%lld_w%lld", (long long)p->batch, (long long)p->in_c,
+      TextBuf_add(&t, "_n%lld_c%lld_h%lld_w%lld", (long long)p->batch, (long long)p->in_c,
           (long long)p->in_h, (long long)p->in_w);
       if (p->kind == OP_CONV2D)
-         add(&t, "_k%lld_g%lld", (long long)p->out_c, (long long)p->groups);
+         TextBuf_add(&t, "_k%lld_g%lld", (long long)p->out_c, (long long)p->groups);
       if (isWindowed(p->kind))
-         add(&t, "_r%lldx%lld_s%lldx%lld_p%lld,%lld,%lld,%lld_d%lldx%lld",
+         TextBuf_add(&t, "_r%lldx%lld_s%lldx%lld_p%lld,%lld,%lld,%lld_d%lldx%lld",
              (long long)p->kernel_h, (long long)p->kernel_w, (long long)p->stride_h,
              (long long)p->stride_w, (long long)p->pad_top, (long long)p->pad_left,
              (long long)p->pad_bottom, (long long)p->pad_right, (long long)p->dilation_h,
              (long long)p->dilation_w);
       if (p->kind == OP_AVG_POOL2D)
-         add(&t, "_%s", p->count_include_pad ? "incl" : "excl");
+         TextBuf_add(&t, "_%s", p->count_include_pad ? "incl" : "excl");
       if (p->kind == OP_ADAPTIVE_AVG_POOL2D)
-         add(&t, "_o%lldx%lld", (long long)p->out_h, (long long)p->out_w);
+         TextBuf_add(&t, "_o%lldx%lld", (long long)p->out_h, (long long)p->out_w);
    } else if (p->kind == OP_DENSE || p->kind == OP_BATCH_MATMUL) {
-      add(&t, "_b%lld_m%lld_n%lld_k%lld", (long long)p->b, (long long)p->m, (long long)p->n,
+      TextBuf_add(&t, "_b%lld_m%lld_n%lld_k%lld", (long long)p->b, (long long)p->m, (long long)p->n,
           (long long)p->k);
    } else {
-      add(&t, "_");
+      TextBuf_add(&t, "_");
       addShape(&t, p->ndim, p->shape);
       if (p->kind == OP_LAYER_NORM)
-         add(&t, "_eps%g", p->epsilon);
+         TextBuf_add(&t, "_eps%g", p->epsilon);
    }
    if (p->nepilogue) {
       char epi[160];
       Op_epilogueText(p, epi, sizeof epi);
-      add(&t, "+%s", epi);
+      TextBuf_add(&t, "+%s", epi);
    }
    return t.len;
 }
