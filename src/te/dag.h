@@ -47,7 +47,9 @@ typedef enum {
    EXPR_GT,
    EXPR_EQ,
    EXPR_AND,
-   /* args[0] ? args[1] : args[2] */
+   /* args[0] ? args[1] : args[2], evaluating only the branch taken: a guarded load
+    * (padding, uneven pooling windows) may index out of bounds on the other side, so
+    * every consumer (interpreter, CUDA code, CPU executor) must keep it lazy */
    EXPR_SELECT,
    /* float(args[0]) of an integer */
    EXPR_CAST,

@@ -254,7 +254,7 @@ static int readTask(Loader *L, yaml_node_t *node, Task *t, const Task *earlier, 
    const OpKeys *ok = &opKeys[kind];
    const char *allowed[16];
    int na = 0;
-   for (int i = 0; i < 4; i++)
+   for (size_t i = 0; i < sizeof commonKeys / sizeof commonKeys[0]; i++)
       allowed[na++] = commonKeys[i];
    for (int i = 0; ok->keys[i]; i++)
       allowed[na++] = ok->keys[i];
