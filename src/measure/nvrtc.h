@@ -1,0 +1,3 @@
+#ifndef HEADER_nvrtc
+#define HEADER_nvrtc
+#endif
