@@ -1,0 +1,147 @@
+/* Sketches: the structural schedule templates of a task, from Ansor's GPU sketch rules
+ * (reference ansor.md 1) applied to the task's DAG. A sketch is a structure descriptor:
+ * which stages are inlined, which kernels run and what each computes, which stages get a
+ * shared-memory copy, and which knob slots a state fills in. It is not a list of TVM
+ * transform steps.
+ *
+ * A sketch is a sequence of kernels, launched in order. Each kernel has one root stage,
+ * whose loops its blocks and threads run:
+ *   MLT     a multi-level tiled anchor (SSSRRSRS) accumulating in registers, with its
+ *           elementwise consumer chain fused at the store (or stored itself when it has
+ *           none: Ansor's cache-write case) and shared copies of its direct producers,
+ *           fetched cooperatively by the block's threads;
+ *   SIMPLE  the root's space axes fused and split into blocks of `threads` threads;
+ *           reductions run serially in each thread;
+ *   CTR     cross-thread reduction: the reduce axes fused and split across `threads`
+ *           threads of a block, which then combine their partial results. Either the
+ *           reduction is the root (one output element per block), or it is computed
+ *           inside its consumer's kernel, whose last axis is split by the same thread
+ *           count ("attached" reductions). */
+#ifndef HEADER_sketch
+#define HEADER_sketch
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched/factor.h"
+#include "te/dag.h"
+
+#define SKETCH_MAX_SKETCHES 8
+#define SKETCH_MAX_KERNELS 4
+#define SKETCH_MAX_CACHES 4
+#define SKETCH_MAX_ATTACHED 4
+#define SKETCH_MAX_SPLITS 24
+#define SKETCH_MAX_UNROLLS 4
+#define SKETCH_MAX_KNOBS 48
+#define SKETCH_KNOB_NAME_MAX 48
+
+/* Ansor's GPU constants (ansor.md 1.3, 2.4, 3.1). */
+#define SKETCH_WARP_SIZE 32
+#define SKETCH_MAX_INNERMOST 64
+#define SKETCH_UNROLL_STEPS 5
+extern const int32_t Sketch_unrollSteps[SKETCH_UNROLL_STEPS];   /* 0, 16, 64, 512, 1024 */
+
+typedef enum {
+   KERNEL_MLT,
+   KERNEL_SIMPLE,
+   KERNEL_CTR,
+} KernelKind;
+
+typedef enum {
+   SPLIT_TILE,      /* an MLT axis: exact; spatial 4 parts (vthread, thread, inner, innermost),
+                     * reduce 2 parts; the outer part is extent / product */
+   SPLIT_THREADS,   /* a kernel's threads per block: 1 part, the outer part rounded up */
+   SPLIT_VECTOR,    /* a cooperative fetch's vector width: 1 part over the shared buffer */
+} SplitKind;
+
+typedef struct SplitSlot_ {
+   SplitKind kind;
+   int kernel;
+   int stage;                   /* TILE: the anchor; THREADS: the kernel root; VECTOR: the cached stage */
+   int axis;                    /* TILE: the anchor's axis; otherwise -1 */
+   bool reduce;                 /* TILE: a reduce axis */
+   int nparts;
+   int knob;                    /* first knob of the slot */
+   int64_t extent;              /* constant extent; 0 for VECTOR (the shared buffer's size) */
+   const FactorSchemes *schemes;/* TILE: what sampling picks from */
+   char name[SKETCH_KNOB_NAME_MAX];
+} SplitSlot;
+
+typedef struct UnrollSlot_ {
+   int kernel;
+   int stage;
+   int knob;
+   char name[SKETCH_KNOB_NAME_MAX];
+} UnrollSlot;
+
+typedef struct KernelPlan_ {
+   KernelKind kind;
+   int root;                    /* the stage the kernel's threads iterate */
+   int anchor;                  /* MLT: the tiled stage; CTR root: the reduction; else -1 */
+   int ncache;
+   int cache[SKETCH_MAX_CACHES];/* MLT: stages the anchor reads from a shared copy */
+   int cacheSplit[SKETCH_MAX_CACHES];  /* their VECTOR slots */
+   int nattached;
+   int attached[SKETCH_MAX_ATTACHED];  /* CTR: reductions computed inside this kernel */
+   int threadSplit;             /* SIMPLE, CTR: the THREADS slot; -1 when all space is one block */
+   int firstTile, ntiles;       /* MLT: the TILE slots, spatial axes then reduce axes */
+} KernelPlan;
+
+typedef enum {
+   STAGE_PLAN_PLACEHOLDER,
+   STAGE_PLAN_INLINE,           /* substituted into its readers */
+   STAGE_PLAN_ROOT,             /* the root of a kernel */
+   STAGE_PLAN_ANCHOR,           /* tiled inside an MLT kernel whose root is its consumer */
+   STAGE_PLAN_ATTACHED,         /* a cross-thread reduction inside its consumer's kernel */
+} StagePlan;
+
+typedef struct Sketch_ {
+   int id;
+   StagePlan plan[TE_MAX_STAGES];
+   bool cached[TE_MAX_STAGES];  /* has a shared copy in an MLT kernel */
+   bool crossThread[TE_MAX_STAGES];
+   int consumerOf[TE_MAX_STAGES];  /* ANCHOR: the root it is fused into; ATTACHED: its consumer */
+   bool selfAnchor[TE_MAX_STAGES]; /* a ROOT tiled as its own anchor (Ansor's cache write) */
+   int nkernels;
+   KernelPlan kernels[SKETCH_MAX_KERNELS];
+   int nsplits;
+   SplitSlot splits[SKETCH_MAX_SPLITS];
+   int nunrolls;
+   UnrollSlot unrolls[SKETCH_MAX_UNROLLS];
+   int nknobs;
+   char summary[160];           /* "MLT conv2d_nchw -> T_relu, shared pad_temp, kernel" */
+} Sketch;
+
+/* The sketches of one task. Keeps its own copy of the DAG, so it stands alone. */
+typedef struct SketchSet_ {
+   Dag dag;
+   int64_t outputElements;
+   int count;
+   Sketch sketches[SKETCH_MAX_SKETCHES];
+   int nschemes;
+   FactorSchemes schemes[SKETCH_MAX_SPLITS * SKETCH_MAX_SKETCHES];
+} SketchSet;
+
+/* Applies the GPU sketch rules to the DAG (copied into the set). */
+void SketchSet_generate(SketchSet *set, const Dag *g);
+void SketchSet_done(SketchSet *set);
+
+/* ---- DAG analyses the rules use (exposed for tests and for lowering) ---- */
+
+/* Ansor's NeedsMultiLevelTiling: the stage reduces and its loads miss output axes. */
+bool Sketch_needsMultiLevelTiling(const Dag *g, int stage);
+/* Product of spatial / reduce extents of a stage. */
+int64_t Sketch_spaceLength(const Dag *g, int stage);
+int64_t Sketch_reduceLength(const Dag *g, int stage);
+/* Whether every hop of the reader chain from `op` to `target` has one reader, the same
+ * shape, and reads its producer at exactly its own axes in order. */
+bool Sketch_elementwiseMatch(const Dag *g, int op, int target);
+/* How many leading axes of `consumer` index `producer` directly, with equal extents. */
+int Sketch_commonOuterAxes(const Dag *g, int producer, int consumer);
+
+/* Extent of the values an integer index expression takes when each axis a of `stage`
+ * ranges over axisExtent[a] consecutive values: exact for affine indices, the worst
+ * case over alignments for floor division. */
+int64_t Sketch_indexExtent(const Dag *g, int32_t expr, const int64_t *axisExtent);
+
+#endif

@@ -1,0 +1,519 @@
+/* States: derived kernel shapes, validity, sampling, mutation, hashing and text. */
+#include "config.h"
+
+#include "sched/state.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/textbuf.h"
+#include "util/xalloc.h"
+
+void SchedLimits_default(SchedLimits *l) {
+   l->maxThreadsPerBlock = 1024;
+   l->maxSharedPerBlock = 49152;
+   l->maxVthread = 8;
+   l->warpSize = SKETCH_WARP_SIZE;
+   l->maxVectorBytes = 16;
+}
+
+void SchedLimits_fromDevice(SchedLimits *l, const Device *d) {
+   SchedLimits_default(l);
+   if (Device_has(d, DEV_MAX_THREADS_PER_BLOCK))
+      l->maxThreadsPerBlock = d->max_threads_per_block;
+   if (Device_has(d, DEV_SHARED_PER_BLOCK))
+      l->maxSharedPerBlock = d->shared_per_block;
+   if (Device_has(d, DEV_WARP_SIZE)) {
+      l->warpSize = d->warp_size;
+      l->maxVthread = d->warp_size / 4;
+   }
+}
+
+/* ---- derived shapes ---- */
+
+static const Sketch *sketchOf(const SketchSet *set, const State *s) {
+   return &set->sketches[s->sketch];
+}
+
+static int64_t knobProduct(const State *s, const SplitSlot *sl, int from, int to) {
+   int64_t p = 1;
+   for (int i = from; i < to; i++)
+      p *= s->knob[sl->knob + i];
+   return p;
+}
+
+int64_t State_blockTile(const SketchSet *set, const State *s, const SplitSlot *tile) {
+   (void)set;
+   return knobProduct(s, tile, 0, tile->nparts);
+}
+
+static void anchorTiles(const SketchSet *set, const State *s, const KernelPlan *k, int64_t *tiles) {
+   const Sketch *sk = sketchOf(set, s);
+   for (int a = 0; a < TE_MAX_AXES; a++)
+      tiles[a] = 1;
+   for (int i = 0; i < k->ntiles; i++) {
+      const SplitSlot *sl = &sk->splits[k->firstTile + i];
+      tiles[sl->axis] = State_blockTile(set, s, sl);
+   }
+}
+
+static void loadExtents(const Dag *g, int32_t e, int stage, const int64_t *tiles, int64_t *dims) {
+   const Expr *x = Dag_expr(g, e);
+   if (x->kind == EXPR_LOAD && x->ref == stage)
+      for (int d = 0; d < x->nargs; d++) {
+         int64_t ext = Sketch_indexExtent(g, x->args[d], tiles);
+         dims[d] = ext > dims[d] ? ext : dims[d];
+      }
+   for (int i = 0; i < x->nargs; i++)
+      loadExtents(g, x->args[i], stage, tiles, dims);
+}
+
+int64_t State_cacheShape(const SketchSet *set, const State *s, int kernel, int c, int64_t *dims) {
+   const KernelPlan *k = &sketchOf(set, s)->kernels[kernel];
+   const Dag *g = &set->dag;
+   int cs = k->cache[c];
+   int64_t tiles[TE_MAX_AXES];
+   anchorTiles(set, s, k, tiles);
+   int n = g->stages[cs].ndim;
+   for (int d = 0; d < n; d++)
+      dims[d] = 0;
+   loadExtents(g, g->stages[k->anchor].body, cs, tiles, dims);
+   int64_t total = 1;
+   for (int d = 0; d < n; d++)
+      total *= dims[d];
+   return total;
+}
+
+int64_t State_splitExtent(const SketchSet *set, const State *s, const SplitSlot *slot) {
+   if (slot->kind != SPLIT_VECTOR)
+      return slot->extent;
+   const KernelPlan *k = &sketchOf(set, s)->kernels[slot->kernel];
+   int64_t dims[TE_MAX_DIMS];
+   for (int c = 0; c < k->ncache; c++)
+      if (k->cache[c] == slot->stage)
+         return State_cacheShape(set, s, slot->kernel, c, dims);
+   fatal("vector slot %s has no cache", slot->name);
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) {
+   return (a + b - 1) / b;
+}
+
+void State_kernelShape(const SketchSet *set, const State *s, int kernel, KernelShape *out) {
+   const Sketch *sk = sketchOf(set, s);
+   const KernelPlan *k = &sk->kernels[kernel];
+   const Dag *g = &set->dag;
+   const Stage *root = &g->stages[k->root];
+   memset(out, 0, sizeof *out);
+   out->vthreads = 1;
+   out->outputsPerThread = 1;
+   int64_t threads = k->threadSplit >= 0 ? s->knob[sk->splits[k->threadSplit].knob] : 0;
+   switch (k->kind) {
+   case KERNEL_MLT:
+      out->blocks = out->threads = 1;
+      for (int i = 0; i < k->ntiles; i++) {
+         const SplitSlot *sl = &sk->splits[k->firstTile + i];
+         if (sl->reduce)
+            continue;
+         out->blocks *= sl->extent / State_blockTile(set, s, sl);
+         out->vthreads *= s->knob[sl->knob];
+         out->threads *= s->knob[sl->knob + 1];
+         out->outputsPerThread *= s->knob[sl->knob] * s->knob[sl->knob + 2] * s->knob[sl->knob + 3];
+      }
+      for (int c = 0; c < k->ncache; c++) {
+         int64_t dims[TE_MAX_DIMS];
+         out->sharedBytes += 4 * State_cacheShape(set, s, kernel, c, dims);
+      }
+      break;
+   case KERNEL_SIMPLE:
+      out->threads = threads ? threads : Sketch_spaceLength(g, k->root);
+      out->blocks = threads ? ceilDiv(Sketch_spaceLength(g, k->root), threads) : 1;
+      break;
+   case KERNEL_CTR:
+      out->threads = threads;
+      if (k->nattached == 0) {
+         out->blocks = Sketch_spaceLength(g, k->root);
+         out->sharedBytes = 4 * threads;
+      } else {
+         int64_t last = root->shape[root->ndim - 1];
+         out->blocks = Sketch_spaceLength(g, k->root) / last * ceilDiv(last, threads);
+         out->sharedBytes = 4 * threads * k->nattached;
+      }
+      break;
+   }
+}
+
+/* ---- validity ---- */
+
+static void formatKnob(const State *s, const SplitSlot *sl, char *buf, size_t size) {
+   TextBuf t = TextBuf_over(buf, size);
+   if (sl->nparts == 1) {
+      TextBuf_add(&t, "%d", (int)s->knob[sl->knob]);
+      return;
+   }
+   TextBuf_add(&t, "[");
+   for (int i = 0; i < sl->nparts; i++)
+      TextBuf_add(&t, "%s%d", i ? "," : "", (int)s->knob[sl->knob + i]);
+   TextBuf_add(&t, "]");
+}
+
+static bool isUnrollStep(int32_t v) {
+   for (int i = 0; i < SKETCH_UNROLL_STEPS; i++)
+      if (Sketch_unrollSteps[i] == v)
+         return true;
+   return false;
+}
+
+static int checkSplit(const SketchSet *set, const State *s, const SplitSlot *sl,
+                      const SchedLimits *lim, char **cause) {
+   const Dag *g = &set->dag;
+   char text[96];
+   formatKnob(s, sl, text, sizeof text);
+   for (int i = 0; i < sl->nparts; i++)
+      if (s->knob[sl->knob + i] < 1)
+         return setCause(cause, "state: knob '%s' is %s; every factor must be at least 1", sl->name, text);
+   int32_t inner = s->knob[sl->knob + sl->nparts - 1];
+   if (inner > SKETCH_MAX_INNERMOST)
+      return setCause(cause, "state: knob '%s' is %s; its innermost factor %d exceeds %d", sl->name,
+                      text, (int)inner, SKETCH_MAX_INNERMOST);
+   if (sl->kind == SPLIT_TILE) {
+      int64_t p = knobProduct(s, sl, 0, sl->nparts);
+      if (sl->extent % p != 0)
+         return setCause(cause, "state: knob '%s' is %s; its product %lld does not divide the extent %lld of axis %s",
+                         sl->name, text, (long long)p, (long long)sl->extent,
+                         g->stages[sl->stage].axis[sl->axis]);
+   }
+   if (sl->kind == SPLIT_VECTOR && 4 * (int64_t)inner > lim->maxVectorBytes)
+      return setCause(cause, "state: knob '%s' is %s; a vector of %d floats is %d bytes, more than %lld",
+                      sl->name, text, (int)inner, 4 * (int)inner, (long long)lim->maxVectorBytes);
+   return 0;
+}
+
+static const char *kernelName(const SketchSet *set, const KernelPlan *k) {
+   return set->dag.stages[k->anchor >= 0 ? k->anchor : k->root].name;
+}
+
+static int checkKernel(const SketchSet *set, const State *s, int ki, const SchedLimits *lim,
+                       char **cause) {
+   const KernelPlan *k = &sketchOf(set, s)->kernels[ki];
+   KernelShape ks;
+   State_kernelShape(set, s, ki, &ks);
+   const char *name = kernelName(set, k);
+   const char *kind = k->kind == KERNEL_MLT ? "tiled" : k->kind == KERNEL_CTR ? "cross-thread" : "simple";
+   if (ks.threads > lim->maxThreadsPerBlock)
+      return setCause(cause, "state: the %s kernel of %s has %lld threads per block; the device allows %lld",
+                      kind, name, (long long)ks.threads, (long long)lim->maxThreadsPerBlock);
+   if (k->kind == KERNEL_MLT) {
+      /* Ansor lets a tiny problem (output of at most two warps) run fewer threads */
+      int64_t output = Sketch_spaceLength(&set->dag, k->root);
+      if (ks.threads < lim->warpSize && output > 2 * lim->warpSize)
+         return setCause(cause, "state: the tiled kernel of %s has %lld threads per block (the product of the thread factors); at least %lld unless the output has at most %lld elements",
+                         name, (long long)ks.threads, (long long)lim->warpSize,
+                         (long long)(2 * lim->warpSize));
+      if (ks.vthreads > lim->maxVthread)
+         return setCause(cause, "state: the tiled kernel of %s has %lld virtual threads (the product of the vthread factors); at most %lld",
+                         name, (long long)ks.vthreads, (long long)lim->maxVthread);
+   }
+   if (ks.sharedBytes > lim->maxSharedPerBlock)
+      return setCause(cause, "state: the %s kernel of %s needs %lld bytes of shared memory per block; the device allows %lld",
+                      kind, name, (long long)ks.sharedBytes, (long long)lim->maxSharedPerBlock);
+   return 0;
+}
+
+int State_validate(const SketchSet *set, const State *s, const SchedLimits *lim, char **cause) {
+   if (s->sketch >= set->count)
+      return setCause(cause, "state: sketch %d does not exist; this task has %d sketch%s (0 to %d)",
+                      (int)s->sketch, set->count, set->count == 1 ? "" : "es", set->count - 1);
+   const Sketch *sk = sketchOf(set, s);
+   if (s->nknobs != sk->nknobs)
+      return setCause(cause, "state: %d knobs given; sketch %d has %d", (int)s->nknobs, sk->id, sk->nknobs);
+   for (int i = 0; i < sk->nsplits; i++)
+      if (checkSplit(set, s, &sk->splits[i], lim, cause) < 0)
+         return -1;
+   for (int i = 0; i < sk->nunrolls; i++)
+      if (!isUnrollStep(s->knob[sk->unrolls[i].knob]))
+         return setCause(cause, "state: knob '%s' is %d; expected one of 0, 16, 64, 512, 1024",
+                         sk->unrolls[i].name, (int)s->knob[sk->unrolls[i].knob]);
+   for (int k = 0; k < sk->nkernels; k++)
+      if (checkKernel(set, s, k, lim, cause) < 0)
+         return -1;
+   return 0;
+}
+
+/* ---- sampling ---- */
+
+void State_sample(const SketchSet *set, int sketch, Rng *rng, State *out) {
+   const Sketch *sk = &set->sketches[sketch];
+   memset(out, 0, sizeof *out);
+   out->sketch = (uint16_t)sketch;
+   out->nknobs = (uint16_t)sk->nknobs;
+   for (int i = 0; i < sk->nsplits; i++) {
+      const SplitSlot *sl = &sk->splits[i];
+      switch (sl->kind) {
+      case SPLIT_TILE: {
+         const int32_t *row = FactorSchemes_row(sl->schemes, (int)Rng_below(rng, (uint64_t)sl->schemes->count));
+         memcpy(&out->knob[sl->knob], row, (size_t)sl->nparts * sizeof *row);
+         break;
+      }
+      case SPLIT_THREADS:
+         out->knob[sl->knob] = SKETCH_WARP_SIZE;
+         break;
+      case SPLIT_VECTOR:
+         out->knob[sl->knob] = 1;
+         break;
+      }
+   }
+   for (int i = 0; i < sk->nunrolls; i++)
+      out->knob[sk->unrolls[i].knob] = Sketch_unrollSteps[Rng_below(rng, SKETCH_UNROLL_STEPS)];
+}
+
+int State_sampleValid(const SketchSet *set, int sketch, Rng *rng, const SchedLimits *lim,
+                      int maxTries, State *out, char **cause) {
+   char *last = NULL;
+   for (int i = 0; i < maxTries; i++) {
+      int sk = sketch >= 0 ? sketch : (int)Rng_below(rng, (uint64_t)set->count);
+      State_sample(set, sk, rng, out);
+      free(last);
+      last = NULL;
+      if (State_validate(set, out, lim, &last) == 0)
+         return 0;
+   }
+   setCause(cause, "no valid state in %d samples; the last was rejected with: %s", maxTries,
+            last ? last : "nothing");
+   free(last);
+   return -1;
+}
+
+/* ---- mutation ---- */
+
+int State_mutateTileSize(const SketchSet *set, State *s, Rng *rng, const SchedLimits *lim) {
+   const Sketch *sk = sketchOf(set, s);
+   if (sk->nsplits == 0)
+      return -1;
+   State m = *s;
+   const SplitSlot *sl = NULL;
+   int64_t extent = 0;
+   for (int tries = 0; tries < 4 * sk->nsplits; tries++) {
+      const SplitSlot *c = &sk->splits[Rng_below(rng, (uint64_t)sk->nsplits)];
+      int64_t e = State_splitExtent(set, s, c);
+      if (e > 1) {
+         sl = c;
+         extent = e;
+         break;
+      }
+   }
+   if (!sl)
+      return -1;
+   int n = sl->nparts + 1;
+   int64_t lengths[FACTOR_MAX_PARTS + 1];
+   lengths[0] = extent / knobProduct(s, sl, 0, sl->nparts);
+   for (int i = 1; i < n; i++)
+      lengths[i] = s->knob[sl->knob + i - 1];
+   int perm[FACTOR_MAX_PARTS + 1];
+   for (int i = 0; i < n; i++)
+      perm[i] = i;
+   for (int i = n - 1; i > 0; i--) {
+      int j = (int)Rng_below(rng, (uint64_t)i + 1);
+      int t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+   }
+   bool moved = false;
+   for (int pos = 0; pos < n && !moved; pos++) {
+      int src = perm[pos], dst = perm[(pos + 1) % n];
+      if (lengths[src] <= 1)
+         continue;
+      int64_t divs[256];
+      int nd = Factor_divisors(lengths[src], divs, 256);
+      nd = nd < 256 ? nd : 256;
+      int64_t ok[256];
+      int nok = 0;
+      for (int i = 0; i < nd; i++) {
+         if (divs[i] <= 1)
+            continue;
+         if (dst == n - 1 && divs[i] * lengths[dst] > SKETCH_MAX_INNERMOST)
+            continue;
+         ok[nok++] = divs[i];
+      }
+      if (nok == 0)
+         continue;
+      int64_t f = ok[Rng_below(rng, (uint64_t)nok)];
+      lengths[src] /= f;
+      lengths[dst] *= f;
+      moved = true;
+   }
+   if (!moved)
+      return -1;
+   for (int i = 1; i < n; i++)
+      m.knob[sl->knob + i - 1] = (int32_t)lengths[i];
+   if (State_validate(set, &m, lim, NULL) < 0)
+      return -1;
+   *s = m;
+   return 0;
+}
+
+int State_mutateUnroll(const SketchSet *set, State *s, Rng *rng, const SchedLimits *lim) {
+   const Sketch *sk = sketchOf(set, s);
+   if (sk->nunrolls == 0)
+      return -1;
+   State m = *s;
+   const UnrollSlot *u = &sk->unrolls[Rng_below(rng, (uint64_t)sk->nunrolls)];
+   m.knob[u->knob] = Sketch_unrollSteps[Rng_below(rng, SKETCH_UNROLL_STEPS)];
+   if (State_validate(set, &m, lim, NULL) < 0)
+      return -1;
+   *s = m;
+   return 0;
+}
+
+int State_mutate(const SketchSet *set, State *s, Rng *rng, const SchedLimits *lim) {
+   const Sketch *sk = sketchOf(set, s);
+   bool tiles = sk->nsplits > 0, unrolls = sk->nunrolls > 0;
+   if (!tiles && !unrolls)
+      return -1;
+   bool tile = tiles && (!unrolls || Rng_uniform(rng) < 0.9);
+   return tile ? State_mutateTileSize(set, s, rng, lim) : State_mutateUnroll(set, s, rng, lim);
+}
+
+/* ---- identity ---- */
+
+uint64_t State_hash(const State *s) {
+   uint64_t h = 0xcbf29ce484222325ull;
+   h = (h ^ s->sketch) * 0x100000001b3ull;
+   for (int i = 0; i < s->nknobs; i++)
+      h = (h ^ (uint32_t)s->knob[i]) * 0x100000001b3ull;
+   /* FNV's low bits mix poorly; finish with splitmix's avalanche */
+   h ^= h >> 30;
+   h *= 0xBF58476D1CE4E5B9ull;
+   h ^= h >> 27;
+   h *= 0x94D049BB133111EBull;
+   return h ^ (h >> 31);
+}
+
+bool State_equal(const State *a, const State *b) {
+   return a->sketch == b->sketch && a->nknobs == b->nknobs &&
+          memcmp(a->knob, b->knob, (size_t)a->nknobs * sizeof a->knob[0]) == 0;
+}
+
+/* ---- text ---- */
+
+size_t State_format(const SketchSet *set, const State *s, char *buf, size_t size) {
+   const Sketch *sk = sketchOf(set, s);
+   TextBuf t = TextBuf_over(buf, size);
+   TextBuf_add(&t, "{\"v\":%d,\"sketch\":%d,\"knobs\":{", STATE_TEXT_VERSION, (int)s->sketch);
+   for (int i = 0; i < sk->nsplits; i++) {
+      const SplitSlot *sl = &sk->splits[i];
+      char knob[96];
+      formatKnob(s, sl, knob, sizeof knob);
+      TextBuf_add(&t, "%s\"%s\":%s", i ? "," : "", sl->name, knob);
+   }
+   for (int i = 0; i < sk->nunrolls; i++)
+      TextBuf_add(&t, "%s\"%s\":%d", sk->nsplits || i ? "," : "", sk->unrolls[i].name,
+                  (int)s->knob[sk->unrolls[i].knob]);
+   TextBuf_add(&t, "}}");
+   return t.len;
+}
+
+static int jsonInt(const cJSON *item, int32_t *out) {
+   if (!cJSON_IsNumber(item))
+      return -1;
+   double v = item->valuedouble;
+   if (v != floor(v) || v < -2147483648.0 || v > 2147483647.0)
+      return -1;
+   *out = (int32_t)v;
+   return 0;
+}
+
+static int knobNames(const Sketch *sk, char *buf, size_t size) {
+   TextBuf t = TextBuf_over(buf, size);
+   for (int i = 0; i < sk->nsplits; i++)
+      TextBuf_add(&t, "%s%s", i ? ", " : "", sk->splits[i].name);
+   for (int i = 0; i < sk->nunrolls; i++)
+      TextBuf_add(&t, "%s%s", sk->nsplits || i ? ", " : "", sk->unrolls[i].name);
+   return (int)t.len;
+}
+
+static bool knownKnob(const Sketch *sk, const char *name) {
+   for (int i = 0; i < sk->nsplits; i++)
+      if (strcmp(sk->splits[i].name, name) == 0)
+         return true;
+   for (int i = 0; i < sk->nunrolls; i++)
+      if (strcmp(sk->unrolls[i].name, name) == 0)
+         return true;
+   return false;
+}
+
+static int parseDoc(const SketchSet *set, const cJSON *root, const SchedLimits *lim, State *out,
+                    char **cause) {
+   if (!cJSON_IsObject(root))
+      return setCause(cause, "state: expected a JSON object {\"v\":%d,\"sketch\":N,\"knobs\":{...}}",
+                      STATE_TEXT_VERSION);
+   for (const cJSON *it = root->child; it; it = it->next)
+      if (strcmp(it->string, "v") && strcmp(it->string, "sketch") && strcmp(it->string, "knobs"))
+         return setCause(cause, "state: unknown key '%s'; expected v, sketch and knobs", it->string);
+   int32_t v, sketch;
+   if (jsonInt(cJSON_GetObjectItemCaseSensitive(root, "v"), &v) < 0)
+      return setCause(cause, "state: missing or non-integer \"v\" (the text version, %d)", STATE_TEXT_VERSION);
+   if (v != STATE_TEXT_VERSION)
+      return setCause(cause, "state: text version %d is not supported; expected %d", (int)v, STATE_TEXT_VERSION);
+   if (jsonInt(cJSON_GetObjectItemCaseSensitive(root, "sketch"), &sketch) < 0)
+      return setCause(cause, "state: missing or non-integer \"sketch\"");
+   if (sketch < 0 || sketch >= set->count)
+      return setCause(cause, "state: sketch %d does not exist; this task has %d sketch%s (0 to %d)",
+                      (int)sketch, set->count, set->count == 1 ? "" : "es", set->count - 1);
+   const Sketch *sk = &set->sketches[sketch];
+   const cJSON *knobs = cJSON_GetObjectItemCaseSensitive(root, "knobs");
+   if (!cJSON_IsObject(knobs))
+      return setCause(cause, "state: missing \"knobs\" object");
+   char names[1024];
+   for (const cJSON *it = knobs->child; it; it = it->next)
+      if (!knownKnob(sk, it->string)) {
+         knobNames(sk, names, sizeof names);
+         return setCause(cause, "state: unknown knob '%s'; sketch %d has: %s", it->string, (int)sketch, names);
+      }
+   memset(out, 0, sizeof *out);
+   out->sketch = (uint16_t)sketch;
+   out->nknobs = (uint16_t)sk->nknobs;
+   for (int i = 0; i < sk->nsplits; i++) {
+      const SplitSlot *sl = &sk->splits[i];
+      const cJSON *item = cJSON_GetObjectItemCaseSensitive(knobs, sl->name);
+      if (!item)
+         return setCause(cause, "state: missing knob '%s'", sl->name);
+      if (sl->nparts == 1) {
+         if (jsonInt(item, &out->knob[sl->knob]) < 0)
+            return setCause(cause, "state: knob '%s' must be an integer", sl->name);
+         continue;
+      }
+      if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != sl->nparts)
+         return setCause(cause, "state: knob '%s' must be a list of %d integers", sl->name, sl->nparts);
+      for (int p = 0; p < sl->nparts; p++)
+         if (jsonInt(cJSON_GetArrayItem(item, p), &out->knob[sl->knob + p]) < 0)
+            return setCause(cause, "state: knob '%s' must be a list of %d integers", sl->name, sl->nparts);
+   }
+   for (int i = 0; i < sk->nunrolls; i++) {
+      const cJSON *item = cJSON_GetObjectItemCaseSensitive(knobs, sk->unrolls[i].name);
+      if (!item)
+         return setCause(cause, "state: missing knob '%s'", sk->unrolls[i].name);
+      if (jsonInt(item, &out->knob[sk->unrolls[i].knob]) < 0)
+         return setCause(cause, "state: knob '%s' must be an integer", sk->unrolls[i].name);
+   }
+   return State_validate(set, out, lim, cause);
+}
+
+int State_parse(const SketchSet *set, const char *text, const SchedLimits *lim, State *out,
+                char **cause) {
+   /* cJSON_ParseWithOpts reports where parsing stopped without cJSON's global error
+    * pointer, so parsing is safe from several threads */
+   const char *end = NULL;
+   cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+   if (!root) {
+      if (!end || *end == '\0')
+         return setCause(cause, "state: not valid JSON: the text ends before the object is complete");
+      return setCause(cause, "state: not valid JSON: parsing stopped at character %zu ('%.12s')", (size_t)(end - text) + 1, end);
+   }
+   int rc = parseDoc(set, root, lim, out, cause);
+   cJSON_Delete(root);
+   return rc;
+}
