@@ -363,8 +363,8 @@ static const char *callName(ExprKind k) {
    }
 }
 
-static void formatExpr(const Dag *g, const Stage *st, int32_t e, TextBuf *o) {
-   const Expr *x = &g->expr[e];
+void Expr_formatWith(const ExprNamer *n, int32_t e, TextBuf *o) {
+   const Expr *x = &n->pool[e];
    ExprKind k = (ExprKind)x->kind;
    switch (k) {
    case EXPR_INT:
@@ -379,16 +379,8 @@ static void formatExpr(const Dag *g, const Stage *st, int32_t e, TextBuf *o) {
          TextBuf_add(o, "%.9g", x->v.f);
       return;
    case EXPR_AXIS:
-      TextBuf_add(o, "%s", st->axis[x->ref]);
-      return;
    case EXPR_LOAD:
-      TextBuf_add(o, "%s[", g->stages[x->ref].name);
-      for (int i = 0; i < x->nargs; i++) {
-         if (i)
-            TextBuf_add(o, ", ");
-         formatExpr(g, st, x->args[i], o);
-      }
-      TextBuf_add(o, "]");
+      n->leaf(n, e, o);
       return;
    default:
       break;
@@ -399,29 +391,52 @@ static void formatExpr(const Dag *g, const Stage *st, int32_t e, TextBuf *o) {
       for (int i = 0; i < x->nargs; i++) {
          if (i)
             TextBuf_add(o, ", ");
-         formatExpr(g, st, x->args[i], o);
+         Expr_formatWith(n, x->args[i], o);
       }
       TextBuf_add(o, ")");
       return;
    }
    int p = precedence(k);
    for (int i = 0; i < 2; i++) {
-      int pc = precedence((ExprKind)g->expr[x->args[i]].kind);
+      int pc = precedence((ExprKind)n->pool[x->args[i]].kind);
       /* right operands of - and / need parentheses at equal precedence too */
       bool paren = pc < p || (i == 1 && pc == p && (k == EXPR_SUB || k == EXPR_DIV));
       if (i)
          TextBuf_add(o, "%s", op);
       if (paren)
          TextBuf_add(o, "(");
-      formatExpr(g, st, x->args[i], o);
+      Expr_formatWith(n, x->args[i], o);
       if (paren)
          TextBuf_add(o, ")");
    }
 }
 
+typedef struct {
+   const Dag *g;
+   const Stage *st;
+} StageNames;
+
+static void stageLeaf(const ExprNamer *n, int32_t e, TextBuf *o) {
+   const StageNames *sn = n->ctx;
+   const Expr *x = &n->pool[e];
+   if (x->kind == EXPR_AXIS) {
+      TextBuf_add(o, "%s", sn->st->axis[x->ref]);
+      return;
+   }
+   TextBuf_add(o, "%s[", sn->g->stages[x->ref].name);
+   for (int i = 0; i < x->nargs; i++) {
+      if (i)
+         TextBuf_add(o, ", ");
+      Expr_formatWith(n, x->args[i], o);
+   }
+   TextBuf_add(o, "]");
+}
+
 size_t Expr_format(const Dag *g, int stage, int32_t e, char *buf, size_t size) {
    TextBuf o = TextBuf_over(buf, size);
-   formatExpr(g, &g->stages[stage], e, &o);
+   StageNames sn = { g, &g->stages[stage] };
+   ExprNamer n = { g->expr, &sn, stageLeaf };
+   Expr_formatWith(&n, e, &o);
    return o.len;
 }
 

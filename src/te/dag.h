@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stddef.h>
 
 #define TE_MAX_DIMS 6
 #define TE_MAX_REDUCE 4
@@ -155,6 +156,17 @@ bool Dag_exprReads(const Dag *g, int32_t e, int s);
  * iteration count times (1 for the combiner + its body). Summed over compute stages,
  * each multiplied by its number of output elements. */
 double Dag_estimateFlops(const Dag *g);
+
+/* How a printer names the leaves of an expression: variables (EXPR_AXIS) and loads
+ * (EXPR_LOAD); `leaf` formats the whole node, calling Expr_formatWith for indices. */
+struct TextBuf_;
+typedef struct ExprNamer_ {
+   const Expr *pool;
+   const void *ctx;
+   void (*leaf)(const struct ExprNamer_ *n, int32_t e, struct TextBuf_ *t);
+} ExprNamer;
+/* Infix text with parentheses only where precedence needs them. */
+void Expr_formatWith(const ExprNamer *n, int32_t e, struct TextBuf_ *t);
 
 /* Readable text: one line per stage, like "T_relu[n, c, h, w] = max(T_add[...], 0f)". */
 void Dag_print(const Dag *g, FILE *out);

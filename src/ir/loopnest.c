@@ -1,0 +1,293 @@
+/* Loop nests: construction in reusable arrays, and readable text. */
+#include "config.h"
+
+#include "ir/loopnest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/textbuf.h"
+#include "util/xalloc.h"
+
+void LoopNest_init(LoopNest *ln) {
+   memset(ln, 0, sizeof *ln);
+}
+
+void LoopNest_reset(LoopNest *ln) {
+   ln->nexpr = ln->nstmt = ln->nlist = 0;
+   ln->nvars = ln->nbuffers = ln->nkernels = 0;
+}
+
+void LoopNest_done(LoopNest *ln) {
+   free(ln->expr);
+   free(ln->stmt);
+   free(ln->list);
+   memset(ln, 0, sizeof *ln);
+}
+
+#define GROW(arr, n, cap)                                                   \
+   do {                                                                     \
+      if ((n) == (cap)) {                                                   \
+         (cap) = (cap) ? 2 * (cap) : 256;                                   \
+         (arr) = xReallocArray((arr), (size_t)(cap), sizeof *(arr));        \
+      }                                                                     \
+   } while (0)
+
+int Ir_var(LoopNest *ln, VarKind kind, const char *name, int64_t extent) {
+   if (ln->nvars == IR_MAX_VARS)
+      fatal("loop nest has more than %d variables", IR_MAX_VARS);
+   IrVar *v = &ln->vars[ln->nvars];
+   v->kind = kind;
+   snprintf(v->name, sizeof v->name, "%s", name);
+   v->extent = extent;
+   return ln->nvars++;
+}
+
+int Ir_buffer(LoopNest *ln, const char *name, BufferScope scope, int stage, int kernel, int ndim,
+              const int64_t *shape) {
+   if (ln->nbuffers == IR_MAX_BUFFERS)
+      fatal("loop nest has more than %d buffers", IR_MAX_BUFFERS);
+   IrBuffer *b = &ln->buffers[ln->nbuffers];
+   memset(b, 0, sizeof *b);
+   snprintf(b->name, sizeof b->name, "%s", name);
+   b->scope = scope;
+   b->stage = stage;
+   b->kernel = kernel;
+   b->ndim = ndim;
+   b->elems = 1;
+   for (int i = 0; i < ndim; i++) {
+      b->shape[i] = shape[i];
+      b->elems *= shape[i];
+   }
+   return ln->nbuffers++;
+}
+
+static int32_t push(LoopNest *ln, Expr e) {
+   GROW(ln->expr, ln->nexpr, ln->capexpr);
+   ln->expr[ln->nexpr] = e;
+   return ln->nexpr++;
+}
+
+int32_t Ir_int(LoopNest *ln, int64_t v) {
+   return push(ln, (Expr){ .kind = EXPR_INT, .dtype = TE_INT32, .v.i = v });
+}
+
+int32_t Ir_float(LoopNest *ln, double v) {
+   return push(ln, (Expr){ .kind = EXPR_FLOAT, .dtype = TE_FLOAT32, .v.f = v });
+}
+
+int32_t Ir_varRef(LoopNest *ln, int var) {
+   return push(ln, (Expr){ .kind = EXPR_AXIS, .dtype = TE_INT32, .ref = var });
+}
+
+int32_t Ir_load(LoopNest *ln, int buffer, int32_t index) {
+   return push(ln, (Expr){ .kind = EXPR_LOAD, .dtype = TE_FLOAT32, .ref = buffer, .nargs = 1,
+                           .args = { index } });
+}
+
+bool Ir_isInt(const LoopNest *ln, int32_t e, int64_t v) {
+   return ln->expr[e].kind == EXPR_INT && ln->expr[e].v.i == v;
+}
+
+static int64_t floorDiv(int64_t a, int64_t b) {
+   int64_t q = a / b;
+   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+int32_t Ir_binary(LoopNest *ln, ExprKind kind, int32_t a, int32_t b) {
+   uint8_t ta = ln->expr[a].dtype;
+   if (ta != ln->expr[b].dtype)
+      fatal("loop nest: binary expression mixes types");
+   if (ta == TE_INT32) {
+      const Expr *x = &ln->expr[a], *y = &ln->expr[b];
+      if (x->kind == EXPR_INT && y->kind == EXPR_INT) {
+         int64_t p = x->v.i, q = y->v.i;
+         switch (kind) {
+         case EXPR_ADD: return Ir_int(ln, p + q);
+         case EXPR_SUB: return Ir_int(ln, p - q);
+         case EXPR_MUL: return Ir_int(ln, p * q);
+         case EXPR_MIN: return Ir_int(ln, p < q ? p : q);
+         case EXPR_MAX: return Ir_int(ln, p > q ? p : q);
+         case EXPR_FLOORDIV: return Ir_int(ln, floorDiv(p, q));
+         case EXPR_FLOORMOD: return Ir_int(ln, p - floorDiv(p, q) * q);
+         default: break;
+         }
+      }
+      switch (kind) {
+      case EXPR_ADD:
+         if (Ir_isInt(ln, a, 0)) return b;
+         if (Ir_isInt(ln, b, 0)) return a;
+         break;
+      case EXPR_SUB:
+         if (Ir_isInt(ln, b, 0)) return a;
+         break;
+      case EXPR_MUL:
+         if (Ir_isInt(ln, a, 1)) return b;
+         if (Ir_isInt(ln, b, 1)) return a;
+         if (Ir_isInt(ln, a, 0) || Ir_isInt(ln, b, 0)) return Ir_int(ln, 0);
+         break;
+      case EXPR_FLOORDIV:
+         if (Ir_isInt(ln, b, 1)) return a;
+         break;
+      case EXPR_FLOORMOD:
+         if (Ir_isInt(ln, b, 1)) return Ir_int(ln, 0);
+         break;
+      default:
+         break;
+      }
+   }
+   Expr e = { .kind = (uint8_t)kind, .nargs = 2, .args = { a, b } };
+   e.dtype = kind >= EXPR_LT && kind <= EXPR_AND ? TE_BOOL : ta;
+   return push(ln, e);
+}
+
+int32_t Ir_select(LoopNest *ln, int32_t cond, int32_t t, int32_t f) {
+   return push(ln, (Expr){ .kind = EXPR_SELECT, .dtype = ln->expr[t].dtype, .nargs = 3,
+                           .args = { cond, t, f } });
+}
+
+int32_t Ir_unary(LoopNest *ln, ExprKind kind, int32_t a) {
+   return push(ln, (Expr){ .kind = (uint8_t)kind, .dtype = TE_FLOAT32, .nargs = 1, .args = { a } });
+}
+
+static int32_t pushStmt(LoopNest *ln, IrStmt s) {
+   GROW(ln->stmt, ln->nstmt, ln->capstmt);
+   ln->stmt[ln->nstmt] = s;
+   return ln->nstmt++;
+}
+
+int32_t Ir_seq(LoopNest *ln, const int32_t *items, int n) {
+   if (n == 1)
+      return items[0];
+   IrStmt s = { .kind = STMT_SEQ, .first = ln->nlist, .count = n };
+   for (int i = 0; i < n; i++) {
+      GROW(ln->list, ln->nlist, ln->caplist);
+      ln->list[ln->nlist++] = items[i];
+   }
+   return pushStmt(ln, s);
+}
+
+int32_t Ir_for(LoopNest *ln, int var, LoopKind loop, int32_t body) {
+   return pushStmt(ln, (IrStmt){ .kind = STMT_FOR, .loop = (uint8_t)loop, .var = var,
+                                 .extent = ln->vars[var].extent, .body = body });
+}
+
+int32_t Ir_let(LoopNest *ln, int var, int32_t value) {
+   return pushStmt(ln, (IrStmt){ .kind = STMT_LET, .var = var, .value = value });
+}
+
+int32_t Ir_store(LoopNest *ln, int buffer, int32_t index, int32_t value) {
+   return pushStmt(ln, (IrStmt){ .kind = STMT_STORE, .buffer = buffer, .index = index, .value = value });
+}
+
+int32_t Ir_if(LoopNest *ln, int32_t cond, int32_t body) {
+   return pushStmt(ln, (IrStmt){ .kind = STMT_IF, .value = cond, .body = body });
+}
+
+int32_t Ir_barrier(LoopNest *ln) {
+   return pushStmt(ln, (IrStmt){ .kind = STMT_BARRIER });
+}
+
+int32_t Ir_allreduce(LoopNest *ln, ReduceKind op, int buffer, int32_t index, int32_t value) {
+   return pushStmt(ln, (IrStmt){ .kind = STMT_ALLREDUCE, .reduce = (uint8_t)op, .buffer = buffer,
+                                 .index = index, .value = value });
+}
+
+/* ---- text ---- */
+
+static void leaf(const ExprNamer *n, int32_t e, TextBuf *t) {
+   const LoopNest *ln = n->ctx;
+   const Expr *x = &ln->expr[e];
+   if (x->kind == EXPR_AXIS) {
+      const IrVar *v = &ln->vars[x->ref];
+      TextBuf_add(t, "%s", v->kind == VAR_BLOCK ? "blockIdx.x" : v->kind == VAR_THREAD ? "threadIdx.x" : v->name);
+      return;
+   }
+   TextBuf_add(t, "%s[", ln->buffers[x->ref].name);
+   Expr_formatWith(n, x->args[0], t);
+   TextBuf_add(t, "]");
+}
+
+size_t LoopNest_formatExpr(const LoopNest *ln, int32_t e, char *buf, size_t size) {
+   TextBuf t = TextBuf_over(buf, size);
+   ExprNamer n = { ln->expr, ln, leaf };
+   Expr_formatWith(&n, e, &t);
+   return t.len;
+}
+
+static void printExpr(const LoopNest *ln, int32_t e, FILE *out) {
+   char small[256];
+   size_t need = LoopNest_formatExpr(ln, e, small, sizeof small);
+   if (need < sizeof small) {
+      fputs(small, out);
+      return;
+   }
+   char *big = xMalloc(need + 1);
+   LoopNest_formatExpr(ln, e, big, need + 1);
+   fputs(big, out);
+   free(big);
+}
+
+static void printStmt(const LoopNest *ln, int32_t s, int depth, FILE *out) {
+   const IrStmt *st = &ln->stmt[s];
+   if (st->kind == STMT_SEQ) {
+      for (int i = 0; i < st->count; i++)
+         printStmt(ln, ln->list[st->first + i], depth, out);
+      return;
+   }
+   fprintf(out, "%*s", 2 * depth, "");
+   switch ((StmtKind)st->kind) {
+   case STMT_FOR: {
+      static const char *const kinds[] = { "for", "unrolled for", "vectorized for" };
+      fprintf(out, "%s %s in 0..%lld:\n", kinds[st->loop], ln->vars[st->var].name, (long long)st->extent);
+      printStmt(ln, st->body, depth + 1, out);
+      return;
+   }
+   case STMT_LET:
+      fprintf(out, "%s = ", ln->vars[st->var].name);
+      printExpr(ln, st->value, out);
+      fputc('\n', out);
+      return;
+   case STMT_STORE:
+      fprintf(out, "%s[", ln->buffers[st->buffer].name);
+      printExpr(ln, st->index, out);
+      fprintf(out, "] = ");
+      printExpr(ln, st->value, out);
+      fputc('\n', out);
+      return;
+   case STMT_IF:
+      fprintf(out, "if ");
+      printExpr(ln, st->value, out);
+      fprintf(out, ":\n");
+      printStmt(ln, st->body, depth + 1, out);
+      return;
+   case STMT_BARRIER:
+      fprintf(out, "barrier\n");
+      return;
+   case STMT_ALLREDUCE:
+      fprintf(out, "%s[", ln->buffers[st->buffer].name);
+      printExpr(ln, st->index, out);
+      fprintf(out, "] = %s over threads of ", st->reduce == REDUCE_MAX ? "max" : "sum");
+      printExpr(ln, st->value, out);
+      fputc('\n', out);
+      return;
+   case STMT_SEQ:
+      break;
+   }
+}
+
+void LoopNest_print(const LoopNest *ln, FILE *out) {
+   for (int k = 0; k < ln->nkernels; k++) {
+      const IrKernel *kn = &ln->kernels[k];
+      fprintf(out, "kernel %s: grid %lld, block %lld, shared %lld bytes\n", kn->name,
+              (long long)kn->grid, (long long)kn->block, (long long)kn->sharedBytes);
+      for (int b = 0; b < ln->nbuffers; b++) {
+         const IrBuffer *bf = &ln->buffers[b];
+         if (bf->kernel != k)
+            continue;
+         fprintf(out, "  %s %s[%lld]\n", bf->scope == SCOPE_SHARED ? "shared" : "local", bf->name,
+                 (long long)bf->elems);
+      }
+      printStmt(ln, kn->body, 1, out);
+   }
+}
