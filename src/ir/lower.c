@@ -1,0 +1,823 @@
+/* Lowering states to loop nests. Every kernel kind is built from one translation of te
+ * expressions into loop-nest expressions: loads of inlined stages are substituted, and
+ * every other load asks a resolver of the context (the MLT compute reads shared
+ * copies, the MLT store reads the register accumulator, a cross-thread consumer reads
+ * its attached reductions) before falling back to the stage's global buffer. */
+#include "config.h"
+
+#include "ir/lower.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+typedef struct Lower_ Lower;
+
+/* Returns the loop-nest expression for a load of `stage` at te load node `load`, whose
+ * indices are already translated into idx, or -1 to use the default. */
+typedef int32_t (*ResolveFn)(Lower *L, int stage, int32_t load, const int32_t *idx);
+
+struct Lower_ {
+   LoopNest *ln;
+   const SketchSet *set;
+   const Dag *g;
+   const Sketch *sk;
+   const State *st;
+   int global[TE_MAX_STAGES];
+   int kernel;
+   ResolveFn resolve;
+   /* MLT */
+   int anchor;
+   int cacheBuf[TE_MAX_STAGES];          /* shared copy of a stage, or -1 */
+   int64_t cacheDims[TE_MAX_STAGES][TE_MAX_DIMS];
+   int32_t offset[TE_MAX_AXES];          /* anchor axis offsets inside the block's region */
+   int32_t start[TE_MAX_AXES];           /* the region's start (block, reduce step) */
+   int32_t full[TE_MAX_AXES];            /* the current coordinate of each anchor axis */
+   int accBuf;
+   int32_t accIndex;
+   /* CTR consumer */
+   int attachedBuf[TE_MAX_STAGES];
+   int32_t attachedIndex[TE_MAX_STAGES];
+};
+
+static int32_t var(Lower *L, int v) {
+   return Ir_varRef(L->ln, v);
+}
+
+static int32_t num(Lower *L, int64_t v) {
+   return Ir_int(L->ln, v);
+}
+
+static int32_t add(Lower *L, int32_t a, int32_t b) {
+   return Ir_binary(L->ln, EXPR_ADD, a, b);
+}
+
+static int32_t mul(Lower *L, int32_t a, int32_t b) {
+   return Ir_binary(L->ln, EXPR_MUL, a, b);
+}
+
+/* (a * m + b) with constant m */
+static int32_t mad(Lower *L, int32_t a, int64_t m, int32_t b) {
+   return add(L, mul(L, a, num(L, m)), b);
+}
+
+static int32_t flatten(Lower *L, int n, const int32_t *idx, const int64_t *shape) {
+   int32_t f = num(L, 0);
+   for (int i = 0; i < n; i++)
+      f = mad(L, f, shape[i], idx[i]);
+   return f;
+}
+
+/* Coordinate i of a row-major index over `extents`. */
+static int32_t coordinate(Lower *L, int32_t fused, const int64_t *extents, int n, int i) {
+   if (extents[i] == 1)
+      return num(L, 0);
+   int64_t inner = 1;
+   for (int k = i + 1; k < n; k++)
+      inner *= extents[k];
+   int32_t q = Ir_binary(L->ln, EXPR_FLOORDIV, fused, num(L, inner));
+   int64_t total = inner * extents[i];
+   bool outermost = true;
+   for (int k = 0; k < i; k++)
+      outermost &= extents[k] == 1;
+   (void)total;
+   return outermost ? q : Ir_binary(L->ln, EXPR_FLOORMOD, q, num(L, extents[i]));
+}
+
+/* Binds `value` to a new LET variable when it is not already a leaf. */
+static int32_t bind(Lower *L, int32_t *items, int *n, const char *name, int32_t value) {
+   ExprKind k = (ExprKind)Ir_expr(L->ln, value)->kind;
+   if (k == EXPR_INT || k == EXPR_AXIS)
+      return value;
+   int v = Ir_var(L->ln, VAR_LET, name, 0);
+   items[(*n)++] = Ir_let(L->ln, v, value);
+   return var(L, v);
+}
+
+static int32_t translate(Lower *L, int32_t e, const int32_t *axis);
+
+static int32_t loadStage(Lower *L, int stage, int32_t load, const int32_t *idx) {
+   if (L->resolve) {
+      int32_t r = L->resolve(L, stage, load, idx);
+      if (r >= 0)
+         return r;
+   }
+   if (L->sk->plan[stage] == STAGE_PLAN_INLINE)
+      return translate(L, L->g->stages[stage].body, idx);
+   int b = L->global[stage];
+   if (b < 0)
+      fatal("lowering: stage %s has no buffer in this context", L->g->stages[stage].name);
+   const Stage *st = &L->g->stages[stage];
+   return Ir_load(L->ln, b, flatten(L, st->ndim, idx, st->shape));
+}
+
+static int32_t translate(Lower *L, int32_t e, const int32_t *axis) {
+   const Expr *x = Dag_expr(L->g, e);
+   switch ((ExprKind)x->kind) {
+   case EXPR_INT:
+      return num(L, x->v.i);
+   case EXPR_FLOAT:
+      return Ir_float(L->ln, x->v.f);
+   case EXPR_AXIS:
+      return axis[x->ref];
+   case EXPR_LOAD: {
+      int32_t idx[TE_MAX_DIMS];
+      for (int i = 0; i < x->nargs; i++)
+         idx[i] = translate(L, x->args[i], axis);
+      return loadStage(L, x->ref, e, idx);
+   }
+   case EXPR_SELECT:
+      return Ir_select(L->ln, translate(L, x->args[0], axis), translate(L, x->args[1], axis),
+                       translate(L, x->args[2], axis));
+   case EXPR_CAST:
+   case EXPR_EXP:
+   case EXPR_ERF:
+   case EXPR_SQRT:
+   case EXPR_RSQRT:
+   case EXPR_TANH:
+      return Ir_unary(L->ln, (ExprKind)x->kind, translate(L, x->args[0], axis));
+   default:
+      return Ir_binary(L->ln, (ExprKind)x->kind, translate(L, x->args[0], axis),
+                       translate(L, x->args[1], axis));
+   }
+}
+
+static int32_t combine(Lower *L, ReduceKind r, int32_t acc, int32_t v) {
+   return Ir_binary(L->ln, r == REDUCE_MAX ? EXPR_MAX : EXPR_ADD, acc, v);
+}
+
+static int32_t initValue(Lower *L, ReduceKind r) {
+   return Ir_float(L->ln, r == REDUCE_MAX ? -INFINITY : 0.0);
+}
+
+static int32_t knob(Lower *L, int k) {
+   return L->st->knob[k];
+}
+
+static int unrollStep(Lower *L, int stage) {
+   for (int i = 0; i < L->sk->nunrolls; i++)
+      if (L->sk->unrolls[i].stage == stage && L->sk->unrolls[i].kernel == L->kernel)
+         return knob(L, L->sk->unrolls[i].knob);
+   return 0;
+}
+
+static void localName(char *buf, size_t size, const char *stage, const char *suffix) {
+   snprintf(buf, size, "%s_%s", stage, suffix);
+}
+
+/* A nest of loops around `body`: loops[0] outermost. A loop is unrolled when it and
+ * everything inside it run at most `step` iterations (Ansor's auto_unroll_max_step). */
+static int32_t wrap(Lower *L, const int *loops, int n, int32_t body, int64_t innerWork, int step) {
+   int64_t work = innerWork;
+   for (int i = n - 1; i >= 0; i--) {
+      work *= L->ln->vars[loops[i]].extent;
+      LoopKind k = step > 0 && work <= step ? LOOP_UNROLL : LOOP_SERIAL;
+      body = Ir_for(L->ln, loops[i], k, body);
+   }
+   return body;
+}
+
+/* ---- tiled kernels ---- */
+
+typedef struct {
+   int n, nr;                 /* spatial and reduce axes of the anchor */
+   int64_t outer[TE_MAX_AXES], vth[TE_MAX_DIMS], thr[TE_MAX_DIMS], in3[TE_MAX_DIMS], in4[TE_MAX_DIMS];
+   int64_t mid[TE_MAX_REDUCE], inr[TE_MAX_REDUCE];
+} Tiles;
+
+static void readTiles(Lower *L, const KernelPlan *k, Tiles *t) {
+   const Stage *a = &L->g->stages[k->anchor];
+   t->n = a->ndim;
+   t->nr = a->nreduce;
+   for (int i = 0; i < k->ntiles; i++) {
+      const SplitSlot *sl = &L->sk->splits[k->firstTile + i];
+      const int32_t *kv = &L->st->knob[sl->knob];
+      if (!sl->reduce) {
+         int ax = sl->axis;
+         t->vth[ax] = kv[0], t->thr[ax] = kv[1], t->in3[ax] = kv[2], t->in4[ax] = kv[3];
+         t->outer[ax] = sl->extent / (kv[0] * kv[1] * kv[2] * kv[3]);
+      } else {
+         int r = sl->axis - a->ndim;
+         t->mid[r] = kv[0], t->inr[r] = kv[1];
+         t->outer[sl->axis] = sl->extent / (kv[0] * kv[1]);
+      }
+   }
+}
+
+static bool isAffine(const Dag *g, int32_t e) {
+   const Expr *x = Dag_expr(g, e);
+   switch ((ExprKind)x->kind) {
+   case EXPR_INT:
+   case EXPR_AXIS:
+      return true;
+   case EXPR_ADD:
+   case EXPR_SUB:
+      return isAffine(g, x->args[0]) && isAffine(g, x->args[1]);
+   case EXPR_MUL:
+      return (Dag_expr(g, x->args[0])->kind == EXPR_INT || Dag_expr(g, x->args[1])->kind == EXPR_INT) &&
+             isAffine(g, x->args[0]) && isAffine(g, x->args[1]);
+   default:
+      return false;
+   }
+}
+
+static int32_t resolveCompute(Lower *L, int stage, int32_t load, const int32_t *idx) {
+   (void)idx;
+   int b = L->cacheBuf[stage];
+   if (b < 0)
+      return -1;
+   const Expr *x = Dag_expr(L->g, load);
+   int32_t local[TE_MAX_DIMS];
+   ResolveFn saved = L->resolve;
+   L->resolve = NULL;
+   for (int d = 0; d < x->nargs; d++) {
+      if (isAffine(L->g, x->args[d])) {
+         /* offset form: the index over axis offsets, less its constant term */
+         int32_t zeros[TE_MAX_AXES];
+         for (int a = 0; a < TE_MAX_AXES; a++)
+            zeros[a] = num(L, 0);
+         int32_t c = translate(L, x->args[d], zeros);
+         local[d] = Ir_binary(L->ln, EXPR_SUB, translate(L, x->args[d], L->offset), c);
+      } else {
+         local[d] = Ir_binary(L->ln, EXPR_SUB, translate(L, x->args[d], L->full),
+                              translate(L, x->args[d], L->start));
+      }
+   }
+   L->resolve = saved;
+   return Ir_load(L->ln, b, flatten(L, x->nargs, local, L->cacheDims[stage]));
+}
+
+static int32_t resolveStore(Lower *L, int stage, int32_t load, const int32_t *idx) {
+   (void)load;
+   (void)idx;
+   if (stage != L->anchor)
+      return -1;
+   return Ir_load(L->ln, L->accBuf, L->accIndex);
+}
+
+/* The first load of `stage` in the expression tree e, or -1. */
+static int32_t findLoad(const Dag *g, int32_t e, int stage) {
+   const Expr *x = Dag_expr(g, e);
+   if (x->kind == EXPR_LOAD && x->ref == stage)
+      return e;
+   for (int i = 0; i < x->nargs; i++) {
+      int32_t r = findLoad(g, x->args[i], stage);
+      if (r >= 0)
+         return r;
+   }
+   return -1;
+}
+
+/* Fills the shared copy of cache c for the block's region at this reduce step: the
+ * block's threads take consecutive elements (vec at a time), round after round. */
+static int32_t fetch(Lower *L, const KernelPlan *k, int c, int64_t threads, int32_t tid,
+                     const int32_t *start) {
+   const Dag *g = L->g;
+   int cs = k->cache[c];
+   const Stage *cst = &g->stages[cs];
+   int b = L->cacheBuf[cs];
+   const int64_t *dims = L->cacheDims[cs];
+   int64_t total = L->ln->buffers[b].elems;
+   int64_t vec = knob(L, L->sk->splits[k->cacheSplit[c]].knob);
+   int64_t perRound = threads * vec;
+   int64_t rounds = (total + perRound - 1) / perRound;
+   const Expr *load = Dag_expr(g, findLoad(g, g->stages[k->anchor].body, cs));
+   char name[IR_NAME_MAX];
+
+   /* the region's first element: the anchor's load indices at the region start */
+   int32_t base[TE_MAX_DIMS];
+   ResolveFn saved = L->resolve;
+   L->resolve = NULL;
+   for (int d = 0; d < cst->ndim; d++)
+      base[d] = translate(L, load->args[d], start);
+
+   int32_t stmts[4];
+   int ns = 0;
+   snprintf(name, sizeof name, "%s_round", cst->name);
+   int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
+   int vl = vec > 1 ? Ir_var(L->ln, VAR_LOOP, "lane", vec) : -1;
+   int32_t slot = vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid;
+   int32_t flat = vl >= 0 ? mad(L, slot, vec, var(L, vl)) : slot;
+   snprintf(name, sizeof name, "%s_i", cst->name);
+   flat = bind(L, stmts, &ns, name, flat);
+
+   int32_t gidx[TE_MAX_DIMS];
+   for (int d = 0; d < cst->ndim; d++)
+      gidx[d] = add(L, base[d], coordinate(L, flat, dims, cst->ndim, d));
+   /* the last round may run past the copy; a worst-case region (floor division in the
+    * index) may reach past the tensor, whose missing rows are never read */
+   int32_t guard = total % perRound ? Ir_binary(L->ln, EXPR_LT, flat, num(L, total)) : -1;
+   for (int d = 0; d < cst->ndim; d++)
+      if (!isAffine(g, load->args[d])) {
+         int32_t inside = Ir_binary(L->ln, EXPR_LT, gidx[d], num(L, cst->shape[d]));
+         guard = guard < 0 ? inside : Ir_binary(L->ln, EXPR_AND, guard, inside);
+      }
+   int32_t value = L->sk->plan[cs] == STAGE_PLAN_INLINE
+                      ? translate(L, cst->body, gidx)
+                      : Ir_load(L->ln, L->global[cs], flatten(L, cst->ndim, gidx, cst->shape));
+   L->resolve = saved;
+   int32_t store = Ir_store(L->ln, b, flat, value);
+   stmts[ns++] = guard >= 0 ? Ir_if(L->ln, guard, store) : store;
+   int32_t body = Ir_seq(L->ln, stmts, ns);
+   if (vl >= 0)
+      body = Ir_for(L->ln, vl, LOOP_VECTOR, body);
+   if (vr >= 0)
+      body = Ir_for(L->ln, vr, LOOP_SERIAL, body);
+   return body;
+}
+
+static IrKernel *newKernel(Lower *L, int root, int64_t grid, int64_t block) {
+   LoopNest *ln = L->ln;
+   if (ln->nkernels == IR_MAX_KERNELS)
+      fatal("lowering: more than %d kernels", IR_MAX_KERNELS);
+   IrKernel *kn = &ln->kernels[ln->nkernels++];
+   memset(kn, 0, sizeof *kn);
+   snprintf(kn->name, sizeof kn->name, "%s_kernel", L->g->stages[root].name);
+   kn->root = root;
+   kn->grid = grid;
+   kn->block = block;
+   kn->blockVar = Ir_var(ln, VAR_BLOCK, "blockIdx.x", grid);
+   kn->threadVar = Ir_var(ln, VAR_THREAD, "threadIdx.x", block);
+   return kn;
+}
+
+static int loopVar(Lower *L, const char *axis, const char *level, int64_t extent) {
+   char name[24];
+   snprintf(name, sizeof name, "%s_%s", axis, level);
+   return extent > 1 ? Ir_var(L->ln, VAR_LOOP, name, extent) : -1;
+}
+
+static int32_t varOrZero(Lower *L, int v) {
+   return v >= 0 ? var(L, v) : num(L, 0);
+}
+
+static void lowerMlt(Lower *L, int ki) {
+   const KernelPlan *k = &L->sk->kernels[ki];
+   const Dag *g = L->g;
+   const Stage *a = &g->stages[k->anchor];
+   const Stage *root = &g->stages[k->root];
+   Tiles t;
+   memset(&t, 0, sizeof t);
+   readTiles(L, k, &t);
+   int n = t.n, nr = t.nr;
+   int64_t blocks = 1, threads = 1, vthreads = 1, p3 = 1, p4 = 1;
+   for (int i = 0; i < n; i++) {
+      blocks *= t.outer[i];
+      threads *= t.thr[i];
+      vthreads *= t.vth[i];
+      p3 *= t.in3[i];
+      p4 *= t.in4[i];
+   }
+   IrKernel *kn = newKernel(L, k->root, blocks, threads);
+   int kv = (int)(kn - L->ln->kernels);
+   int32_t items[4 * TE_MAX_AXES + 8];
+   int ni = 0;
+   char name[IR_NAME_MAX];
+
+   int32_t bco[TE_MAX_DIMS], tco[TE_MAX_DIMS];
+   for (int i = 0; i < n; i++) {
+      snprintf(name, sizeof name, "%s_block", a->axis[i]);
+      bco[i] = bind(L, items, &ni, name, coordinate(L, var(L, kn->blockVar), t.outer, n, i));
+   }
+   for (int i = 0; i < n; i++) {
+      snprintf(name, sizeof name, "%s_thread", a->axis[i]);
+      tco[i] = bind(L, items, &ni, name, coordinate(L, var(L, kn->threadVar), t.thr, n, i));
+   }
+
+   int64_t accSize = vthreads * p3 * p4;
+   localName(name, sizeof name, a->name, "local");
+   L->accBuf = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->anchor, kv, 1, &accSize);
+   for (int c = 0; c < k->ncache; c++) {
+      int cs = k->cache[c];
+      int64_t dims[TE_MAX_DIMS];
+      State_cacheShape(L->set, L->st, ki, c, dims);
+      localName(name, sizeof name, g->stages[cs].name, "shared");
+      L->cacheBuf[cs] = Ir_buffer(L->ln, name, SCOPE_SHARED, cs, kv, g->stages[cs].ndim, dims);
+      memcpy(L->cacheDims[cs], dims, sizeof dims);
+   }
+   ReduceKind red = a->reduce;
+   if (nr > 0) {
+      int vi = Ir_var(L->ln, VAR_LOOP, "i", accSize);
+      int32_t init = Ir_store(L->ln, L->accBuf, var(L, vi), initValue(L, red));
+      items[ni++] = Ir_for(L->ln, vi, accSize <= 64 ? LOOP_UNROLL : LOOP_SERIAL, init);
+   }
+
+   /* the region of this block and reduce step */
+   int ko[TE_MAX_REDUCE], km[TE_MAX_REDUCE], kin[TE_MAX_REDUCE];
+   int x3[TE_MAX_DIMS], x4[TE_MAX_DIMS];
+   for (int i = 0; i < n; i++)
+      L->start[i] = mul(L, bco[i], num(L, t.vth[i] * t.thr[i] * t.in3[i] * t.in4[i]));
+   for (int j = 0; j < nr; j++) {
+      const char *ax = a->axis[n + j];
+      ko[j] = loopVar(L, ax, "outer", t.outer[n + j]);
+      km[j] = loopVar(L, ax, "mid", t.mid[j]);
+      kin[j] = loopVar(L, ax, "inner", t.inr[j]);
+      L->start[n + j] = mul(L, varOrZero(L, ko[j]), num(L, t.mid[j] * t.inr[j]));
+      L->offset[n + j] = mad(L, varOrZero(L, km[j]), t.inr[j], varOrZero(L, kin[j]));
+      L->full[n + j] = add(L, L->start[n + j], L->offset[n + j]);
+   }
+   for (int i = 0; i < n; i++) {
+      x3[i] = loopVar(L, a->axis[i], "inner", t.in3[i]);
+      x4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
+   }
+   int unroll = unrollStep(L, k->anchor);
+
+   /* compute: R1 S3 R2 S4, then each virtual thread's copy of the update */
+   int32_t copies[64];
+   for (int64_t vf = 0; vf < vthreads; vf++) {
+      int32_t x3flat = num(L, 0), x4flat = num(L, 0);
+      for (int i = 0; i < n; i++) {
+         int32_t v = coordinate(L, num(L, vf), t.vth, n, i);
+         L->offset[i] = mad(L, mad(L, mad(L, v, t.thr[i], tco[i]), t.in3[i], varOrZero(L, x3[i])), t.in4[i],
+                            varOrZero(L, x4[i]));
+         L->full[i] = add(L, L->start[i], L->offset[i]);
+         x3flat = mad(L, x3flat, t.in3[i], varOrZero(L, x3[i]));
+         x4flat = mad(L, x4flat, t.in4[i], varOrZero(L, x4[i]));
+      }
+      int32_t accIdx = mad(L, mad(L, num(L, vf), p3, x3flat), p4, x4flat);
+      L->resolve = resolveCompute;
+      int32_t value = translate(L, a->body, L->full);
+      L->resolve = NULL;
+      if (nr > 0)
+         value = combine(L, red, Ir_load(L->ln, L->accBuf, accIdx), value);
+      copies[vf] = Ir_store(L->ln, L->accBuf, accIdx, value);
+   }
+   int loops[4 * TE_MAX_AXES], nl = 0;
+   for (int j = 0; j < nr; j++)
+      if (km[j] >= 0)
+         loops[nl++] = km[j];
+   for (int i = 0; i < n; i++)
+      if (x3[i] >= 0)
+         loops[nl++] = x3[i];
+   for (int j = 0; j < nr; j++)
+      if (kin[j] >= 0)
+         loops[nl++] = kin[j];
+   for (int i = 0; i < n; i++)
+      if (x4[i] >= 0)
+         loops[nl++] = x4[i];
+   int32_t compute = wrap(L, loops, nl, Ir_seq(L->ln, copies, (int)vthreads), vthreads, unroll);
+
+   int32_t step[SKETCH_MAX_CACHES + 3];
+   int nstep = 0;
+   if (k->ncache > 0)
+      step[nstep++] = Ir_barrier(L->ln);
+   for (int c = 0; c < k->ncache; c++)
+      step[nstep++] = fetch(L, k, c, threads, var(L, kn->threadVar), L->start);
+   if (k->ncache > 0)
+      step[nstep++] = Ir_barrier(L->ln);
+   step[nstep++] = compute;
+   int outerLoops[TE_MAX_REDUCE], no = 0;
+   for (int j = 0; j < nr; j++)
+      if (ko[j] >= 0)
+         outerLoops[no++] = ko[j];
+   items[ni++] = wrap(L, outerLoops, no, Ir_seq(L->ln, step, nstep), 1, 0);
+
+   /* store: each thread's outputs through the fused elementwise chain */
+   int s3[TE_MAX_DIMS], s4[TE_MAX_DIMS];
+   for (int i = 0; i < n; i++) {
+      s3[i] = loopVar(L, a->axis[i], "inner", t.in3[i]);
+      s4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
+   }
+   for (int64_t vf = 0; vf < vthreads; vf++) {
+      int32_t x3flat = num(L, 0), x4flat = num(L, 0), out[TE_MAX_DIMS];
+      for (int i = 0; i < n; i++) {
+         int32_t v = coordinate(L, num(L, vf), t.vth, n, i);
+         int32_t off = mad(L, mad(L, mad(L, v, t.thr[i], tco[i]), t.in3[i], varOrZero(L, s3[i])), t.in4[i],
+                           varOrZero(L, s4[i]));
+         out[i] = add(L, L->start[i], off);
+         x3flat = mad(L, x3flat, t.in3[i], varOrZero(L, s3[i]));
+         x4flat = mad(L, x4flat, t.in4[i], varOrZero(L, s4[i]));
+      }
+      L->accIndex = mad(L, mad(L, num(L, vf), p3, x3flat), p4, x4flat);
+      L->anchor = k->anchor;
+      int32_t value;
+      if (k->root == k->anchor) {
+         value = Ir_load(L->ln, L->accBuf, L->accIndex);
+      } else {
+         L->resolve = resolveStore;
+         value = translate(L, root->body, out);
+         L->resolve = NULL;
+      }
+      copies[vf] = Ir_store(L->ln, L->global[k->root], flatten(L, n, out, root->shape), value);
+   }
+   nl = 0;
+   for (int i = 0; i < n; i++)
+      if (s3[i] >= 0)
+         loops[nl++] = s3[i];
+   for (int i = 0; i < n; i++)
+      if (s4[i] >= 0)
+         loops[nl++] = s4[i];
+   items[ni++] = wrap(L, loops, nl, Ir_seq(L->ln, copies, (int)vthreads), vthreads, unroll);
+   kn->body = Ir_seq(L->ln, items, ni);
+}
+
+/* ---- simple kernels ---- */
+
+static void decompose(Lower *L, int32_t *items, int *ni, const Stage *st, int32_t fused, bool reduce,
+                      int32_t *axis) {
+   int n = reduce ? st->nreduce : st->ndim;
+   const int64_t *ext = reduce ? st->rextent : st->shape;
+   int first = reduce ? st->ndim : 0;
+   for (int i = 0; i < n; i++)
+      axis[first + i] = bind(L, items, ni, st->axis[first + i], coordinate(L, fused, ext, n, i));
+}
+
+/* acc = init; for each reduce coordinate of the stage inside the loops: acc op= body */
+static int32_t reduceInto(Lower *L, const Stage *st, int acc, int32_t accIdx, int32_t *axis, int unroll) {
+   int loops[TE_MAX_REDUCE];
+   for (int r = 0; r < st->nreduce; r++) {
+      loops[r] = Ir_var(L->ln, VAR_LOOP, st->axis[st->ndim + r], st->rextent[r]);
+      axis[st->ndim + r] = var(L, loops[r]);
+   }
+   int32_t update = Ir_store(L->ln, acc, accIdx,
+                             combine(L, st->reduce, Ir_load(L->ln, acc, accIdx), translate(L, st->body, axis)));
+   int32_t parts[2] = { Ir_store(L->ln, acc, accIdx, initValue(L, st->reduce)),
+                        wrap(L, loops, st->nreduce, update, 1, unroll) };
+   return Ir_seq(L->ln, parts, 2);
+}
+
+static void lowerSimple(Lower *L, int ki) {
+   const KernelPlan *k = &L->sk->kernels[ki];
+   const Stage *st = &L->g->stages[k->root];
+   int64_t space = Sketch_spaceLength(L->g, k->root);
+   int64_t threads = k->threadSplit >= 0 ? knob(L, L->sk->splits[k->threadSplit].knob) : space;
+   int64_t grid = (space + threads - 1) / threads;
+   IrKernel *kn = newKernel(L, k->root, grid, threads);
+   int kv = (int)(kn - L->ln->kernels);
+   int32_t items[TE_MAX_AXES + 4], inner[TE_MAX_AXES + 4];
+   int ni = 0, nin = 0;
+   int32_t fused = grid > 1 ? mad(L, var(L, kn->blockVar), threads, var(L, kn->threadVar)) : var(L, kn->threadVar);
+   fused = bind(L, items, &ni, "i", fused);
+   int32_t axis[TE_MAX_AXES];
+   decompose(L, inner, &nin, st, fused, false, axis);
+   int32_t value;
+   if (st->nreduce > 0) {
+      char name[IR_NAME_MAX];
+      int64_t one = 1;
+      localName(name, sizeof name, st->name, "local");
+      int acc = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->root, kv, 1, &one);
+      inner[nin++] = reduceInto(L, st, acc, num(L, 0), axis, unrollStep(L, k->root));
+      value = Ir_load(L->ln, acc, num(L, 0));
+   } else {
+      value = translate(L, st->body, axis);
+   }
+   inner[nin++] = Ir_store(L->ln, L->global[k->root], fused, value);
+   int32_t body = Ir_seq(L->ln, inner, nin);
+   items[ni++] = space % threads ? Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, fused, num(L, space)), body) : body;
+   kn->body = Ir_seq(L->ln, items, ni);
+}
+
+/* ---- cross-thread reductions ---- */
+
+/* Each thread folds the reduce coordinates k = round*threads + threadIdx.x into acc,
+ * then the block combines the threads' values into dst[dstIdx]. */
+static int32_t crossThread(Lower *L, const IrKernel *kn, const Stage *st, int acc, int dst,
+                           int32_t dstIdx, int32_t *axis, int unroll) {
+   int64_t total = 1;
+   for (int r = 0; r < st->nreduce; r++)
+      total *= st->rextent[r];
+   int64_t threads = kn->block, rounds = (total + threads - 1) / threads;
+   char name[IR_NAME_MAX];
+   snprintf(name, sizeof name, "%s_round", st->name);
+   int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
+   int32_t inner[TE_MAX_REDUCE + 2];
+   int nin = 0;
+   int32_t k = vr >= 0 ? mad(L, var(L, vr), threads, var(L, kn->threadVar)) : var(L, kn->threadVar);
+   snprintf(name, sizeof name, "%s_k", st->name);
+   k = bind(L, inner, &nin, name, k);
+   decompose(L, inner, &nin, st, k, true, axis);
+   inner[nin++] = Ir_store(L->ln, acc, num(L, 0),
+                           combine(L, st->reduce, Ir_load(L->ln, acc, num(L, 0)), translate(L, st->body, axis)));
+   int32_t body = Ir_seq(L->ln, inner, nin);
+   if (total % threads)
+      body = Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, k, num(L, total)), body);
+   if (vr >= 0)
+      body = Ir_for(L->ln, vr, rounds <= unroll ? LOOP_UNROLL : LOOP_SERIAL, body);
+   int32_t parts[3] = { Ir_store(L->ln, acc, num(L, 0), initValue(L, st->reduce)), body,
+                        Ir_allreduce(L->ln, st->reduce, dst, dstIdx, Ir_load(L->ln, acc, num(L, 0))) };
+   return Ir_seq(L->ln, parts, 3);
+}
+
+static void lowerCtrRoot(Lower *L, int ki) {
+   const KernelPlan *k = &L->sk->kernels[ki];
+   const Stage *st = &L->g->stages[k->root];
+   int64_t threads = knob(L, L->sk->splits[k->threadSplit].knob);
+   IrKernel *kn = newKernel(L, k->root, Sketch_spaceLength(L->g, k->root), threads);
+   int kv = (int)(kn - L->ln->kernels);
+   int32_t items[TE_MAX_AXES + 4];
+   int ni = 0;
+   int32_t axis[TE_MAX_AXES];
+   int32_t fused = var(L, kn->blockVar);
+   decompose(L, items, &ni, st, fused, false, axis);
+   char name[IR_NAME_MAX];
+   int64_t one = 1;
+   localName(name, sizeof name, st->name, "local");
+   int acc = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->root, kv, 1, &one);
+   localName(name, sizeof name, st->name, "red");
+   int red = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->root, kv, 1, &one);
+   items[ni++] = crossThread(L, kn, st, acc, red, num(L, 0), axis, unrollStep(L, k->root));
+   int32_t store = Ir_store(L->ln, L->global[k->root], fused, Ir_load(L->ln, red, num(L, 0)));
+   items[ni++] = Ir_if(L->ln, Ir_binary(L->ln, EXPR_EQ, var(L, kn->threadVar), num(L, 0)), store);
+   kn->body = Ir_seq(L->ln, items, ni);
+}
+
+static int32_t resolveAttached(Lower *L, int stage, int32_t load, const int32_t *idx) {
+   (void)load;
+   (void)idx;
+   if (L->attachedBuf[stage] < 0)
+      return -1;
+   return Ir_load(L->ln, L->attachedBuf[stage], L->attachedIndex[stage]);
+}
+
+static void lowerCtrConsumer(Lower *L, int ki) {
+   const KernelPlan *k = &L->sk->kernels[ki];
+   const Dag *g = L->g;
+   const Stage *c = &g->stages[k->root];
+   int n = c->ndim;
+   int64_t last = c->shape[n - 1];
+   int64_t threads = knob(L, L->sk->splits[k->threadSplit].knob);
+   int64_t lastOuter = (last + threads - 1) / threads;
+   int64_t ext[TE_MAX_DIMS];
+   memcpy(ext, c->shape, sizeof ext);
+   ext[n - 1] = lastOuter;
+   int64_t grid = 1;
+   for (int i = 0; i < n; i++)
+      grid *= ext[i];
+   IrKernel *kn = newKernel(L, k->root, grid, threads);
+   int kv = (int)(kn - L->ln->kernels);
+   int32_t items[TE_MAX_AXES + 3 * SKETCH_MAX_ATTACHED + 4];
+   int ni = 0;
+   char name[IR_NAME_MAX];
+   int32_t axis[TE_MAX_AXES];
+   for (int i = 0; i < n - 1; i++)
+      axis[i] = bind(L, items, &ni, c->axis[i], coordinate(L, var(L, kn->blockVar), ext, n, i));
+   snprintf(name, sizeof name, "%s_outer", c->axis[n - 1]);
+   int32_t jo = bind(L, items, &ni, name, coordinate(L, var(L, kn->blockVar), ext, n, n - 1));
+
+   for (int a = 0; a < k->nattached; a++) {
+      int r = k->attached[a];
+      const Stage *rs = &g->stages[r];
+      /* a reduction with the consumer's shape has one value per thread's position along
+       * the last axis; one of lower rank has a single value for the block */
+      bool perPosition = rs->ndim == n;
+      int64_t count = perPosition ? threads : 1;
+      localName(name, sizeof name, rs->name, "red");
+      L->attachedBuf[r] = Ir_buffer(L->ln, name, SCOPE_LOCAL, r, kv, 1, &count);
+      localName(name, sizeof name, rs->name, "local");
+      int64_t one = 1;
+      int acc = Ir_buffer(L->ln, name, SCOPE_LOCAL, r, kv, 1, &one);
+      int32_t raxis[TE_MAX_AXES];
+      for (int i = 0; i < rs->ndim; i++)
+         raxis[i] = axis[i];
+      int vpos = -1;
+      int32_t pos = num(L, 0);
+      if (perPosition) {
+         snprintf(name, sizeof name, "%s_pos", rs->name);
+         vpos = threads > 1 ? Ir_var(L->ln, VAR_LOOP, name, threads) : -1;
+         pos = varOrZero(L, vpos);
+         raxis[n - 1] = mad(L, jo, threads, pos);
+      }
+      int32_t body = crossThread(L, kn, rs, acc, L->attachedBuf[r], pos, raxis, unrollStep(L, r));
+      if (perPosition && last % threads)
+         body = Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, raxis[n - 1], num(L, last)), body);
+      if (vpos >= 0)
+         body = Ir_for(L->ln, vpos, LOOP_SERIAL, body);
+      items[ni++] = body;
+      L->attachedIndex[r] = perPosition ? var(L, kn->threadVar) : num(L, 0);
+   }
+   axis[n - 1] = bind(L, items, &ni, c->axis[n - 1], mad(L, jo, threads, var(L, kn->threadVar)));
+   L->resolve = resolveAttached;
+   int32_t value = translate(L, c->body, axis);
+   L->resolve = NULL;
+   int32_t store = Ir_store(L->ln, L->global[k->root], flatten(L, n, axis, c->shape), value);
+   items[ni++] = last % threads ? Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, axis[n - 1], num(L, last)), store)
+                                : store;
+   kn->body = Ir_seq(L->ln, items, ni);
+}
+
+/* ---- the state ---- */
+
+static void markParams(const LoopNest *ln, int32_t s, bool *used);
+
+static void markExpr(const LoopNest *ln, int32_t e, bool *used) {
+   const Expr *x = &ln->expr[e];
+   if (x->kind == EXPR_LOAD && ln->buffers[x->ref].scope == SCOPE_GLOBAL)
+      used[x->ref] = true;
+   for (int i = 0; i < x->nargs; i++)
+      markExpr(ln, x->args[i], used);
+}
+
+static void markParams(const LoopNest *ln, int32_t s, bool *used) {
+   const IrStmt *st = &ln->stmt[s];
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ:
+      for (int i = 0; i < st->count; i++)
+         markParams(ln, ln->list[st->first + i], used);
+      return;
+   case STMT_FOR:
+      markParams(ln, st->body, used);
+      return;
+   case STMT_IF:
+      markExpr(ln, st->value, used);
+      markParams(ln, st->body, used);
+      return;
+   case STMT_STORE:
+   case STMT_ALLREDUCE:
+      if (ln->buffers[st->buffer].scope == SCOPE_GLOBAL)
+         used[st->buffer] = true;
+      markExpr(ln, st->index, used);
+      markExpr(ln, st->value, used);
+      return;
+   case STMT_LET:
+      markExpr(ln, st->value, used);
+      return;
+   case STMT_BARRIER:
+      return;
+   }
+}
+
+static bool hasAllreduce(const LoopNest *ln, int32_t s) {
+   const IrStmt *st = &ln->stmt[s];
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ:
+      for (int i = 0; i < st->count; i++)
+         if (hasAllreduce(ln, ln->list[st->first + i]))
+            return true;
+      return false;
+   case STMT_FOR:
+   case STMT_IF:
+      return hasAllreduce(ln, st->body);
+   case STMT_ALLREDUCE:
+      return true;
+   default:
+      return false;
+   }
+}
+
+static void finishKernel(LoopNest *ln, int k) {
+   IrKernel *kn = &ln->kernels[k];
+   bool used[IR_MAX_BUFFERS] = { false };
+   markParams(ln, kn->body, used);
+   kn->nparams = 0;
+   for (int b = 0; b < ln->nbuffers; b++)
+      if (used[b]) {
+         if (kn->nparams == IR_MAX_PARAMS)
+            fatal("kernel %s has more than %d buffers", kn->name, IR_MAX_PARAMS);
+         kn->params[kn->nparams++] = b;
+      }
+   kn->sharedBytes = 0;
+   for (int b = 0; b < ln->nbuffers; b++)
+      if (ln->buffers[b].scope == SCOPE_SHARED && ln->buffers[b].kernel == k)
+         kn->sharedBytes += 4 * ln->buffers[b].elems;
+   /* a cross-thread reduction combines through one float per thread */
+   if (hasAllreduce(ln, kn->body))
+      kn->sharedBytes += 4 * kn->block;
+}
+
+void Lower_state(const SketchSet *set, const State *s, LoopNest *ln) {
+   LoopNest_reset(ln);
+   Lower L;
+   memset(&L, 0, sizeof L);
+   L.ln = ln;
+   L.set = set;
+   L.g = &set->dag;
+   L.sk = &set->sketches[s->sketch];
+   L.st = s;
+   const Dag *g = L.g;
+   for (int i = 0; i < TE_MAX_STAGES; i++)
+      L.global[i] = -1;
+   for (int i = 0; i < g->nstages; i++) {
+      const Stage *st = &g->stages[i];
+      if (st->kind != STAGE_PLACEHOLDER && L.sk->plan[i] != STAGE_PLAN_ROOT)
+         continue;
+      L.global[i] = Ir_buffer(ln, st->name, SCOPE_GLOBAL, i, -1, st->ndim, st->shape);
+      ln->buffers[L.global[i]].input = st->kind == STAGE_PLACEHOLDER;
+      ln->buffers[L.global[i]].output = i == Dag_output(g);
+   }
+   for (int ki = 0; ki < L.sk->nkernels; ki++) {
+      L.kernel = ki;
+      for (int i = 0; i < TE_MAX_STAGES; i++)
+         L.cacheBuf[i] = L.attachedBuf[i] = -1;
+      const KernelPlan *k = &L.sk->kernels[ki];
+      switch (k->kind) {
+      case KERNEL_MLT: lowerMlt(&L, ki); break;
+      case KERNEL_SIMPLE: lowerSimple(&L, ki); break;
+      case KERNEL_CTR:
+         if (k->nattached == 0)
+            lowerCtrRoot(&L, ki);
+         else
+            lowerCtrConsumer(&L, ki);
+         break;
+      }
+      finishKernel(ln, ln->nkernels - 1);
+   }
+}
+
+int Lower_globalBuffer(const LoopNest *ln, int stage) {
+   for (int b = 0; b < ln->nbuffers; b++)
+      if (ln->buffers[b].scope == SCOPE_GLOBAL && ln->buffers[b].stage == stage)
+         return b;
+   return -1;
+}
