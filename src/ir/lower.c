@@ -582,17 +582,19 @@ static int32_t crossThread(Lower *L, const IrKernel *kn, const Stage *st, int ac
    char name[IR_NAME_MAX];
    snprintf(name, sizeof name, "%s_round", st->name);
    int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
-   int32_t inner[TE_MAX_REDUCE + 2];
-   int nin = 0;
+   int32_t outer[2], inner[TE_MAX_REDUCE + 2];
+   int nout = 0, nin = 0;
    int32_t k = vr >= 0 ? mad(L, var(L, vr), threads, var(L, kn->threadVar)) : var(L, kn->threadVar);
    snprintf(name, sizeof name, "%s_k", st->name);
-   k = bind(L, inner, &nin, name, k);
+   k = bind(L, outer, &nout, name, k);
    decompose(L, inner, &nin, st, k, true, axis);
    inner[nin++] = Ir_store(L->ln, acc, num(L, 0),
                            combine(L, st->reduce, Ir_load(L->ln, acc, num(L, 0)), translate(L, st->body, axis)));
-   int32_t body = Ir_seq(L->ln, inner, nin);
+   int32_t update = Ir_seq(L->ln, inner, nin);
    if (total % threads)
-      body = Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, k, num(L, total)), body);
+      update = Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, k, num(L, total)), update);
+   outer[nout++] = update;
+   int32_t body = Ir_seq(L->ln, outer, nout);
    if (vr >= 0)
       body = Ir_for(L->ln, vr, rounds <= unroll ? LOOP_UNROLL : LOOP_SERIAL, body);
    int32_t parts[3] = { Ir_store(L->ln, acc, num(L, 0), initValue(L, st->reduce)), body,
