@@ -35,6 +35,7 @@ struct Lower_ {
    int32_t offset[TE_MAX_AXES];          /* anchor axis offsets inside the block's region */
    int32_t start[TE_MAX_AXES];           /* the region's start (block, reduce step) */
    int32_t full[TE_MAX_AXES];            /* the current coordinate of each anchor axis */
+   int64_t step[TE_MAX_AXES];            /* each anchor axis' region start is a multiple of this */
    int accBuf;
    int32_t accIndex;
    /* CTR consumer */
@@ -257,6 +258,37 @@ static int32_t resolveStore(Lower *L, int stage, int32_t load, const int32_t *id
    return Ir_load(L->ln, L->accBuf, L->accIndex);
 }
 
+/* Whether an affine index always lands on a multiple of `vec` at a region start, where
+ * each axis a starts at a multiple of step[a]. */
+static bool alignedStart(const Dag *g, int32_t e, const int64_t *step, int64_t vec) {
+   const Expr *x = Dag_expr(g, e);
+   switch ((ExprKind)x->kind) {
+   case EXPR_INT:
+      return x->v.i % vec == 0;
+   case EXPR_AXIS:
+      return step[x->ref] % vec == 0;
+   case EXPR_ADD:
+   case EXPR_SUB:
+      return alignedStart(g, x->args[0], step, vec) && alignedStart(g, x->args[1], step, vec);
+   case EXPR_MUL: {
+      const Expr *c = Dag_expr(g, x->args[0]);
+      int32_t other = x->args[1];
+      if (c->kind != EXPR_INT) {
+         c = Dag_expr(g, x->args[1]);
+         other = x->args[0];
+      }
+      if (c->kind != EXPR_INT)
+         return false;
+      int64_t scaled[TE_MAX_AXES];
+      for (int i = 0; i < TE_MAX_AXES; i++)
+         scaled[i] = step[i] * c->v.i;
+      return alignedStart(g, other, scaled, vec);
+   }
+   default:
+      return false;
+   }
+}
+
 /* The first load of `stage` in the expression tree e, or -1. */
 static int32_t findLoad(const Dag *g, int32_t e, int stage) {
    const Expr *x = Dag_expr(g, e);
@@ -321,8 +353,16 @@ static int32_t fetch(Lower *L, const KernelPlan *k, int c, int64_t threads, int3
    int32_t store = Ir_store(L->ln, b, flat, value);
    stmts[ns++] = guard >= 0 ? Ir_if(L->ln, guard, store) : store;
    int32_t body = Ir_seq(L->ln, stmts, ns);
-   if (vl >= 0)
-      body = Ir_for(L->ln, vl, LOOP_VECTOR, body);
+   if (vl >= 0) {
+      /* one vector access when the lanes are consecutive, aligned floats of a tensor
+       * row: a global tensor (not a padding select), a width that divides the copy's
+       * and the tensor's rows, and a region start that is a multiple of the width */
+      int last = cst->ndim - 1;
+      bool vector = L->sk->plan[cs] != STAGE_PLAN_INLINE && dims[last] % vec == 0 &&
+                    cst->shape[last] % vec == 0 && isAffine(g, load->args[last]) &&
+                    alignedStart(g, load->args[last], L->step, vec);
+      body = Ir_for(L->ln, vl, vector ? LOOP_VECTOR : LOOP_UNROLL, body);
+   }
    if (vr >= 0)
       body = Ir_for(L->ln, vr, LOOP_SERIAL, body);
    return body;
@@ -407,14 +447,17 @@ static void lowerMlt(Lower *L, int ki) {
    /* the region of this block and reduce step */
    int ko[TE_MAX_REDUCE], km[TE_MAX_REDUCE], kin[TE_MAX_REDUCE];
    int x3[TE_MAX_DIMS], x4[TE_MAX_DIMS];
-   for (int i = 0; i < n; i++)
-      L->start[i] = mul(L, bco[i], num(L, t.vth[i] * t.thr[i] * t.in3[i] * t.in4[i]));
+   for (int i = 0; i < n; i++) {
+      L->step[i] = t.vth[i] * t.thr[i] * t.in3[i] * t.in4[i];
+      L->start[i] = mul(L, bco[i], num(L, L->step[i]));
+   }
    for (int j = 0; j < nr; j++) {
       const char *ax = a->axis[n + j];
       ko[j] = loopVar(L, ax, "outer", t.outer[n + j]);
       km[j] = loopVar(L, ax, "mid", t.mid[j]);
       kin[j] = loopVar(L, ax, "inner", t.inr[j]);
-      L->start[n + j] = mul(L, varOrZero(L, ko[j]), num(L, t.mid[j] * t.inr[j]));
+      L->step[n + j] = t.mid[j] * t.inr[j];
+      L->start[n + j] = mul(L, varOrZero(L, ko[j]), num(L, L->step[n + j]));
       L->offset[n + j] = mad(L, varOrZero(L, km[j]), t.inr[j], varOrZero(L, kin[j]));
       L->full[n + j] = add(L, L->start[n + j], L->offset[n + j]);
    }

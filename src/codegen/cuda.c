@@ -1,0 +1,432 @@
+/* Printing loop nests as CUDA C++. Index arithmetic is printed with C's / and %, which
+ * equal floor division for the non-negative indices lowering produces; selects stay
+ * lazy (?:) so guarded loads are never performed. */
+#include "config.h"
+
+#include "codegen/cuda.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+typedef struct {
+   const LoopNest *ln;
+   const IrKernel *kn;
+   char *buf;
+   size_t len, cap;
+   int zeroVar;                 /* printed as 0 (a vector's lane 0), or -1 */
+} Gen;
+
+static void out(Gen *g, const char *fmt, ...) ATTR_FORMAT(2, 3);
+static void out(Gen *g, const char *fmt, ...) {
+   va_list ap;
+   for (;;) {
+      va_start(ap, fmt);
+      int n = vsnprintf(g->buf + g->len, g->cap - g->len, fmt, ap);
+      va_end(ap);
+      if (n < 0)
+         fatal("codegen: bad format");
+      if (g->len + (size_t)n < g->cap) {
+         g->len += (size_t)n;
+         return;
+      }
+      g->cap = 2 * g->cap + (size_t)n;
+      g->buf = xRealloc(g->buf, g->cap);
+   }
+}
+
+static void indent(Gen *g, int depth) {
+   out(g, "%*s", 2 * depth, "");
+}
+
+/* C precedence levels: higher binds tighter. */
+static int prec(const Expr *x) {
+   switch ((ExprKind)x->kind) {
+   case EXPR_SELECT: return 1;
+   case EXPR_AND: return 2;
+   case EXPR_EQ: return 3;
+   case EXPR_LT: case EXPR_LE: case EXPR_GE: case EXPR_GT: return 4;
+   case EXPR_ADD: case EXPR_SUB: return 5;
+   case EXPR_MUL: case EXPR_DIV: case EXPR_FLOORDIV: case EXPR_FLOORMOD: return 6;
+   case EXPR_INT: return x->v.i < 0 ? 7 : 9;
+   case EXPR_FLOAT: return x->v.f < 0 ? 7 : 9;
+   default: return 9;
+   }
+}
+
+static const char *cOp(ExprKind k) {
+   switch (k) {
+   case EXPR_ADD: return " + ";
+   case EXPR_SUB: return " - ";
+   case EXPR_MUL: return " * ";
+   case EXPR_DIV: return " / ";
+   case EXPR_FLOORDIV: return " / ";
+   case EXPR_FLOORMOD: return " % ";
+   case EXPR_LT: return " < ";
+   case EXPR_LE: return " <= ";
+   case EXPR_GE: return " >= ";
+   case EXPR_GT: return " > ";
+   case EXPR_EQ: return " == ";
+   case EXPR_AND: return " && ";
+   default: return NULL;
+   }
+}
+
+static void expr(Gen *g, int32_t e);
+
+static void operand(Gen *g, int32_t e, int parentPrec, bool right) {
+   const Expr *x = &g->ln->expr[e];
+   int p = prec(x);
+   bool paren = p < parentPrec || (right && p == parentPrec);
+   if (paren)
+      out(g, "(");
+   expr(g, e);
+   if (paren)
+      out(g, ")");
+}
+
+static void floatLiteral(Gen *g, double v) {
+   if (isinf(v)) {
+      /* NVRTC compiles without math headers: no INFINITY macro */
+      out(g, "__int_as_float(0x%s)", v < 0 ? "ff800000" : "7f800000");
+      return;
+   }
+   char text[48];
+   snprintf(text, sizeof text, "%.9g", v);
+   bool plain = !strpbrk(text, ".eEn");
+   out(g, "%s%sf", text, plain ? ".0" : "");
+}
+
+static void expr(Gen *g, int32_t e) {
+   const LoopNest *ln = g->ln;
+   const Expr *x = &ln->expr[e];
+   ExprKind k = (ExprKind)x->kind;
+   switch (k) {
+   case EXPR_INT:
+      out(g, "%lld", (long long)x->v.i);
+      return;
+   case EXPR_FLOAT:
+      floatLiteral(g, x->v.f);
+      return;
+   case EXPR_AXIS: {
+      const IrVar *v = &ln->vars[x->ref];
+      if (x->ref == g->zeroVar)
+         out(g, "0");
+      else if (v->kind == VAR_BLOCK)
+         out(g, "(int)blockIdx.x");
+      else if (v->kind == VAR_THREAD)
+         out(g, "(int)threadIdx.x");
+      else
+         out(g, "%s", v->name);
+      return;
+   }
+   case EXPR_LOAD:
+      out(g, "%s[", ln->buffers[x->ref].name);
+      expr(g, x->args[0]);
+      out(g, "]");
+      return;
+   case EXPR_SELECT:
+      operand(g, x->args[0], 2, false);
+      out(g, " ? ");
+      operand(g, x->args[1], 2, false);
+      out(g, " : ");
+      operand(g, x->args[2], 1, false);
+      return;
+   case EXPR_MIN:
+   case EXPR_MAX: {
+      bool isFloat = x->dtype == TE_FLOAT32;
+      out(g, "%s(", isFloat ? (k == EXPR_MIN ? "fminf" : "fmaxf") : (k == EXPR_MIN ? "min" : "max"));
+      expr(g, x->args[0]);
+      out(g, ", ");
+      expr(g, x->args[1]);
+      out(g, ")");
+      return;
+   }
+   case EXPR_CAST:
+      out(g, "(float)");
+      operand(g, x->args[0], 8, false);
+      return;
+   case EXPR_EXP:
+   case EXPR_ERF:
+   case EXPR_SQRT:
+   case EXPR_RSQRT:
+   case EXPR_TANH: {
+      static const char *const names[] = { "expf", "erff", "sqrtf", "rsqrtf", "tanhf" };
+      out(g, "%s(", names[k - EXPR_EXP]);
+      expr(g, x->args[0]);
+      out(g, ")");
+      return;
+   }
+   default:
+      break;
+   }
+   const char *op = cOp(k);
+   if (!op)
+      fatal("codegen: expression kind %d", k);
+   int p = prec(x);
+   operand(g, x->args[0], p, false);
+   out(g, "%s", op);
+   operand(g, x->args[1], p, true);
+}
+
+static void stmt(Gen *g, int32_t s, int depth);
+
+static bool isPowerOfTwo(int64_t v) {
+   return v > 0 && (v & (v - 1)) == 0;
+}
+
+static void allreduce(Gen *g, const IrStmt *st, int depth) {
+   const IrBuffer *dst = &g->ln->buffers[st->buffer];
+   int64_t T = g->kn->block;
+   bool isMax = st->reduce == REDUCE_MAX;
+   indent(g, depth);
+   out(g, "{  // %s over the block's %lld threads\n", isMax ? "max" : "sum", (long long)T);
+   indent(g, depth + 1);
+   out(g, "float red = ");
+   expr(g, st->value);
+   out(g, ";\n");
+   if (T <= 32 && isPowerOfTwo(T)) {
+      unsigned mask = T == 32 ? 0xffffffffu : (1u << T) - 1u;
+      indent(g, depth + 1);
+      out(g, "#pragma unroll\n");
+      indent(g, depth + 1);
+      out(g, "for (int offset = %lld; offset > 0; offset >>= 1) {\n", (long long)(T / 2));
+      indent(g, depth + 2);
+      if (isMax)
+         out(g, "red = fmaxf(red, __shfl_down_sync(0x%xu, red, offset, %lld));\n", mask, (long long)T);
+      else
+         out(g, "red += __shfl_down_sync(0x%xu, red, offset, %lld);\n", mask, (long long)T);
+      indent(g, depth + 1);
+      out(g, "}\n");
+      indent(g, depth + 1);
+      out(g, "%s[", dst->name);
+      expr(g, st->index);
+      out(g, "] = __shfl_sync(0x%xu, red, 0, %lld);\n", mask, (long long)T);
+   } else {
+      indent(g, depth + 1);
+      out(g, "red_buf[threadIdx.x] = red;\n");
+      indent(g, depth + 1);
+      out(g, "__syncthreads();\n");
+      indent(g, depth + 1);
+      out(g, "for (int stride = 1; stride < %lld; stride <<= 1) {\n", (long long)T);
+      indent(g, depth + 2);
+      out(g, "if (threadIdx.x %% (2 * stride) == 0 && threadIdx.x + stride < %lld)\n", (long long)T);
+      indent(g, depth + 3);
+      if (isMax)
+         out(g, "red_buf[threadIdx.x] = fmaxf(red_buf[threadIdx.x], red_buf[threadIdx.x + stride]);\n");
+      else
+         out(g, "red_buf[threadIdx.x] += red_buf[threadIdx.x + stride];\n");
+      indent(g, depth + 2);
+      out(g, "__syncthreads();\n");
+      indent(g, depth + 1);
+      out(g, "}\n");
+      indent(g, depth + 1);
+      out(g, "%s[", dst->name);
+      expr(g, st->index);
+      out(g, "] = red_buf[0];\n");
+      indent(g, depth + 1);
+      out(g, "__syncthreads();\n");
+   }
+   indent(g, depth);
+   out(g, "}\n");
+}
+
+/* A fetch proven contiguous and aligned: LET i = ...; [if (guard)] shared[i] = X[j]. */
+static void vectorFetch(Gen *g, const IrStmt *loop, int depth) {
+   const LoopNest *ln = g->ln;
+   const IrStmt *seq = &ln->stmt[loop->body];
+   int32_t parts[2];
+   int n = 0;
+   if (seq->kind == STMT_SEQ) {
+      for (int i = 0; i < seq->count && n < 2; i++)
+         parts[n++] = ln->list[seq->first + i];
+   } else {
+      parts[n++] = loop->body;
+   }
+   const IrStmt *store = &ln->stmt[parts[n - 1]];
+   int32_t guard = -1;
+   if (store->kind == STMT_IF) {
+      guard = store->value;
+      store = &ln->stmt[store->body];
+   }
+   const Expr *load = &ln->expr[store->value];
+   if (store->kind != STMT_STORE || load->kind != EXPR_LOAD)
+      fatal("codegen: a vector loop that is not a fetch");
+   const char *type = loop->extent == 4 ? "float4" : "float2";
+   g->zeroVar = loop->var;
+   indent(g, depth);
+   out(g, "{\n");
+   if (n == 2)
+      stmt(g, parts[0], depth + 1);
+   indent(g, depth + 1);
+   if (guard >= 0) {
+      out(g, "if (");
+      expr(g, guard);
+      out(g, ")\n");
+      indent(g, depth + 2);
+   }
+   out(g, "*(%s *)(%s + ", type, ln->buffers[store->buffer].name);
+   expr(g, store->index);
+   out(g, ") = *(const %s *)(%s + ", type, ln->buffers[load->ref].name);
+   expr(g, load->args[0]);
+   out(g, ");\n");
+   indent(g, depth);
+   out(g, "}\n");
+   g->zeroVar = -1;
+}
+
+static void stmt(Gen *g, int32_t s, int depth) {
+   const LoopNest *ln = g->ln;
+   const IrStmt *st = &ln->stmt[s];
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ:
+      for (int i = 0; i < st->count; i++)
+         stmt(g, ln->list[st->first + i], depth);
+      return;
+   case STMT_FOR: {
+      if (st->loop == LOOP_VECTOR && (st->extent == 2 || st->extent == 4)) {
+         vectorFetch(g, st, depth);
+         return;
+      }
+      const char *name = ln->vars[st->var].name;
+      if (st->loop != LOOP_SERIAL) {
+         indent(g, depth);
+         out(g, "#pragma unroll\n");
+      }
+      indent(g, depth);
+      out(g, "for (int %s = 0; %s < %lld; ++%s) {\n", name, name, (long long)st->extent, name);
+      stmt(g, st->body, depth + 1);
+      indent(g, depth);
+      out(g, "}\n");
+      return;
+   }
+   case STMT_LET:
+      indent(g, depth);
+      out(g, "const int %s = ", ln->vars[st->var].name);
+      expr(g, st->value);
+      out(g, ";\n");
+      return;
+   case STMT_STORE: {
+      indent(g, depth);
+      out(g, "%s[", ln->buffers[st->buffer].name);
+      expr(g, st->index);
+      /* an accumulation reads the element it writes (the same index node) */
+      const Expr *v = &ln->expr[st->value];
+      const Expr *lhs = v->kind == EXPR_ADD ? &ln->expr[v->args[0]] : NULL;
+      if (lhs && lhs->kind == EXPR_LOAD && lhs->ref == st->buffer && lhs->args[0] == st->index) {
+         out(g, "] += ");
+         expr(g, v->args[1]);
+      } else {
+         out(g, "] = ");
+         expr(g, st->value);
+      }
+      out(g, ";\n");
+      return;
+   }
+   case STMT_IF:
+      indent(g, depth);
+      out(g, "if (");
+      expr(g, st->value);
+      out(g, ") {\n");
+      stmt(g, st->body, depth + 1);
+      indent(g, depth);
+      out(g, "}\n");
+      return;
+   case STMT_BARRIER:
+      indent(g, depth);
+      out(g, "__syncthreads();\n");
+      return;
+   case STMT_ALLREDUCE:
+      allreduce(g, st, depth);
+      return;
+   }
+}
+
+static bool writes(const LoopNest *ln, int32_t s, int buffer) {
+   const IrStmt *st = &ln->stmt[s];
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ:
+      for (int i = 0; i < st->count; i++)
+         if (writes(ln, ln->list[st->first + i], buffer))
+            return true;
+      return false;
+   case STMT_FOR:
+   case STMT_IF:
+      return writes(ln, st->body, buffer);
+   case STMT_STORE:
+   case STMT_ALLREDUCE:
+      return st->buffer == buffer;
+   default:
+      return false;
+   }
+}
+
+static bool needsTree(const LoopNest *ln, int32_t s, int64_t threads) {
+   const IrStmt *st = &ln->stmt[s];
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ:
+      for (int i = 0; i < st->count; i++)
+         if (needsTree(ln, ln->list[st->first + i], threads))
+            return true;
+      return false;
+   case STMT_FOR:
+   case STMT_IF:
+      return needsTree(ln, st->body, threads);
+   case STMT_ALLREDUCE:
+      return !(threads <= 32 && isPowerOfTwo(threads));
+   default:
+      return false;
+   }
+}
+
+static void kernel(Gen *g, int k) {
+   const LoopNest *ln = g->ln;
+   const IrKernel *kn = &ln->kernels[k];
+   g->kn = kn;
+   out(g, "// %s: grid %lld, block %lld, static shared memory %lld bytes\n", kn->name,
+       (long long)kn->grid, (long long)kn->block, (long long)kn->sharedBytes);
+   out(g, "extern \"C\" __global__ void __launch_bounds__(%lld) %s(", (long long)kn->block, kn->name);
+   for (int p = 0; p < kn->nparams; p++) {
+      const IrBuffer *b = &ln->buffers[kn->params[p]];
+      bool written = writes(ln, kn->body, kn->params[p]);
+      out(g, "%s%sfloat *__restrict__ %s", p ? ", " : "", written ? "" : "const ", b->name);
+   }
+   out(g, ") {\n");
+   for (int b = 0; b < ln->nbuffers; b++) {
+      const IrBuffer *bf = &ln->buffers[b];
+      if (bf->kernel != k)
+         continue;
+      if (bf->scope == SCOPE_SHARED)
+         out(g, "  __shared__ __align__(16) float %s[%lld];\n", bf->name, (long long)bf->elems);
+      else
+         out(g, "  float %s[%lld];\n", bf->name, (long long)bf->elems);
+   }
+   if (needsTree(ln, kn->body, kn->block))
+      out(g, "  __shared__ float red_buf[%lld];\n", (long long)kn->block);
+   stmt(g, kn->body, 1);
+   out(g, "}\n");
+}
+
+char *Cuda_generate(const LoopNest *ln, const char *header) {
+   Gen g = { .ln = ln, .cap = 8192, .zeroVar = -1 };
+   g.buf = xMalloc(g.cap);
+   g.buf[0] = '\0';
+   if (header) {
+      const char *line = header;
+      while (*line) {
+         const char *end = strchr(line, '\n');
+         size_t n = end ? (size_t)(end - line) : strlen(line);
+         out(&g, "// %.*s\n", (int)n, line);
+         line += n + (end ? 1 : 0);
+      }
+   }
+   for (int k = 0; k < ln->nkernels; k++) {
+      out(&g, "\n");
+      kernel(&g, k);
+   }
+   return g.buf;
+}
