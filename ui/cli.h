@@ -11,5 +11,9 @@ enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 int Cli_list(const char *taskFile, FILE *out);
 /* `--list-devices`: the known devices. */
 int Cli_listDevices(const char *devicesFile, FILE *out);
+/* `kernel FILE.task TASK [--seed N | --state JSON] [--arch sm_NN]`; argv[0] is "kernel". */
+int Cli_kernel(int argc, char **argv);
+/* `check FILE.task [--samples N] [--tasks LIST] [--arch LIST] ...`; argv[0] is "check". */
+int Cli_check(int argc, char **argv);
 
 #endif

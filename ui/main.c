@@ -15,9 +15,23 @@ static void usage(FILE *out) {
    fprintf(out,
       "Usage: pruner-tui [OPTION]... --list FILE.task\n"
       "       pruner-tui [OPTION]... --list-devices\n"
+      "       pruner-tui kernel FILE.task TASK [--seed N | --state JSON|@FILE] [--arch sm_NN]\n"
+      "       pruner-tui check FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n"
+      "                        [--blocks N] [--jobs N]\n"
       "Auto-tune the CUDA kernels of a deep-learning network (Pruner's draft-then-verify\n"
-      "search on Ansor's schedule space). This version reads networks and devices; the\n"
-      "tuner, the workbench screen and batch mode are not part of it yet.\n"
+      "search on Ansor's schedule space). This version reads networks and devices and\n"
+      "generates and checks kernels; the tuner, the workbench screen and batch mode are\n"
+      "not part of it yet.\n"
+      "\n"
+      "Subcommands:\n"
+      "  kernel     print a state of a task (sampled with --seed, default 1, or given with\n"
+      "             --state as JSON or @FILE), its launch configuration and its CUDA source;\n"
+      "             with --arch, also compile it with NVRTC and print ptxas' report\n"
+      "  check      sample --samples states (default 20) of each task (or --tasks 0,3,5),\n"
+      "             run each on the CPU executor against the op's C reference (large tasks:\n"
+      "             the first, the last and --blocks random blocks, default 4), compile each\n"
+      "             with NVRTC for --arch (default sm_80,sm_90) on --jobs threads, and print\n"
+      "             a table; exit status 1 if any state failed\n"
       "\n"
       "  -l, --list FILE.task   print the network's tuning tasks (ID, op, shape, epilogue,\n"
       "                         weight, FLOPs, weight x FLOPs) and the totals\n"
@@ -64,6 +78,10 @@ static int usageError(const char *fmt, ...) {
 }
 
 int main(int argc, char **argv) {
+   if (argc > 1 && strcmp(argv[1], "kernel") == 0)
+      return Cli_kernel(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "check") == 0)
+      return Cli_check(argc - 1, argv + 1);
    enum { OPT_LIST_DEVICES = 256, OPT_DEVICES };
    static const struct option options[] = {
       { "list", required_argument, NULL, 'l' },

@@ -631,8 +631,9 @@ static int32_t crossThread(Lower *L, const IrKernel *kn, const Stage *st, int ac
    snprintf(name, sizeof name, "%s_k", st->name);
    k = bind(L, outer, &nout, name, k);
    decompose(L, inner, &nin, st, k, true, axis);
-   inner[nin++] = Ir_store(L->ln, acc, num(L, 0),
-                           combine(L, st->reduce, Ir_load(L->ln, acc, num(L, 0)), translate(L, st->body, axis)));
+   int32_t zero = num(L, 0);
+   inner[nin++] = Ir_store(L->ln, acc, zero,
+                           combine(L, st->reduce, Ir_load(L->ln, acc, zero), translate(L, st->body, axis)));
    int32_t update = Ir_seq(L->ln, inner, nin);
    if (total % threads)
       update = Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, k, num(L, total)), update);
@@ -816,8 +817,10 @@ static void finishKernel(LoopNest *ln, int k) {
    for (int b = 0; b < ln->nbuffers; b++)
       if (ln->buffers[b].scope == SCOPE_SHARED && ln->buffers[b].kernel == k)
          kn->sharedBytes += 4 * ln->buffers[b].elems;
-   /* a cross-thread reduction combines through one float per thread */
-   if (hasAllreduce(ln, kn->body))
+   /* a cross-thread reduction over more than a warp (or a width that is not a power
+    * of two) combines through one float of shared memory per thread */
+   bool shuffles = kn->block <= 32 && (kn->block & (kn->block - 1)) == 0;
+   if (hasAllreduce(ln, kn->body) && !shuffles)
       kn->sharedBytes += 4 * kn->block;
 }
 

@@ -1,0 +1,554 @@
+/* `pruner-tui kernel` prints the CUDA source of one state of a task; `pruner-tui check`
+ * samples states of every task, runs them on the CPU executor against the ops' C
+ * references and compiles them with NVRTC. */
+#include "config.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codegen/cuda.h"
+#include "ir/exec.h"
+#include "ir/lower.h"
+#include "measure/nvrtc.h"
+#include "te/network.h"
+#include "te/ref.h"
+#include "util/paths.h"
+#include "util/xalloc.h"
+
+static int usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
+static int usage(const char *cmd, const char *fmt, ...) {
+   va_list ap;
+   va_start(ap, fmt);
+   fprintf(stderr, "pruner-tui %s: ", cmd);
+   vfprintf(stderr, fmt, ap);
+   fprintf(stderr, "\nTry 'pruner-tui --help' for more information.\n");
+   va_end(ap);
+   return EXIT_USAGE;
+}
+
+static int parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out) {
+   char *end;
+   errno = 0;
+   long v = strtol(text, &end, 10);
+   if (errno || end == text || *end || v < min || v > max)
+      return usage(cmd, "%s must be an integer from %ld to %ld, not '%s'", what, min, max, text);
+   *out = v;
+   return 0;
+}
+
+static int loadNetwork(const char *file, Network *net) {
+   char *path = Paths_findTaskFile(file);
+   char *cause = NULL;
+   int rc = Network_load(net, path, &cause);
+   free(path);
+   if (rc < 0) {
+      fprintf(stderr, "pruner-tui: %s\n", cause);
+      free(cause);
+      return EXIT_INPUT;
+   }
+   return 0;
+}
+
+/* "sm_80,sm_90" into a list; each must look like sm_NN. */
+static int parseArchs(const char *cmd, const char *text, char archs[][16], int max, int *n) {
+   *n = 0;
+   const char *p = text;
+   while (*p) {
+      const char *end = strchr(p, ',');
+      size_t len = end ? (size_t)(end - p) : strlen(p);
+      bool ok = len >= 5 && len <= 6 && strncmp(p, "sm_", 3) == 0;
+      for (size_t i = 3; ok && i < len; i++)
+         ok = p[i] >= '0' && p[i] <= '9';
+      if (!ok || *n == max)
+         return usage(cmd, "--arch takes sm_NN names separated by commas, like sm_80,sm_90; '%.*s' is not one",
+                      (int)len, p);
+      memcpy(archs[*n], p, len);
+      archs[(*n)++][len] = '\0';
+      p += len + (end ? 1 : 0);
+   }
+   return *n ? 0 : usage(cmd, "--arch needs at least one architecture");
+}
+
+static char *readStateArg(const char *arg, char **cause) {
+   if (arg[0] != '@')
+      return xStrdup(arg);
+   FILE *f = fopen(arg + 1, "rb");
+   if (!f) {
+      setCause(cause, "%s: cannot open: %s", arg + 1, strerror(errno));
+      return NULL;
+   }
+   size_t cap = 4096, len = 0;
+   char *text = xMalloc(cap);
+   size_t n;
+   while ((n = fread(text + len, 1, cap - len - 1, f)) > 0) {
+      len += n;
+      if (len + 1 == cap)
+         text = xRealloc(text, cap *= 2);
+   }
+   fclose(f);
+   text[len] = '\0';
+   return text;
+}
+
+/* ---- kernel ---- */
+
+int Cli_kernel(int argc, char **argv) {
+   static const struct option options[] = {
+      { "seed", required_argument, NULL, 's' },
+      { "state", required_argument, NULL, 'S' },
+      { "arch", required_argument, NULL, 'a' },
+      { NULL, 0, NULL, 0 },
+   };
+   long seed = 1;
+   const char *stateArg = NULL, *arch = NULL;
+   bool seedGiven = false;
+   optind = 1;
+   opterr = 0;
+   int c;
+   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+      switch (c) {
+      case 's':
+         if (parseCount("kernel", "--seed", optarg, 0, 2147483647L, &seed))
+            return EXIT_USAGE;
+         seedGiven = true;
+         break;
+      case 'S': stateArg = optarg; break;
+      case 'a': arch = optarg; break;
+      case ':': return usage("kernel", "option '%s' needs an argument", argv[optind - 1]);
+      default: return usage("kernel", "unknown option '%s'", argv[optind - 1]);
+      }
+   }
+   if (argc - optind != 2)
+      return usage("kernel", "expected FILE.task TASK");
+   if (seedGiven && stateArg)
+      return usage("kernel", "--seed and --state cannot be combined");
+   char archs[1][16];
+   int narchs = 0;
+   if (arch && parseArchs("kernel", arch, archs, 1, &narchs))
+      return EXIT_USAGE;
+   Network net;
+   if (loadNetwork(argv[optind], &net))
+      return EXIT_INPUT;
+   long task;
+   if (parseCount("kernel", "TASK", argv[optind + 1], 0, net.ntasks - 1, &task)) {
+      Network_done(&net);
+      return EXIT_USAGE;
+   }
+   const Task *t = &net.tasks[task];
+   Dag g;
+   Dag_init(&g);
+   Op_buildDag(&t->op, &g);
+   SketchSet set;
+   SketchSet_generate(&set, &g);
+   SchedLimits lim;
+   SchedLimits_default(&lim);
+   State s;
+   char *cause = NULL;
+   int rc = 0;
+   if (stateArg) {
+      char *text = readStateArg(stateArg, &cause);
+      rc = text ? State_parse(&set, text, &lim, &s, &cause) : -1;
+      free(text);
+   } else {
+      Rng rng;
+      Rng_seed(&rng, (uint64_t)seed);
+      rc = State_sampleValid(&set, -1, &rng, &lim, 100000, &s, &cause);
+      if (rc < 0) {
+         char *why = xAsprintf("task %ld has no valid state: %s", task, cause);
+         free(cause);
+         cause = why;
+      }
+   }
+   if (rc < 0) {
+      fprintf(stderr, "pruner-tui: %s\n", cause);
+      free(cause);
+      SketchSet_done(&set);
+      Dag_done(&g);
+      Network_done(&net);
+      return EXIT_INPUT;
+   }
+   char shape[160], epi[160], text[4096];
+   Op_describe(&t->op, shape, sizeof shape);
+   Op_epilogueText(&t->op, epi, sizeof epi);
+   State_format(&set, &s, text, sizeof text);
+   printf("task %ld of %s: %s %s, epilogue %s\n", task, net.name, Op_name(t->op.kind), shape, epi);
+   printf("sketch %d of %d: %s\n", (int)s.sketch, set.count, set.sketches[s.sketch].summary);
+   printf("state: %s\n", text);
+   LoopNest ln;
+   LoopNest_init(&ln);
+   Lower_state(&set, &s, &ln);
+   for (int k = 0; k < ln.nkernels; k++)
+      printf("launch %s: grid %lld blocks, %lld threads per block, %lld bytes of static shared memory\n",
+             ln.kernels[k].name, (long long)ln.kernels[k].grid, (long long)ln.kernels[k].block,
+             (long long)ln.kernels[k].sharedBytes);
+   char *header = xAsprintf("pruner-tui %s: task %ld of %s, %s\nstate %s", PACKAGE_VERSION, task,
+                            net.name, t->key, text);
+   char *src = Cuda_generate(&ln, header);
+   free(header);
+   if (narchs) {
+      NvrtcResult r;
+      if (Nvrtc_compile(src, "kernel.cu", archs[0], &r, &cause) < 0) {
+         printf("NVRTC %s: %s\n", archs[0], cause);
+         free(cause);
+         rc = EXIT_INPUT;
+      } else {
+         for (int k = 0; k < r.nkernels; k++)
+            printf("ptxas %s %s: %d registers, %d bytes shared, %d bytes stack, %d/%d bytes spilled (stores/loads)\n",
+                   archs[0], r.kernels[k].name, r.kernels[k].registers, r.kernels[k].sharedBytes,
+                   r.kernels[k].stackBytes, r.kernels[k].spillStores, r.kernels[k].spillLoads);
+      }
+      NvrtcResult_done(&r);
+   }
+   printf("\n%s", src);
+   free(src);
+   LoopNest_done(&ln);
+   SketchSet_done(&set);
+   Dag_done(&g);
+   Network_done(&net);
+   return rc;
+}
+
+/* ---- check ---- */
+
+typedef struct {
+   State state;
+   bool verified, compiled, failed;
+   int64_t blocksRun, grid;
+   int64_t compared;
+   int registers;               /* of the last kernel, first architecture; -1 unknown */
+   char *why;                   /* why it failed */
+} CheckResult;
+
+typedef struct {
+   const SketchSet *set;
+   const OpParams *op;
+   float **inputs;              /* Op_inputShape order */
+   const float *want;
+   int64_t outElems;
+   bool fullGrid;
+   int sampleBlocks;
+   uint64_t seed;
+   char (*archs)[16];
+   int narchs;
+   bool compile;
+   CheckResult *results;
+   int nresults;
+   int next;
+   pthread_mutex_t lock;
+} CheckJob;
+
+static void verify(CheckJob *job, CheckResult *res, LoopNest *ln) {
+   const SketchSet *set = job->set;
+   Lower_state(set, &res->state, ln);
+   float *globals[IR_MAX_BUFFERS] = { NULL };
+   int in = 0;
+   for (int b = 0; b < ln->nbuffers; b++) {
+      const IrBuffer *bf = &ln->buffers[b];
+      if (bf->scope != SCOPE_GLOBAL)
+         continue;
+      if (bf->input)
+         globals[b] = job->inputs[in++];
+      else
+         globals[b] = xCalloc((size_t)bf->elems, sizeof(float));
+   }
+   int out = Lower_globalBuffer(ln, Dag_output(&set->dag));
+   uint8_t *written = xCalloc((size_t)job->outElems, 1);
+   Exec *x = Exec_new(ln);
+   char *cause = NULL;
+   int rc = 0;
+   int last = ln->nkernels - 1;
+   res->grid = ln->kernels[last].grid;
+   for (int k = 0; k < ln->nkernels && rc == 0; k++) {
+      int64_t grid = ln->kernels[k].grid;
+      if (k < last || job->fullGrid || grid <= job->sampleBlocks + 2) {
+         /* kernels before the last produce what the last one reads anywhere */
+         rc = Exec_run(x, k, globals, NULL, 0, k == last ? written : NULL, &cause);
+         if (k == last)
+            res->blocksRun = grid;
+         continue;
+      }
+      int64_t *blocks = xCalloc((size_t)job->sampleBlocks + 2, sizeof *blocks);
+      int n = 0;
+      blocks[n++] = 0;
+      blocks[n++] = grid - 1;
+      Rng rng;
+      Rng_seed(&rng, job->seed ^ State_hash(&res->state));
+      for (int i = 0; i < job->sampleBlocks; i++)
+         blocks[n++] = 1 + (int64_t)Rng_below(&rng, (uint64_t)(grid - 2));
+      rc = Exec_run(x, k, globals, blocks, n, written, &cause);
+      res->blocksRun = n;
+      free(blocks);
+   }
+   if (rc < 0) {
+      res->why = xAsprintf("CPU executor: %s", cause);
+      free(cause);
+   } else {
+      for (int64_t i = 0; i < job->outElems && !res->why; i++) {
+         if (!written[i])
+            continue;
+         res->compared++;
+         double g = globals[out][i], w = job->want[i];
+         if (!(fabs(g - w) <= 1e-4 * fabs(w) + 1e-5))
+            res->why = xAsprintf("element %lld of the output is %.8g, the reference %.8g", (long long)i, g, w);
+      }
+      if (!res->why && res->compared == 0)
+         res->why = xStrdup("the blocks run wrote no output element");
+      res->verified = !res->why;
+   }
+   Exec_free(x);
+   free(written);
+   in = 0;
+   for (int b = 0; b < ln->nbuffers; b++)
+      if (ln->buffers[b].scope == SCOPE_GLOBAL && !ln->buffers[b].input)
+         free(globals[b]);
+
+   res->registers = -1;
+   if (job->compile && !res->why) {
+      char *src = Cuda_generate(ln, NULL);
+      bool all = true;
+      for (int a = 0; a < job->narchs && all; a++) {
+         NvrtcResult r;
+         if (Nvrtc_compile(src, "check.cu", job->archs[a], &r, &cause) < 0) {
+            res->why = xAsprintf("NVRTC: %s", cause);
+            free(cause);
+            all = false;
+         } else if (a == 0 && r.nkernels > 0) {
+            const NvrtcKernelInfo *ki = NvrtcResult_kernel(&r, ln->kernels[last].name);
+            res->registers = ki ? ki->registers : -1;
+         }
+         NvrtcResult_done(&r);
+      }
+      res->compiled = all;
+      free(src);
+   }
+   res->failed = res->why != NULL;
+}
+
+static void *checkWorker(void *arg) {
+   CheckJob *job = arg;
+   LoopNest ln;
+   LoopNest_init(&ln);
+   for (;;) {
+      pthread_mutex_lock(&job->lock);
+      int i = job->next < job->nresults ? job->next++ : -1;
+      pthread_mutex_unlock(&job->lock);
+      if (i < 0)
+         break;
+      verify(job, &job->results[i], &ln);
+   }
+   LoopNest_done(&ln);
+   return NULL;
+}
+
+static int parseTaskList(const char *text, const Network *net, bool *selected) {
+   const char *p = text;
+   while (*p) {
+      char *end;
+      errno = 0;
+      long v = strtol(p, &end, 10);
+      if (errno || end == p || (*end && *end != ',') || v < 0 || v >= net->ntasks)
+         return usage("check", "--tasks takes task IDs from 0 to %d separated by commas, not '%s'",
+                      net->ntasks - 1, text);
+      selected[v] = true;
+      p = *end ? end + 1 : end;
+   }
+   return 0;
+}
+
+int Cli_check(int argc, char **argv) {
+   static const struct option options[] = {
+      { "samples", required_argument, NULL, 'n' },
+      { "tasks", required_argument, NULL, 't' },
+      { "arch", required_argument, NULL, 'a' },
+      { "seed", required_argument, NULL, 's' },
+      { "blocks", required_argument, NULL, 'b' },
+      { "jobs", required_argument, NULL, 'j' },
+      { NULL, 0, NULL, 0 },
+   };
+   long samples = 20, seed = 1, blocks = 4, jobs = sysconf(_SC_NPROCESSORS_ONLN);
+   const char *tasksArg = NULL, *archArg = "sm_80,sm_90";
+   jobs = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
+   optind = 1;
+   opterr = 0;
+   int c;
+   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+      switch (c) {
+      case 'n': if (parseCount("check", "--samples", optarg, 1, 100000, &samples)) return EXIT_USAGE; break;
+      case 's': if (parseCount("check", "--seed", optarg, 0, 2147483647L, &seed)) return EXIT_USAGE; break;
+      case 'b': if (parseCount("check", "--blocks", optarg, 1, 1000000, &blocks)) return EXIT_USAGE; break;
+      case 'j': if (parseCount("check", "--jobs", optarg, 1, 256, &jobs)) return EXIT_USAGE; break;
+      case 't': tasksArg = optarg; break;
+      case 'a': archArg = optarg; break;
+      case ':': return usage("check", "option '%s' needs an argument", argv[optind - 1]);
+      default: return usage("check", "unknown option '%s'", argv[optind - 1]);
+      }
+   }
+   if (argc - optind != 1)
+      return usage("check", "expected FILE.task");
+   char archs[8][16];
+   int narchs;
+   if (parseArchs("check", archArg, archs, 8, &narchs))
+      return EXIT_USAGE;
+   Network net;
+   if (loadNetwork(argv[optind], &net))
+      return EXIT_INPUT;
+   bool *selected = xCalloc((size_t)net.ntasks, sizeof *selected);
+   if (tasksArg) {
+      if (parseTaskList(tasksArg, &net, selected)) {
+         free(selected);
+         Network_done(&net);
+         return EXIT_USAGE;
+      }
+   } else {
+      for (int i = 0; i < net.ntasks; i++)
+         selected[i] = true;
+   }
+   char *why = NULL;
+   bool compile = Nvrtc_open(&why) == 0;
+   int major = 0, minor = 0;
+   Nvrtc_version(&major, &minor);
+   printf("checking %s (%s): %ld states per task on the CPU executor against the C reference",
+          net.name, net.path, samples);
+   if (compile) {
+      printf(", compiled by NVRTC %d.%d for", major, minor);
+      for (int a = 0; a < narchs; a++)
+         printf(" %s", archs[a]);
+      printf("\n");
+   } else {
+      printf("; not compiled: %s\n", why);
+   }
+   free(why);
+   printf("large tasks run the first, the last and %ld random blocks of their output kernel\n\n", blocks);
+   printf("%3s  %-19s  %8s  %6s  %8s  %8s  %6s  %-17s  %s\n", "ID", "op", "sketches", "states", "verified",
+          "compiled", "failed", "blocks run", "registers");
+   SchedLimits lim;
+   SchedLimits_default(&lim);
+   long total = 0, verified = 0, compiled = 0, failed = 0;
+   char *failures = xStrdup("");
+   for (int t = 0; t < net.ntasks; t++) {
+      if (!selected[t])
+         continue;
+      const Task *task = &net.tasks[t];
+      Dag g;
+      Dag_init(&g);
+      Op_buildDag(&task->op, &g);
+      SketchSet set;
+      SketchSet_generate(&set, &g);
+      CheckJob job = { .set = &set, .op = &task->op, .sampleBlocks = (int)blocks, .seed = (uint64_t)seed,
+                       .archs = archs, .narchs = narchs, .compile = compile };
+      pthread_mutex_init(&job.lock, NULL);
+      /* inputs: seeded values in [-1, 1), never zeros */
+      job.inputs = xCalloc(OP_MAX_INPUTS, sizeof(float *));
+      Rng rng;
+      Rng_seed(&rng, (uint64_t)seed * 7919 + (uint64_t)t);
+      for (int i = 0; i < Op_numInputs(&task->op); i++) {
+         int64_t shape[TE_MAX_DIMS];
+         const char *name;
+         int r = Op_inputShape(&task->op, i, shape, &name);
+         int64_t n = 1;
+         for (int d = 0; d < r; d++)
+            n *= shape[d];
+         job.inputs[i] = xMalloc((size_t)n * sizeof(float));
+         for (int64_t e = 0; e < n; e++)
+            job.inputs[i][e] = (float)(2.0 * Rng_uniform(&rng) - 1.0);
+      }
+      int64_t oshape[TE_MAX_DIMS];
+      int orank = Op_outputShape(&task->op, oshape);
+      job.outElems = 1;
+      for (int d = 0; d < orank; d++)
+         job.outElems *= oshape[d];
+      float *want = xMalloc((size_t)job.outElems * sizeof(float));
+      Ref_run(&task->op, (const float *const *)job.inputs, want);
+      job.want = want;
+      /* small tasks run every block; the rest a sample */
+      job.fullGrid = task->flops <= 2e7;
+      job.results = xCalloc((size_t)samples, sizeof(CheckResult));
+      char *cause = NULL;
+      Rng srng;
+      Rng_seed(&srng, (uint64_t)seed + 104729ull * (uint64_t)t);
+      for (long i = 0; i < samples; i++) {
+         if (State_sampleValid(&set, -1, &srng, &lim, 100000, &job.results[i].state, &cause) < 0)
+            break;
+         job.nresults++;
+      }
+      int nthreads = (int)(jobs < job.nresults ? jobs : job.nresults);
+      pthread_t *th = xCalloc((size_t)(nthreads ? nthreads : 1), sizeof *th);
+      for (int i = 0; i < nthreads; i++)
+         pthread_create(&th[i], NULL, checkWorker, &job);
+      for (int i = 0; i < nthreads; i++)
+         pthread_join(th[i], NULL);
+      free(th);
+      long tv = 0, tc = 0, tf = 0;
+      int regMin = 1 << 30, regMax = -1;
+      int64_t runMin = INT64_MAX, gridMax = 0;
+      for (int i = 0; i < job.nresults; i++) {
+         CheckResult *r = &job.results[i];
+         tv += r->verified;
+         tc += r->compiled;
+         tf += r->failed;
+         if (r->registers >= 0) {
+            regMin = r->registers < regMin ? r->registers : regMin;
+            regMax = r->registers > regMax ? r->registers : regMax;
+         }
+         runMin = r->blocksRun < runMin ? r->blocksRun : runMin;
+         gridMax = r->grid > gridMax ? r->grid : gridMax;
+         if (r->why) {
+            char text[4096];
+            State_format(&set, &r->state, text, sizeof text);
+            char *more = xAsprintf("%stask %d, state %s:\n  %s\n", failures, t, text, r->why);
+            free(failures);
+            failures = more;
+            free(r->why);
+         }
+      }
+      if (job.nresults < samples) {
+         tf++;
+         char *more = xAsprintf("%stask %d: only %d valid states: %s\n", failures, t, job.nresults, cause);
+         free(failures);
+         failures = more;
+      }
+      free(cause);
+      char blocksText[64], regs[64];
+      if (job.nresults == 0)
+         snprintf(blocksText, sizeof blocksText, "-");
+      else if (job.fullGrid || runMin >= gridMax)
+         snprintf(blocksText, sizeof blocksText, "all");
+      else
+         snprintf(blocksText, sizeof blocksText, "%lld of <=%lld", (long long)runMin, (long long)gridMax);
+      if (regMax >= 0)
+         snprintf(regs, sizeof regs, "%d-%d (%s)", regMin, regMax, archs[0]);
+      else
+         snprintf(regs, sizeof regs, "-");
+      printf("%3d  %-19s  %8d  %6d  %8ld  %8ld  %6ld  %-17s  %s\n", t, Op_name(task->op.kind), set.count,
+             job.nresults, tv, tc, tf, blocksText, regs);
+      fflush(stdout);
+      total += job.nresults;
+      verified += tv;
+      compiled += tc;
+      failed += tf;
+      for (int i = 0; i < Op_numInputs(&task->op); i++)
+         free(job.inputs[i]);
+      free(job.inputs);
+      free(want);
+      free(job.results);
+      pthread_mutex_destroy(&job.lock);
+      SketchSet_done(&set);
+      Dag_done(&g);
+   }
+   if (*failures)
+      printf("\nfailures:\n%s", failures);
+   free(failures);
+   printf("\nchecked %ld states: %ld verified, %ld compiled, %ld failed\n", total, verified, compiled, failed);
+   free(selected);
+   Network_done(&net);
+   return failed ? EXIT_INPUT : 0;
+}
