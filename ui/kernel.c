@@ -24,6 +24,9 @@
 #include "util/paths.h"
 #include "util/xalloc.h"
 
+/* The largest relative error a state's output may have against the C reference. */
+#define CHECK_TOLERANCE 1e-4
+
 static int usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
 static int usage(const char *cmd, const char *fmt, ...) {
    va_list ap;
@@ -234,6 +237,7 @@ typedef struct {
    float **inputs;              /* Op_inputShape order */
    const float *want;
    int64_t outElems;
+   double rms;                  /* of the reference output */
    bool fullGrid;
    int sampleBlocks;
    uint64_t seed;
@@ -297,8 +301,12 @@ static void verify(CheckJob *job, CheckResult *res, LoopNest *ln) {
             continue;
          res->compared++;
          double g = globals[out][i], w = job->want[i];
-         if (!(fabs(g - w) <= 1e-4 * fabs(w) + 1e-5))
-            res->why = xAsprintf("element %lld of the output is %.8g, the reference %.8g", (long long)i, g, w);
+         /* relative error at the scale of the output: an element that cancels to
+          * nearly zero is judged against the output's RMS, not against itself */
+         double scale = fabs(w) > job->rms ? fabs(w) : job->rms;
+         if (!(fabs(g - w) <= CHECK_TOLERANCE * scale))
+            res->why = xAsprintf("element %lld of the output is %.8g, the reference %.8g (relative error %.2g)",
+                                 (long long)i, g, w, fabs(g - w) / scale);
       }
       if (!res->why && res->compared == 0)
          res->why = xStrdup("the blocks run wrote no output element");
@@ -469,6 +477,12 @@ int Cli_check(int argc, char **argv) {
       float *want = xMalloc((size_t)job.outElems * sizeof(float));
       Ref_run(&task->op, (const float *const *)job.inputs, want);
       job.want = want;
+      double sq = 0;
+      for (int64_t e = 0; e < job.outElems; e++)
+         sq += (double)want[e] * want[e];
+      job.rms = sqrt(sq / (double)job.outElems);
+      if (job.rms == 0)
+         job.rms = 1;
       /* small tasks run every block; the rest a sample */
       job.fullGrid = task->flops <= 2e7;
       job.results = xCalloc((size_t)samples, sizeof(CheckResult));

@@ -164,6 +164,16 @@ static void expr(Gen *g, int32_t e) {
    default:
       break;
    }
+   if (k == EXPR_ADD && g->zeroVar >= 0) {
+      /* a vector's lane 0: x + lane is x */
+      for (int i = 0; i < 2; i++) {
+         const Expr *side = &ln->expr[x->args[i]];
+         if (side->kind == EXPR_AXIS && side->ref == g->zeroVar) {
+            operand(g, x->args[1 - i], 5, false);
+            return;
+         }
+      }
+   }
    const char *op = cOp(k);
    if (!op)
       fatal("codegen: expression kind %d", k);

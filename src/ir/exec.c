@@ -19,7 +19,10 @@ struct Exec_ {
    float *const *globals;
    uint8_t *written;
    int outBuf;
-   int64_t *vals;                 /* nvars x threads */
+   int64_t *vals;                 /* nvars x threads: per-thread values of LET variables */
+   int64_t *scalar;               /* nvars: loop variables, and LET values all threads share */
+   uint8_t *uniform;              /* nvars: whether scalar[] holds the variable */
+   int64_t *tid;                  /* 0 .. threads-1 */
    float *mem[IR_MAX_BUFFERS];    /* shared: elems; local: threads x elems */
    char *arena;                   /* per-statement temporaries */
    size_t arenaSize, arenaUsed;
@@ -39,6 +42,9 @@ void Exec_free(Exec *x) {
    for (int b = 0; b < IR_MAX_BUFFERS; b++)
       free(x->mem[b]);
    free(x->vals);
+   free(x->scalar);
+   free(x->uniform);
+   free(x->tid);
    free(x->arena);
    free(x);
 }
@@ -74,13 +80,24 @@ static float *cell(Exec *x, int buffer, int64_t t, int64_t index, const char *wh
    }
 }
 
-static int64_t *evalI(Exec *x, int32_t e, const uint8_t *mask);
+/* An integer value of the block: one number every thread shares (most index
+ * arithmetic: constants, loop variables, block coordinates), or one per thread. */
+typedef struct {
+   const int64_t *lane;           /* NULL when uniform */
+   int64_t one;
+} IVal;
+
+static inline int64_t at(IVal v, int64_t t) {
+   return v.lane ? v.lane[t] : v.one;
+}
+
+static IVal evalI(Exec *x, int32_t e, const uint8_t *mask);
 static float *evalF(Exec *x, int32_t e, const uint8_t *mask);
 
-static uint8_t *subMask(Exec *x, const uint8_t *mask, const int64_t *cond, bool want) {
+static uint8_t *subMask(Exec *x, const uint8_t *mask, IVal cond, bool want) {
    uint8_t *m = tmp(x, (size_t)x->threads);
    for (int64_t t = 0; t < x->threads; t++)
-      m[t] = mask[t] && ((cond[t] != 0) == want);
+      m[t] = mask[t] && ((at(cond, t) != 0) == want);
    return m;
 }
 
@@ -89,79 +106,116 @@ static int64_t floorDiv(int64_t a, int64_t b) {
    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-static int64_t *evalI(Exec *x, int32_t e, const uint8_t *mask) {
+static int64_t intOp(ExprKind k, int64_t p, int64_t q) {
+   switch (k) {
+   case EXPR_ADD: return p + q;
+   case EXPR_SUB: return p - q;
+   case EXPR_MUL: return p * q;
+   case EXPR_FLOORDIV: return q ? floorDiv(p, q) : 0;
+   case EXPR_FLOORMOD: return q ? p - floorDiv(p, q) * q : 0;
+   case EXPR_MIN: return p < q ? p : q;
+   case EXPR_MAX: return p > q ? p : q;
+   case EXPR_LT: return p < q;
+   case EXPR_LE: return p <= q;
+   case EXPR_GE: return p >= q;
+   case EXPR_GT: return p > q;
+   case EXPR_EQ: return p == q;
+   case EXPR_AND: return p && q;
+   default: fatal("executor: expression kind %d in an integer context", k);
+   }
+}
+
+static IVal uniformValue(int64_t v) {
+   return (IVal){ NULL, v };
+}
+
+static IVal evalI(Exec *x, int32_t e, const uint8_t *mask) {
    const Expr *ex = &x->ln->expr[e];
    int64_t T = x->threads;
-   int64_t *r = tmp(x, (size_t)T * sizeof *r);
    switch ((ExprKind)ex->kind) {
    case EXPR_INT:
-      for (int64_t t = 0; t < T; t++)
-         r[t] = ex->v.i;
-      return r;
+      return uniformValue(ex->v.i);
    case EXPR_AXIS: {
       const IrVar *v = &x->ln->vars[ex->ref];
-      for (int64_t t = 0; t < T; t++)
-         r[t] = v->kind == VAR_BLOCK ? x->block : v->kind == VAR_THREAD ? t : x->vals[ex->ref * T + t];
-      return r;
+      if (v->kind == VAR_BLOCK)
+         return uniformValue(x->block);
+      if (v->kind == VAR_THREAD)
+         return (IVal){ x->tid, 0 };
+      if (x->uniform[ex->ref])
+         return uniformValue(x->scalar[ex->ref]);
+      return (IVal){ &x->vals[ex->ref * T], 0 };
    }
-   case EXPR_SELECT: {
-      int64_t *c = evalI(x, ex->args[0], mask);
-      int64_t *a = evalI(x, ex->args[1], subMask(x, mask, c, true));
-      int64_t *b = evalI(x, ex->args[2], subMask(x, mask, c, false));
-      for (int64_t t = 0; t < T; t++)
-         r[t] = c[t] ? a[t] : b[t];
-      return r;
-   }
+   case EXPR_SELECT:
    case EXPR_AND: {
-      int64_t *a = evalI(x, ex->args[0], mask);
-      int64_t *b = evalI(x, ex->args[1], subMask(x, mask, a, true));
+      IVal c = evalI(x, ex->args[0], mask);
+      if (!c.lane) {
+         if (ex->kind == EXPR_AND)
+            return c.one ? evalI(x, ex->args[1], mask) : uniformValue(0);
+         return evalI(x, ex->args[c.one ? 1 : 2], mask);
+      }
+      int64_t *r = tmp(x, (size_t)T * sizeof *r);
+      IVal a = evalI(x, ex->args[1], subMask(x, mask, c, true));
+      if (ex->kind == EXPR_AND) {
+         for (int64_t t = 0; t < T; t++)
+            r[t] = c.lane[t] && at(a, t);
+         return (IVal){ r, 0 };
+      }
+      IVal b = evalI(x, ex->args[2], subMask(x, mask, c, false));
       for (int64_t t = 0; t < T; t++)
-         r[t] = a[t] && b[t];
-      return r;
+         r[t] = c.lane[t] ? at(a, t) : at(b, t);
+      return (IVal){ r, 0 };
    }
    default:
       break;
    }
-   bool isFloat = x->ln->expr[ex->args[0]].dtype == TE_FLOAT32;
-   if (isFloat) {
+   ExprKind k = (ExprKind)ex->kind;
+   int64_t *r = tmp(x, (size_t)T * sizeof *r);
+   if (x->ln->expr[ex->args[0]].dtype == TE_FLOAT32) {
       /* a comparison of floats */
       float *a = evalF(x, ex->args[0], mask), *b = evalF(x, ex->args[1], mask);
       for (int64_t t = 0; t < T; t++) {
-         switch ((ExprKind)ex->kind) {
+         switch (k) {
          case EXPR_LT: r[t] = a[t] < b[t]; break;
          case EXPR_LE: r[t] = a[t] <= b[t]; break;
          case EXPR_GE: r[t] = a[t] >= b[t]; break;
          case EXPR_GT: r[t] = a[t] > b[t]; break;
          case EXPR_EQ: r[t] = a[t] == b[t]; break;
-         default: fatal("executor: float expression %d in an integer context", ex->kind);
+         default: fatal("executor: float expression %d in an integer context", k);
          }
       }
-      return r;
+      return (IVal){ r, 0 };
    }
-   int64_t *a = evalI(x, ex->args[0], mask), *b = evalI(x, ex->args[1], mask);
-   for (int64_t t = 0; t < T; t++) {
-      if (!mask[t]) {
-         r[t] = 0;
-         continue;
-      }
-      int64_t p = a[t], q = b[t];
-      switch ((ExprKind)ex->kind) {
-      case EXPR_ADD: r[t] = p + q; break;
-      case EXPR_SUB: r[t] = p - q; break;
-      case EXPR_MUL: r[t] = p * q; break;
-      case EXPR_FLOORDIV: r[t] = q ? floorDiv(p, q) : 0; break;
-      case EXPR_FLOORMOD: r[t] = q ? p - floorDiv(p, q) * q : 0; break;
-      case EXPR_MIN: r[t] = p < q ? p : q; break;
-      case EXPR_MAX: r[t] = p > q ? p : q; break;
-      case EXPR_LT: r[t] = p < q; break;
-      case EXPR_LE: r[t] = p <= q; break;
-      case EXPR_GE: r[t] = p >= q; break;
-      case EXPR_GT: r[t] = p > q; break;
-      case EXPR_EQ: r[t] = p == q; break;
-      default: fatal("executor: expression kind %d in an integer context", ex->kind);
-      }
+   IVal a = evalI(x, ex->args[0], mask), b = evalI(x, ex->args[1], mask);
+   if (!a.lane && !b.lane)
+      return uniformValue(intOp(k, a.one, b.one));
+   /* arithmetic has no effects, so inactive lanes are computed too: the loops stay
+    * branch-free; only division needs care, and its divisor is a constant */
+   const int64_t *pa = a.lane, *pb = b.lane;
+   int64_t *sa = NULL, *sb = NULL;
+   if (!pa) {
+      sa = tmp(x, (size_t)T * sizeof *sa);
+      for (int64_t t = 0; t < T; t++)
+         sa[t] = a.one;
+      pa = sa;
    }
-   return r;
+   if (!pb) {
+      sb = tmp(x, (size_t)T * sizeof *sb);
+      for (int64_t t = 0; t < T; t++)
+         sb[t] = b.one;
+      pb = sb;
+   }
+   switch (k) {
+   case EXPR_ADD: for (int64_t t = 0; t < T; t++) r[t] = pa[t] + pb[t]; break;
+   case EXPR_SUB: for (int64_t t = 0; t < T; t++) r[t] = pa[t] - pb[t]; break;
+   case EXPR_MUL: for (int64_t t = 0; t < T; t++) r[t] = pa[t] * pb[t]; break;
+   case EXPR_LT: for (int64_t t = 0; t < T; t++) r[t] = pa[t] < pb[t]; break;
+   case EXPR_GE: for (int64_t t = 0; t < T; t++) r[t] = pa[t] >= pb[t]; break;
+   default:
+      for (int64_t t = 0; t < T; t++)
+         r[t] = mask[t] ? intOp(k, pa[t], pb[t]) : 0;
+      break;
+   }
+   return (IVal){ r, 0 };
 }
 
 static float *evalF(Exec *x, int32_t e, const uint8_t *mask) {
@@ -174,29 +228,31 @@ static float *evalF(Exec *x, int32_t e, const uint8_t *mask) {
          r[t] = (float)ex->v.f;
       return r;
    case EXPR_LOAD: {
-      int64_t *idx = evalI(x, ex->args[0], mask);
+      IVal idx = evalI(x, ex->args[0], mask);
       for (int64_t t = 0; t < T; t++) {
          r[t] = 0.0f;
          if (!mask[t])
             continue;
-         float *c = cell(x, ex->ref, t, idx[t], "load of");
+         float *c = cell(x, ex->ref, t, at(idx, t), "load of");
          if (c)
             r[t] = *c;
       }
       return r;
    }
    case EXPR_SELECT: {
-      int64_t *c = evalI(x, ex->args[0], mask);
+      IVal c = evalI(x, ex->args[0], mask);
+      if (!c.lane)
+         return evalF(x, ex->args[c.one ? 1 : 2], mask);
       float *a = evalF(x, ex->args[1], subMask(x, mask, c, true));
       float *b = evalF(x, ex->args[2], subMask(x, mask, c, false));
       for (int64_t t = 0; t < T; t++)
-         r[t] = c[t] ? a[t] : b[t];
+         r[t] = c.lane[t] ? a[t] : b[t];
       return r;
    }
    case EXPR_CAST: {
-      int64_t *a = evalI(x, ex->args[0], mask);
+      IVal a = evalI(x, ex->args[0], mask);
       for (int64_t t = 0; t < T; t++)
-         r[t] = (float)a[t];
+         r[t] = (float)at(a, t);
       return r;
    }
    case EXPR_EXP:
@@ -246,36 +302,48 @@ static void exec(Exec *x, int32_t s, const uint8_t *mask) {
          exec(x, x->ln->list[st->first + i], mask);
       break;
    case STMT_FOR:
+      /* every thread runs the same iterations: the variable is one number */
+      x->uniform[st->var] = 1;
       for (int64_t i = 0; i < st->extent && !x->failed; i++) {
-         for (int64_t t = 0; t < T; t++)
-            x->vals[st->var * T + t] = i;
+         x->scalar[st->var] = i;
          exec(x, st->body, mask);
       }
       break;
    case STMT_LET: {
-      int64_t *v = evalI(x, st->value, mask);
-      for (int64_t t = 0; t < T; t++)
-         if (mask[t])
-            x->vals[st->var * T + t] = v[t];
+      IVal v = evalI(x, st->value, mask);
+      x->uniform[st->var] = v.lane == NULL;
+      if (v.lane) {
+         for (int64_t t = 0; t < T; t++)
+            if (mask[t])
+               x->vals[st->var * T + t] = v.lane[t];
+      } else {
+         x->scalar[st->var] = v.one;
+      }
       break;
    }
    case STMT_STORE: {
-      int64_t *idx = evalI(x, st->index, mask);
+      IVal idx = evalI(x, st->index, mask);
       float *v = evalF(x, st->value, mask);
       for (int64_t t = 0; t < T && !x->failed; t++) {
          if (!mask[t])
             continue;
-         float *c = cell(x, st->buffer, t, idx[t], "store to");
+         int64_t i = at(idx, t);
+         float *c = cell(x, st->buffer, t, i, "store to");
          if (!c)
             break;
          *c = v[t];
          if (x->written && st->buffer == x->outBuf)
-            x->written[idx[t]] = 1;
+            x->written[i] = 1;
       }
       break;
    }
    case STMT_IF: {
-      int64_t *c = evalI(x, st->value, mask);
+      IVal c = evalI(x, st->value, mask);
+      if (!c.lane) {
+         if (c.one)
+            exec(x, st->body, mask);
+         break;
+      }
       uint8_t *m = subMask(x, mask, c, true);
       /* the mask must outlive the body's own temporaries */
       exec(x, st->body, m);
@@ -298,12 +366,12 @@ static void exec(Exec *x, int32_t s, const uint8_t *mask) {
             return;
          }
       float *v = evalF(x, st->value, mask);
-      int64_t *idx = evalI(x, st->index, mask);
+      IVal idx = evalI(x, st->index, mask);
       float acc = st->reduce == REDUCE_MAX ? -INFINITY : 0.0f;
       for (int64_t t = 0; t < T; t++)
          acc = st->reduce == REDUCE_MAX ? fmaxf(acc, v[t]) : acc + v[t];
       for (int64_t t = 0; t < T; t++) {
-         float *c = cell(x, st->buffer, t, idx[t], "store to");
+         float *c = cell(x, st->buffer, t, at(idx, t), "store to");
          if (!c)
             break;
          *c = acc;
@@ -329,7 +397,15 @@ int Exec_run(Exec *x, int k, float *const *globals, const int64_t *blocks, int64
       if (ln->buffers[b].output)
          x->outBuf = b;
    free(x->vals);
+   free(x->scalar);
+   free(x->uniform);
+   free(x->tid);
    x->vals = xCalloc((size_t)ln->nvars * (size_t)x->threads, sizeof *x->vals);
+   x->scalar = xCalloc((size_t)ln->nvars, sizeof *x->scalar);
+   x->uniform = xCalloc((size_t)ln->nvars, sizeof *x->uniform);
+   x->tid = xMalloc((size_t)x->threads * sizeof *x->tid);
+   for (int64_t t = 0; t < x->threads; t++)
+      x->tid[t] = t;
    for (int b = 0; b < ln->nbuffers; b++) {
       const IrBuffer *bf = &ln->buffers[b];
       free(x->mem[b]);

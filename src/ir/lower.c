@@ -448,16 +448,18 @@ static void lowerMlt(Lower *L, int ki) {
    int ko[TE_MAX_REDUCE], km[TE_MAX_REDUCE], kin[TE_MAX_REDUCE];
    int x3[TE_MAX_DIMS], x4[TE_MAX_DIMS];
    for (int i = 0; i < n; i++) {
-      L->step[i] = t.vth[i] * t.thr[i] * t.in3[i] * t.in4[i];
-      L->start[i] = mul(L, bco[i], num(L, L->step[i]));
+      int64_t tile = t.vth[i] * t.thr[i] * t.in3[i] * t.in4[i];
+      /* with one block along the axis its region always starts at 0 */
+      L->step[i] = t.outer[i] > 1 ? tile : 0;
+      L->start[i] = mul(L, bco[i], num(L, tile));
    }
    for (int j = 0; j < nr; j++) {
       const char *ax = a->axis[n + j];
       ko[j] = loopVar(L, ax, "outer", t.outer[n + j]);
       km[j] = loopVar(L, ax, "mid", t.mid[j]);
       kin[j] = loopVar(L, ax, "inner", t.inr[j]);
-      L->step[n + j] = t.mid[j] * t.inr[j];
-      L->start[n + j] = mul(L, varOrZero(L, ko[j]), num(L, L->step[n + j]));
+      L->step[n + j] = t.outer[n + j] > 1 ? t.mid[j] * t.inr[j] : 0;
+      L->start[n + j] = mul(L, varOrZero(L, ko[j]), num(L, t.mid[j] * t.inr[j]));
       L->offset[n + j] = mad(L, varOrZero(L, km[j]), t.inr[j], varOrZero(L, kin[j]));
       L->full[n + j] = add(L, L->start[n + j], L->offset[n + j]);
    }

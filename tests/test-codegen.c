@@ -1,0 +1,209 @@
+/* CUDA code generation: the exact source of a small tiled dense state (vectorized
+ * fetches, a register tile, unrolled loops, the fused epilogue), which fetches are
+ * vectorized and which are not, both cross-thread reduction forms, and NVRTC compiles
+ * of every sketch kind for sm_80 and sm_90 when NVRTC is present. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "codegen/cuda.h"
+#include "ir/lower.h"
+#include "measure/nvrtc.h"
+#include "te/network.h"
+#include "util/xalloc.h"
+
+static SchedLimits limits;
+
+typedef struct {
+   Network net;
+   Dag g;
+   SketchSet set;
+   LoopNest ln;
+} Fixture;
+
+static void setUp(Fixture *f, const char *task) {
+   char *text = xAsprintf("network: t\nbatch: 1\ntasks:\n  - %s\n", task);
+   char *cause = NULL;
+   if (Network_loadString(&f->net, "t.task", text, strlen(text), &cause) < 0)
+      fail_msg("%s", cause);
+   free(text);
+   Dag_init(&f->g);
+   Op_buildDag(&f->net.tasks[0].op, &f->g);
+   SketchSet_generate(&f->set, &f->g);
+   LoopNest_init(&f->ln);
+}
+
+static void tearDown(Fixture *f) {
+   LoopNest_done(&f->ln);
+   SketchSet_done(&f->set);
+   Dag_done(&f->g);
+   Network_done(&f->net);
+}
+
+static char *sourceOf(Fixture *f, const char *stateText) {
+   State s;
+   char *cause = NULL;
+   if (State_parse(&f->set, stateText, &limits, &s, &cause) < 0)
+      fail_msg("%s", cause);
+   Lower_state(&f->set, &s, &f->ln);
+   return Cuda_generate(&f->ln, NULL);
+}
+
+static char *readFile(const char *rel) {
+   char *path = TestUtil_srcPath(rel);
+   FILE *in = fopen(path, "rb");
+   if (!in)
+      fail_msg("cannot open %s", path);
+   free(path);
+   size_t cap = 1 << 16;
+   char *text = xMalloc(cap);
+   size_t len = fread(text, 1, cap - 1, in);
+   text[len] = '\0';
+   fclose(in);
+   return text;
+}
+
+#define DENSE_STATE "{\"v\":1,\"sketch\":0,\"knobs\":{\"T_dense.i\":[1,2,1,2],\"T_dense.j\":[2,16,1,1]," \
+                    "\"T_dense.k\":[2,4],\"data.shared.vector\":4,\"weight.shared.vector\":2,\"T_dense.unroll\":16}}"
+
+static void test_dense_source_is_exact(void **state) {
+   (void)state;
+   Fixture f;
+   setUp(&f, "{op: dense, m: 8, n: 64, k: 16, epilogue: [bias, relu], weight: 1}");
+   char *src = sourceOf(&f, DENSE_STATE);
+   char *want = readFile("tests/data/dense-8x64x16.cu");
+   assert_string_equal(src, want);
+   free(want);
+   free(src);
+   tearDown(&f);
+}
+
+static void test_vector_fetch_only_when_aligned(void **state) {
+   (void)state;
+   Fixture f;
+   setUp(&f, "{op: dense, m: 8, n: 64, k: 16, epilogue: [bias, relu], weight: 1}");
+   char *src = sourceOf(&f, DENSE_STATE);
+   assert_non_null(strstr(src, "*(float4 *)(data_shared + data_i) = *(const float4 *)(data + "));
+   assert_non_null(strstr(src, "*(float2 *)(weight_shared + weight_i) = *(const float2 *)(weight + "));
+   free(src);
+   tearDown(&f);
+   /* k = 18: rows of 18 floats do not start on 16-byte boundaries, so the lanes stay scalar */
+   setUp(&f, "{op: dense, m: 8, n: 64, k: 18, weight: 1}");
+   src = sourceOf(&f, "{\"v\":1,\"sketch\":0,\"knobs\":{\"T_dense.i\":[1,2,1,2],\"T_dense.j\":[2,16,1,1],"
+                      "\"T_dense.k\":[3,3],\"data.shared.vector\":4,\"weight.shared.vector\":2,\"T_dense.unroll\":0}}");
+   assert_null(strstr(src, "float4"));
+   assert_null(strstr(src, "float2"));
+   assert_non_null(strstr(src, "for (int lane = 0; lane < 4; ++lane)"));
+   free(src);
+   tearDown(&f);
+   /* a padded input is fetched through the padding select: never a vector load; a 3x3
+    * kernel's rows of 3 floats cannot be either */
+   setUp(&f, "{op: conv2d, input: [16, 8, 8], filters: 16, kernel: 3, pad: 1, weight: 1}");
+   src = sourceOf(&f, "{\"v\":1,\"sketch\":0,\"knobs\":{\"conv2d_nchw.nn\":[1,1,1,1],\"conv2d_nchw.ff\":[1,4,1,1],"
+                      "\"conv2d_nchw.yy\":[1,8,1,1],\"conv2d_nchw.xx\":[1,1,8,1],\"conv2d_nchw.rc\":[1,4],"
+                      "\"conv2d_nchw.ry\":[1,3],\"conv2d_nchw.rx\":[1,3],\"kernel.shared.vector\":4,"
+                      "\"pad_temp.shared.vector\":4,\"conv2d_nchw.unroll\":64}}");
+   assert_null(strstr(src, "float4"));
+   assert_non_null(strstr(src, " ? data["));
+   free(src);
+   tearDown(&f);
+   /* an unpadded 1x1 conv reads rows of 8 aligned floats of its input */
+   setUp(&f, "{op: conv2d, input: [16, 8, 8], filters: 16, kernel: 1, weight: 1}");
+   src = sourceOf(&f, "{\"v\":1,\"sketch\":0,\"knobs\":{\"conv2d_nchw.nn\":[1,1,1,1],\"conv2d_nchw.ff\":[1,4,1,1],"
+                      "\"conv2d_nchw.yy\":[1,8,1,1],\"conv2d_nchw.xx\":[1,1,8,1],\"conv2d_nchw.rc\":[1,4],"
+                      "\"conv2d_nchw.ry\":[1,1],\"conv2d_nchw.rx\":[1,1],\"data.shared.vector\":4,"
+                      "\"kernel.shared.vector\":1,\"conv2d_nchw.unroll\":64}}");
+   assert_non_null(strstr(src, "*(float4 *)(data_shared + data_i) = *(const float4 *)(data + "));
+   free(src);
+   tearDown(&f);
+}
+
+static void test_cross_thread_reductions(void **state) {
+   (void)state;
+   Fixture f;
+   setUp(&f, "{op: softmax, input: [4, 100], weight: 1}");
+   /* 32 threads: warp shuffles; 64 threads: a tree in shared memory */
+   char *src = sourceOf(&f, "{\"v\":1,\"sketch\":0,\"knobs\":{\"T_softmax_maxelem.threads\":32,"
+                            "\"T_softmax_norm.threads\":64,\"T_softmax_maxelem.unroll\":0,\"T_softmax_expsum.unroll\":0}}");
+   assert_non_null(strstr(src, "red = fmaxf(red, __shfl_down_sync(0xffffffffu, red, offset, 32));"));
+   assert_non_null(strstr(src, "__shared__ float red_buf[64];"));
+   assert_non_null(strstr(src, "red_buf[threadIdx.x] += red_buf[threadIdx.x + stride];"));
+   assert_int_equal(f.ln.nkernels, 2);
+   assert_int_equal(f.ln.kernels[1].sharedBytes, 4 * 64);
+   free(src);
+   tearDown(&f);
+}
+
+/* Every sketch kind, compiled for both architectures. */
+static const char *const kinds[] = {
+   "{op: conv2d, input: [8, 9, 9], filters: 16, kernel: 3, stride: 2, pad: 1, epilogue: [bias, relu], weight: 1}",
+   "{op: conv2d, input: [16, 7, 7], filters: 16, kernel: 3, pad: 1, groups: 16, epilogue: [bias, relu6], weight: 1}",
+   "{op: max_pool2d, input: [8, 17, 17], kernel: 3, stride: 2, pad: 1, weight: 1}",
+   "{op: avg_pool2d, input: [8, 7, 7], kernel: 3, pad: 1, count_include_pad: false, weight: 1}",
+   "{op: adaptive_avg_pool2d, input: [32, 7, 7], output: 1, weight: 1}",
+   "{op: adaptive_avg_pool2d, input: [8, 17, 17], output: 5, weight: 1}",
+   "{op: dense, n: 100, k: 512, epilogue: [bias, gelu], weight: 1}",
+   "{op: batch_matmul, b: 2, m: 16, n: 16, k: 8, weight: 1}",
+   "{op: softmax, input: [4, 100], weight: 1}",
+   "{op: layer_norm, input: [8, 64], epilogue: [{clip: [-2, 2]}], weight: 1}",
+};
+
+static void test_every_sketch_kind_compiles(void **state) {
+   (void)state;
+   Rng rng;
+   Rng_seed(&rng, 17);
+   int compiled = 0;
+   for (size_t t = 0; t < sizeof kinds / sizeof kinds[0]; t++) {
+      Fixture f;
+      setUp(&f, kinds[t]);
+      for (int sk = 0; sk < f.set.count; sk++) {
+         State s;
+         char *cause = NULL;
+         if (State_sampleValid(&f.set, sk, &rng, &limits, 10000, &s, &cause) < 0)
+            fail_msg("%s", cause);
+         State_mutate(&f.set, &s, &rng, &limits);
+         Lower_state(&f.set, &s, &f.ln);
+         char *src = Cuda_generate(&f.ln, "test");
+         static const char *const archs[] = { "sm_80", "sm_90" };
+         for (int a = 0; a < 2; a++) {
+            NvrtcResult r;
+            if (Nvrtc_compile(src, "kind.cu", archs[a], &r, &cause) < 0)
+               fail_msg("%s\n%s", cause, src);
+            /* one ptxas report per kernel of the loop nest */
+            assert_int_equal(r.nkernels, f.ln.nkernels);
+            for (int k = 0; k < f.ln.nkernels; k++) {
+               const NvrtcKernelInfo *ki = NvrtcResult_kernel(&r, f.ln.kernels[k].name);
+               assert_non_null(ki);
+               assert_true(ki->registers > 0 && ki->registers <= 255);
+               assert_int_equal(ki->sharedBytes, f.ln.kernels[k].sharedBytes);
+            }
+            NvrtcResult_done(&r);
+            compiled++;
+         }
+         free(src);
+      }
+      tearDown(&f);
+   }
+   assert_true(compiled >= 2 * 18);
+}
+
+int main(void) {
+   SchedLimits_default(&limits);
+   struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_dense_source_is_exact),
+      cmocka_unit_test(test_vector_fetch_only_when_aligned),
+      cmocka_unit_test(test_cross_thread_reductions),
+      cmocka_unit_test(test_every_sketch_kind_compiles),
+   };
+   size_t n = sizeof tests / sizeof tests[0];
+   char *why = NULL;
+   if (Nvrtc_open(&why) < 0) {
+      /* cmocka 1.1.5 cannot skip one test cleanly: leave the compile test out */
+      fprintf(stderr, "# NVRTC is not available (%s): the compile test is left out\n", why);
+      free(why);
+      n--;
+   }
+   return _cmocka_run_group_tests("codegen", tests, n, NULL, NULL);
+}
