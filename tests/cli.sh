@@ -27,7 +27,7 @@ run() {
    err=$(cat "$tmp/err")
 }
 
-echo "1..17"
+echo "1..25"
 
 run --help
 ok "--help exits 0" [ "$rc" -eq 0 ]
@@ -78,5 +78,30 @@ ok "a bad devices file exits 1 naming file, line and column" sh -c '[ "$1" -eq 1
 printf 'devices:\n  - name: mygpu\n    product: My GPU\n    sm_count: 7\n' > "$tmp/mine.yaml"
 run --list-devices --devices "$tmp/mine.yaml"
 ok "--devices adds the user's entries to the shipped ones" sh -c '[ "$1" -eq 0 ] && grep -qE "^mygpu +My GPU " "$2"' _ "$rc" "$tmp/out"
+
+run kernel "$src/tests/data/every-kind.task" 8 --seed 3
+ok "kernel prints the task, the sketch, the state and a launch line" sh -c '[ "$1" -eq 0 ] && grep -q "^task 8 of every_kind: dense m2 n40 k96, epilogue bias+gelu$" "$2" && grep -q "^sketch [01] of 2: " "$2" && grep -q "^state: {\"v\":1," "$2" && grep -q "^launch T_gelu_kernel: grid [0-9]* blocks, [0-9]* threads per block" "$2"' _ "$rc" "$tmp/out"
+ok "kernel prints CUDA source" grep -q '^extern "C" __global__ void __launch_bounds__' "$tmp/out"
+
+state='{"v":1,"sketch":0,"knobs":{"T_gelu.threads":32,"T_dense.unroll":16}}'
+run kernel "$src/tests/data/every-kind.task" 8 --state "$state"
+ok "kernel --state uses the given state" sh -c '[ "$1" -eq 0 ] && grep -qF "state: $3" "$2"' _ "$rc" "$tmp/out" "$state"
+
+printf '%s\n' '{"v":1,"sketch":0,"knobs":{"T_gelu.threads":0,"T_dense.unroll":16}}' > "$tmp/bad.json"
+run kernel "$src/tests/data/every-kind.task" 8 --state "@$tmp/bad.json"
+ok "kernel rejects a bad state read from a file, naming the knob" [ "$rc" -eq 1 -a "$err" = "pruner-tui: state: knob 'T_gelu.threads' is 0; every factor must be at least 1" ]
+
+run kernel "$src/tests/data/every-kind.task" 13
+ok "kernel rejects a task that does not exist" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: TASK must be an integer from 0 to 12, not '13'" ]
+
+run kernel "$src/tests/data/every-kind.task" 0 --seed 2 --state "$state"
+ok "kernel refuses --seed with --state" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: --seed and --state cannot be combined" ]
+
+run check "$src/tests/data/every-kind.task" --samples 2 --jobs 2
+last=$(tail -n1 "$tmp/out")
+ok "check verifies every state of every sketch kind ($last)" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^checked 26 states: 26 verified, (26|0) compiled, 0 failed$"' _ "$rc" "$last"
+
+run check "$src/tests/data/every-kind.task" --tasks 1,x
+ok "check rejects a bad task list" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --tasks takes task IDs from 0 to 12 separated by commas, not '1,x'" ]
 
 [ "$failed" -eq 0 ]
