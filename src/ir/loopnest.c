@@ -38,7 +38,10 @@ int Ir_var(LoopNest *ln, VarKind kind, const char *name, int64_t extent) {
       fatal("loop nest has more than %d variables", IR_MAX_VARS);
    IrVar *v = &ln->vars[ln->nvars];
    v->kind = kind;
-   snprintf(v->name, sizeof v->name, "%s", name);
+   /* lowering names thousands of variables per round: a copy, not snprintf */
+   size_t n = strnlen(name, sizeof v->name - 1);
+   memcpy(v->name, name, n);
+   v->name[n] = '\0';
    v->extent = extent;
    return ln->nvars++;
 }
@@ -49,7 +52,9 @@ int Ir_buffer(LoopNest *ln, const char *name, BufferScope scope, int stage, int 
       fatal("loop nest has more than %d buffers", IR_MAX_BUFFERS);
    IrBuffer *b = &ln->buffers[ln->nbuffers];
    memset(b, 0, sizeof *b);
-   snprintf(b->name, sizeof b->name, "%s", name);
+   size_t len = strnlen(name, sizeof b->name - 1);
+   memcpy(b->name, name, len);
+   b->name[len] = '\0';
    b->scope = scope;
    b->stage = stage;
    b->kernel = kernel;

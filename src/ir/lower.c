@@ -164,8 +164,20 @@ static int unrollStep(Lower *L, int stage) {
    return 0;
 }
 
+/* "a_b" into buf; names are built for every variable of every state lowered, so this
+ * avoids printf's machinery. */
+static void join(char *buf, size_t size, const char *a, const char *b) {
+   /* room for a, '_', b and the terminator; size is always well above 2 */
+   size_t la = strnlen(a, size - 2);
+   size_t lb = strnlen(b, size - 2 - la);
+   memcpy(buf, a, la);
+   buf[la] = '_';
+   memcpy(buf + la + 1, b, lb);
+   buf[la + 1 + lb] = '\0';
+}
+
 static void localName(char *buf, size_t size, const char *stage, const char *suffix) {
-   snprintf(buf, size, "%s_%s", stage, suffix);
+   join(buf, size, stage, suffix);
 }
 
 /* A nest of loops around `body`: loops[0] outermost. A loop is unrolled when it and
@@ -327,12 +339,12 @@ static int32_t fetch(Lower *L, const KernelPlan *k, int c, int64_t threads, int3
 
    int32_t stmts[4];
    int ns = 0;
-   snprintf(name, sizeof name, "%s_round", cst->name);
+   join(name, sizeof name, cst->name, "round");
    int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
    int vl = vec > 1 ? Ir_var(L->ln, VAR_LOOP, "lane", vec) : -1;
    int32_t slot = vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid;
    int32_t flat = vl >= 0 ? mad(L, slot, vec, var(L, vl)) : slot;
-   snprintf(name, sizeof name, "%s_i", cst->name);
+   join(name, sizeof name, cst->name, "i");
    flat = bind(L, stmts, &ns, name, flat);
 
    int32_t gidx[TE_MAX_DIMS];
@@ -385,7 +397,7 @@ static IrKernel *newKernel(Lower *L, int root, int64_t grid, int64_t block) {
 
 static int loopVar(Lower *L, const char *axis, const char *level, int64_t extent) {
    char name[24];
-   snprintf(name, sizeof name, "%s_%s", axis, level);
+   join(name, sizeof name, axis, level);
    return extent > 1 ? Ir_var(L->ln, VAR_LOOP, name, extent) : -1;
 }
 
@@ -418,11 +430,11 @@ static void lowerMlt(Lower *L, int ki) {
 
    int32_t bco[TE_MAX_DIMS], tco[TE_MAX_DIMS];
    for (int i = 0; i < n; i++) {
-      snprintf(name, sizeof name, "%s_block", a->axis[i]);
+      join(name, sizeof name, a->axis[i], "block");
       bco[i] = bind(L, items, &ni, name, coordinate(L, var(L, kn->blockVar), t.outer, n, i));
    }
    for (int i = 0; i < n; i++) {
-      snprintf(name, sizeof name, "%s_thread", a->axis[i]);
+      join(name, sizeof name, a->axis[i], "thread");
       tco[i] = bind(L, items, &ni, name, coordinate(L, var(L, kn->threadVar), t.thr, n, i));
    }
 
@@ -625,12 +637,12 @@ static int32_t crossThread(Lower *L, const IrKernel *kn, const Stage *st, int ac
       total *= st->rextent[r];
    int64_t threads = kn->block, rounds = (total + threads - 1) / threads;
    char name[IR_NAME_MAX];
-   snprintf(name, sizeof name, "%s_round", st->name);
+   join(name, sizeof name, st->name, "round");
    int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
    int32_t outer[2], inner[TE_MAX_REDUCE + 2];
    int nout = 0, nin = 0;
    int32_t k = vr >= 0 ? mad(L, var(L, vr), threads, var(L, kn->threadVar)) : var(L, kn->threadVar);
-   snprintf(name, sizeof name, "%s_k", st->name);
+   join(name, sizeof name, st->name, "k");
    k = bind(L, outer, &nout, name, k);
    decompose(L, inner, &nin, st, k, true, axis);
    int32_t zero = num(L, 0);
@@ -701,7 +713,7 @@ static void lowerCtrConsumer(Lower *L, int ki) {
    int32_t axis[TE_MAX_AXES];
    for (int i = 0; i < n - 1; i++)
       axis[i] = bind(L, items, &ni, c->axis[i], coordinate(L, var(L, kn->blockVar), ext, n, i));
-   snprintf(name, sizeof name, "%s_outer", c->axis[n - 1]);
+   join(name, sizeof name, c->axis[n - 1], "outer");
    int32_t jo = bind(L, items, &ni, name, coordinate(L, var(L, kn->blockVar), ext, n, n - 1));
 
    for (int a = 0; a < k->nattached; a++) {
@@ -722,7 +734,7 @@ static void lowerCtrConsumer(Lower *L, int ki) {
       int vpos = -1;
       int32_t pos = num(L, 0);
       if (perPosition) {
-         snprintf(name, sizeof name, "%s_pos", rs->name);
+         join(name, sizeof name, rs->name, "pos");
          vpos = threads > 1 ? Ir_var(L->ln, VAR_LOOP, name, threads) : -1;
          pos = varOrZero(L, vpos);
          raxis[n - 1] = mad(L, jo, threads, pos);

@@ -102,7 +102,15 @@ static int64_t ceilDiv(int64_t a, int64_t b) {
    return (a + b - 1) / b;
 }
 
+static void kernelShape(const SketchSet *set, const State *s, int kernel, KernelShape *out, bool shared);
+
 void State_kernelShape(const SketchSet *set, const State *s, int kernel, KernelShape *out) {
+   kernelShape(set, s, kernel, out, true);
+}
+
+/* Shared memory needs the copies' shapes, a walk of the anchor's loads: the validity
+ * check asks for it only after the cheap thread counts pass. */
+static void kernelShape(const SketchSet *set, const State *s, int kernel, KernelShape *out, bool shared) {
    const Sketch *sk = sketchOf(set, s);
    const KernelPlan *k = &sk->kernels[kernel];
    const Dag *g = &set->dag;
@@ -123,7 +131,7 @@ void State_kernelShape(const SketchSet *set, const State *s, int kernel, KernelS
          out->threads *= s->knob[sl->knob + 1];
          out->outputsPerThread *= s->knob[sl->knob] * s->knob[sl->knob + 2] * s->knob[sl->knob + 3];
       }
-      for (int c = 0; c < k->ncache; c++) {
+      for (int c = 0; c < k->ncache && shared; c++) {
          int64_t dims[TE_MAX_DIMS];
          out->sharedBytes += 4 * State_cacheShape(set, s, kernel, c, dims);
       }
@@ -167,28 +175,32 @@ static bool isUnrollStep(int32_t v) {
    return false;
 }
 
+/* The knob's text is formatted only for a message: validation runs on every sample. */
+#define KNOB_ERROR(fmt, ...)                                                        \
+   do {                                                                             \
+      char text[96];                                                                \
+      formatKnob(s, sl, text, sizeof text);                                         \
+      return setCause(cause, "state: knob '%s' is %s; " fmt, sl->name, text, __VA_ARGS__); \
+   } while (0)
+
 static int checkSplit(const SketchSet *set, const State *s, const SplitSlot *sl,
                       const SchedLimits *lim, char **cause) {
    const Dag *g = &set->dag;
-   char text[96];
-   formatKnob(s, sl, text, sizeof text);
    for (int i = 0; i < sl->nparts; i++)
       if (s->knob[sl->knob + i] < 1)
-         return setCause(cause, "state: knob '%s' is %s; every factor must be at least 1", sl->name, text);
+         KNOB_ERROR("every factor must be at least %d", 1);
    int32_t inner = s->knob[sl->knob + sl->nparts - 1];
    if (inner > SKETCH_MAX_INNERMOST)
-      return setCause(cause, "state: knob '%s' is %s; its innermost factor %d exceeds %d", sl->name,
-                      text, (int)inner, SKETCH_MAX_INNERMOST);
+      KNOB_ERROR("its innermost factor %d exceeds %d", (int)inner, SKETCH_MAX_INNERMOST);
    if (sl->kind == SPLIT_TILE) {
       int64_t p = knobProduct(s, sl, 0, sl->nparts);
       if (sl->extent % p != 0)
-         return setCause(cause, "state: knob '%s' is %s; its product %lld does not divide the extent %lld of axis %s",
-                         sl->name, text, (long long)p, (long long)sl->extent,
-                         g->stages[sl->stage].axis[sl->axis]);
+         KNOB_ERROR("its product %lld does not divide the extent %lld of axis %s", (long long)p,
+                    (long long)sl->extent, g->stages[sl->stage].axis[sl->axis]);
    }
    if (sl->kind == SPLIT_VECTOR && 4 * (int64_t)inner > lim->maxVectorBytes)
-      return setCause(cause, "state: knob '%s' is %s; a vector of %d floats is %d bytes, more than %lld",
-                      sl->name, text, (int)inner, 4 * (int)inner, (long long)lim->maxVectorBytes);
+      KNOB_ERROR("a vector of %d floats is %d bytes, more than %lld", (int)inner, 4 * (int)inner,
+                 (long long)lim->maxVectorBytes);
    return 0;
 }
 
@@ -200,7 +212,7 @@ static int checkKernel(const SketchSet *set, const State *s, int ki, const Sched
                        char **cause) {
    const KernelPlan *k = &sketchOf(set, s)->kernels[ki];
    KernelShape ks;
-   State_kernelShape(set, s, ki, &ks);
+   kernelShape(set, s, ki, &ks, false);
    const char *name = kernelName(set, k);
    const char *kind = k->kind == KERNEL_MLT ? "tiled" : k->kind == KERNEL_CTR ? "cross-thread" : "simple";
    if (ks.threads > lim->maxThreadsPerBlock)
@@ -217,6 +229,7 @@ static int checkKernel(const SketchSet *set, const State *s, int ki, const Sched
          return setCause(cause, "state: the tiled kernel of %s has %lld virtual threads (the product of the vthread factors); at most %lld",
                          name, (long long)ks.vthreads, (long long)lim->maxVthread);
    }
+   kernelShape(set, s, ki, &ks, true);
    if (ks.sharedBytes > lim->maxSharedPerBlock)
       return setCause(cause, "state: the %s kernel of %s needs %lld bytes of shared memory per block; the device allows %lld",
                       kind, name, (long long)ks.sharedBytes, (long long)lim->maxSharedPerBlock);
