@@ -26,6 +26,9 @@
 
 /* The largest relative error a state's output may have against the C reference. */
 #define CHECK_TOLERANCE 1e-4
+/* FLOPs of a task at most run in full on the CPU, and about how many a sample runs */
+#define CHECK_FULL_FLOPS 2e7
+#define CHECK_WORK_BUDGET 4e7
 
 static int usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
 static int usage(const char *cmd, const char *fmt, ...) {
@@ -238,6 +241,7 @@ typedef struct {
    const float *want;
    int64_t outElems;
    double rms;                  /* of the reference output */
+   double flops;                /* of the task */
    bool fullGrid;
    int sampleBlocks;
    uint64_t seed;
@@ -284,9 +288,14 @@ static void verify(CheckJob *job, CheckResult *res, LoopNest *ln) {
       int n = 0;
       blocks[n++] = 0;
       blocks[n++] = grid - 1;
+      /* random blocks up to --blocks, and up to a budget of work: a grid of a few big
+       * blocks would otherwise run most of the task on the CPU */
+      double perBlock = job->flops / (double)grid;
+      int64_t affordable = (int64_t)(CHECK_WORK_BUDGET / perBlock) - 2;
+      int extra = affordable < job->sampleBlocks ? (int)(affordable > 0 ? affordable : 0) : job->sampleBlocks;
       Rng rng;
       Rng_seed(&rng, job->seed ^ State_hash(&res->state));
-      for (int i = 0; i < job->sampleBlocks; i++)
+      for (int i = 0; i < extra; i++)
          blocks[n++] = 1 + (int64_t)Rng_below(&rng, (uint64_t)(grid - 2));
       rc = Exec_run(x, k, globals, blocks, n, written, &cause);
       res->blocksRun = n;
@@ -435,7 +444,9 @@ int Cli_check(int argc, char **argv) {
       printf("; not compiled: %s\n", why);
    }
    free(why);
-   printf("large tasks run the first, the last and %ld random blocks of their output kernel\n\n", blocks);
+   printf("tasks over %.0f MFLOP run the first, the last and up to %ld random blocks of their output kernel\n"
+          "(about %.0f MFLOP of work per state); kernels before it run in full\n\n",
+          CHECK_FULL_FLOPS / 1e6, blocks, CHECK_WORK_BUDGET / 1e6);
    printf("%3s  %-19s  %8s  %6s  %8s  %8s  %6s  %-17s  %s\n", "ID", "op", "sketches", "states", "verified",
           "compiled", "failed", "blocks run", "registers");
    SchedLimits lim;
@@ -484,7 +495,8 @@ int Cli_check(int argc, char **argv) {
       if (job.rms == 0)
          job.rms = 1;
       /* small tasks run every block; the rest a sample */
-      job.fullGrid = task->flops <= 2e7;
+      job.fullGrid = task->flops <= CHECK_FULL_FLOPS;
+      job.flops = task->flops;
       job.results = xCalloc((size_t)samples, sizeof(CheckResult));
       char *cause = NULL;
       Rng srng;
@@ -503,7 +515,8 @@ int Cli_check(int argc, char **argv) {
       free(th);
       long tv = 0, tc = 0, tf = 0;
       int regMin = 1 << 30, regMax = -1;
-      int64_t runMin = INT64_MAX, gridMax = 0;
+      int64_t runMax = 0, gridMax = 0;
+      bool allRun = true;
       for (int i = 0; i < job.nresults; i++) {
          CheckResult *r = &job.results[i];
          tv += r->verified;
@@ -513,8 +526,9 @@ int Cli_check(int argc, char **argv) {
             regMin = r->registers < regMin ? r->registers : regMin;
             regMax = r->registers > regMax ? r->registers : regMax;
          }
-         runMin = r->blocksRun < runMin ? r->blocksRun : runMin;
+         runMax = r->blocksRun > runMax ? r->blocksRun : runMax;
          gridMax = r->grid > gridMax ? r->grid : gridMax;
+         allRun &= r->blocksRun == r->grid;
          if (r->why) {
             char text[4096];
             State_format(&set, &r->state, text, sizeof text);
@@ -534,10 +548,10 @@ int Cli_check(int argc, char **argv) {
       char blocksText[64], regs[64];
       if (job.nresults == 0)
          snprintf(blocksText, sizeof blocksText, "-");
-      else if (job.fullGrid || runMin >= gridMax)
+      else if (allRun)
          snprintf(blocksText, sizeof blocksText, "all");
       else
-         snprintf(blocksText, sizeof blocksText, "%lld of <=%lld", (long long)runMin, (long long)gridMax);
+         snprintf(blocksText, sizeof blocksText, "<=%lld of <=%lld", (long long)runMax, (long long)gridMax);
       if (regMax >= 0)
          snprintf(regs, sizeof regs, "%d-%d (%s)", regMin, regMax, archs[0]);
       else
