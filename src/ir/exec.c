@@ -101,18 +101,13 @@ static uint8_t *subMask(Exec *x, const uint8_t *mask, IVal cond, bool want) {
    return m;
 }
 
-static int64_t floorDiv(int64_t a, int64_t b) {
-   int64_t q = a / b;
-   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 static int64_t intOp(ExprKind k, int64_t p, int64_t q) {
    switch (k) {
    case EXPR_ADD: return p + q;
    case EXPR_SUB: return p - q;
    case EXPR_MUL: return p * q;
-   case EXPR_FLOORDIV: return q ? floorDiv(p, q) : 0;
-   case EXPR_FLOORMOD: return q ? p - floorDiv(p, q) * q : 0;
+   case EXPR_FLOORDIV: return q ? Expr_floorDiv(p, q) : 0;
+   case EXPR_FLOORMOD: return q ? Expr_floorMod(p, q) : 0;
    case EXPR_MIN: return p < q ? p : q;
    case EXPR_MAX: return p > q ? p : q;
    case EXPR_LT: return p < q;

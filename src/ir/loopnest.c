@@ -94,51 +94,18 @@ bool Ir_isInt(const LoopNest *ln, int32_t e, int64_t v) {
    return ln->expr[e].kind == EXPR_INT && ln->expr[e].v.i == v;
 }
 
-static int64_t floorDiv(int64_t a, int64_t b) {
-   int64_t q = a / b;
-   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 int32_t Ir_binary(LoopNest *ln, ExprKind kind, int32_t a, int32_t b) {
    uint8_t ta = ln->expr[a].dtype;
    if (ta != ln->expr[b].dtype)
       fatal("loop nest: binary expression mixes types");
    if (ta == TE_INT32) {
       const Expr *x = &ln->expr[a], *y = &ln->expr[b];
-      if (x->kind == EXPR_INT && y->kind == EXPR_INT) {
-         int64_t p = x->v.i, q = y->v.i;
-         switch (kind) {
-         case EXPR_ADD: return Ir_int(ln, p + q);
-         case EXPR_SUB: return Ir_int(ln, p - q);
-         case EXPR_MUL: return Ir_int(ln, p * q);
-         case EXPR_MIN: return Ir_int(ln, p < q ? p : q);
-         case EXPR_MAX: return Ir_int(ln, p > q ? p : q);
-         case EXPR_FLOORDIV: return Ir_int(ln, floorDiv(p, q));
-         case EXPR_FLOORMOD: return Ir_int(ln, p - floorDiv(p, q) * q);
-         default: break;
-         }
-      }
-      switch (kind) {
-      case EXPR_ADD:
-         if (Ir_isInt(ln, a, 0)) return b;
-         if (Ir_isInt(ln, b, 0)) return a;
-         break;
-      case EXPR_SUB:
-         if (Ir_isInt(ln, b, 0)) return a;
-         break;
-      case EXPR_MUL:
-         if (Ir_isInt(ln, a, 1)) return b;
-         if (Ir_isInt(ln, b, 1)) return a;
-         if (Ir_isInt(ln, a, 0) || Ir_isInt(ln, b, 0)) return Ir_int(ln, 0);
-         break;
-      case EXPR_FLOORDIV:
-         if (Ir_isInt(ln, b, 1)) return a;
-         break;
-      case EXPR_FLOORMOD:
-         if (Ir_isInt(ln, b, 1)) return Ir_int(ln, 0);
-         break;
-      default:
-         break;
+      int64_t v;
+      switch (Expr_foldInt(kind, x->kind == EXPR_INT, x->v.i, y->kind == EXPR_INT, y->v.i, &v)) {
+      case FOLD_CONST: return Ir_int(ln, v);
+      case FOLD_A: return a;
+      case FOLD_B: return b;
+      case FOLD_NONE: break;
       }
    }
    Expr e = { .kind = (uint8_t)kind, .nargs = 2, .args = { a, b } };

@@ -125,17 +125,66 @@ int32_t Expr_load(Dag *g, int stage, int n, const int32_t *index) {
    return push(g, e);
 }
 
-static bool isIntConst(const Dag *g, int32_t e, int64_t v) {
-   return g->expr[e].kind == EXPR_INT && g->expr[e].v.i == v;
-}
-
-static int64_t floorDiv(int64_t a, int64_t b) {
+int64_t Expr_floorDiv(int64_t a, int64_t b) {
    int64_t q = a / b;
    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-static int64_t floorMod(int64_t a, int64_t b) {
-   return a - floorDiv(a, b) * b;
+int64_t Expr_floorMod(int64_t a, int64_t b) {
+   return a - Expr_floorDiv(a, b) * b;
+}
+
+FoldResult Expr_foldInt(ExprKind kind, bool aConst, int64_t a, bool bConst, int64_t b, int64_t *v) {
+   if (aConst && bConst) {
+      switch (kind) {
+      case EXPR_ADD: *v = a + b; return FOLD_CONST;
+      case EXPR_SUB: *v = a - b; return FOLD_CONST;
+      case EXPR_MUL: *v = a * b; return FOLD_CONST;
+      case EXPR_MIN: *v = a < b ? a : b; return FOLD_CONST;
+      case EXPR_MAX: *v = a > b ? a : b; return FOLD_CONST;
+      case EXPR_FLOORDIV:
+         if (b == 0)
+            fatal("division by zero in an index expression");
+         *v = Expr_floorDiv(a, b);
+         return FOLD_CONST;
+      case EXPR_FLOORMOD:
+         if (b == 0)
+            fatal("modulo by zero in an index expression");
+         *v = Expr_floorMod(a, b);
+         return FOLD_CONST;
+      default:
+         return FOLD_NONE;
+      }
+   }
+   switch (kind) {
+   case EXPR_ADD:
+      if (aConst && a == 0) return FOLD_B;
+      if (bConst && b == 0) return FOLD_A;
+      break;
+   case EXPR_SUB:
+      if (bConst && b == 0) return FOLD_A;
+      break;
+   case EXPR_MUL:
+      if (aConst && a == 1) return FOLD_B;
+      if (bConst && b == 1) return FOLD_A;
+      if ((aConst && a == 0) || (bConst && b == 0)) {
+         *v = 0;
+         return FOLD_CONST;
+      }
+      break;
+   case EXPR_FLOORDIV:
+      if (bConst && b == 1) return FOLD_A;
+      break;
+   case EXPR_FLOORMOD:
+      if (bConst && b == 1) {
+         *v = 0;
+         return FOLD_CONST;
+      }
+      break;
+   default:
+      break;
+   }
+   return FOLD_NONE;
 }
 
 static bool isComparison(ExprKind k) {
@@ -156,46 +205,12 @@ int32_t Expr_binary(Dag *g, ExprKind kind, int32_t a, int32_t b) {
       fatal("float division of non-float operands");
    if (ta == TE_INT32) {
       const Expr *x = &g->expr[a], *y = &g->expr[b];
-      if (x->kind == EXPR_INT && y->kind == EXPR_INT) {
-         int64_t p = x->v.i, q = y->v.i;
-         switch (kind) {
-         case EXPR_ADD: return Expr_int(g, p + q);
-         case EXPR_SUB: return Expr_int(g, p - q);
-         case EXPR_MUL: return Expr_int(g, p * q);
-         case EXPR_MIN: return Expr_int(g, p < q ? p : q);
-         case EXPR_MAX: return Expr_int(g, p > q ? p : q);
-         case EXPR_FLOORDIV:
-            if (q == 0)
-               fatal("division by zero in an index expression");
-            return Expr_int(g, floorDiv(p, q));
-         case EXPR_FLOORMOD:
-            if (q == 0)
-               fatal("modulo by zero in an index expression");
-            return Expr_int(g, floorMod(p, q));
-         default: break;
-         }
-      }
-      switch (kind) {
-      case EXPR_ADD:
-         if (isIntConst(g, a, 0)) return b;
-         if (isIntConst(g, b, 0)) return a;
-         break;
-      case EXPR_SUB:
-         if (isIntConst(g, b, 0)) return a;
-         break;
-      case EXPR_MUL:
-         if (isIntConst(g, a, 1)) return b;
-         if (isIntConst(g, b, 1)) return a;
-         if (isIntConst(g, a, 0) || isIntConst(g, b, 0)) return Expr_int(g, 0);
-         break;
-      case EXPR_FLOORDIV:
-         if (isIntConst(g, b, 1)) return a;
-         break;
-      case EXPR_FLOORMOD:
-         if (isIntConst(g, b, 1)) return Expr_int(g, 0);
-         break;
-      default:
-         break;
+      int64_t v;
+      switch (Expr_foldInt(kind, x->kind == EXPR_INT, x->v.i, y->kind == EXPR_INT, y->v.i, &v)) {
+      case FOLD_CONST: return Expr_int(g, v);
+      case FOLD_A: return a;
+      case FOLD_B: return b;
+      case FOLD_NONE: break;
       }
    }
    Expr e = { .kind = (uint8_t)kind, .nargs = 2, .args = { a, b } };
@@ -502,8 +517,8 @@ static int64_t evalInt(Eval *ev, int32_t e) {
    case EXPR_ADD: return evalInt(ev, x->args[0]) + evalInt(ev, x->args[1]);
    case EXPR_SUB: return evalInt(ev, x->args[0]) - evalInt(ev, x->args[1]);
    case EXPR_MUL: return evalInt(ev, x->args[0]) * evalInt(ev, x->args[1]);
-   case EXPR_FLOORDIV: return floorDiv(evalInt(ev, x->args[0]), evalInt(ev, x->args[1]));
-   case EXPR_FLOORMOD: return floorMod(evalInt(ev, x->args[0]), evalInt(ev, x->args[1]));
+   case EXPR_FLOORDIV: return Expr_floorDiv(evalInt(ev, x->args[0]), evalInt(ev, x->args[1]));
+   case EXPR_FLOORMOD: return Expr_floorMod(evalInt(ev, x->args[0]), evalInt(ev, x->args[1]));
    case EXPR_MIN: {
       int64_t a = evalInt(ev, x->args[0]), b = evalInt(ev, x->args[1]);
       return a < b ? a : b;

@@ -133,6 +133,16 @@ int32_t Expr_select(Dag *g, int32_t cond, int32_t t, int32_t f);
 int32_t Expr_call(Dag *g, ExprKind kind, int32_t a);
 int32_t Expr_cast(Dag *g, int32_t a);
 int32_t Expr_add(Dag *g, int32_t a, int32_t b);
+
+/* Integer simplification shared by every expression builder (DAGs and loop nests):
+ * given a binary integer operation and which operands are constants, returns
+ * FOLD_CONST with the value in *v, FOLD_A or FOLD_B when the result is that operand, or
+ * FOLD_NONE. */
+typedef enum { FOLD_NONE, FOLD_CONST, FOLD_A, FOLD_B } FoldResult;
+FoldResult Expr_foldInt(ExprKind kind, bool aConst, int64_t a, bool bConst, int64_t b, int64_t *v);
+/* Floor division and modulo, as TVM's floordiv/floormod. */
+int64_t Expr_floorDiv(int64_t a, int64_t b);
+int64_t Expr_floorMod(int64_t a, int64_t b);
 int32_t Expr_sub(Dag *g, int32_t a, int32_t b);
 int32_t Expr_mul(Dag *g, int32_t a, int32_t b);
 
