@@ -79,11 +79,10 @@ static int32_t coordinate(Lower *L, int32_t fused, const int64_t *extents, int n
    for (int k = i + 1; k < n; k++)
       inner *= extents[k];
    int32_t q = Ir_binary(L->ln, EXPR_FLOORDIV, fused, num(L, inner));
-   int64_t total = inner * extents[i];
+   /* the outermost coordinate needs no modulo: fused never reaches the product */
    bool outermost = true;
    for (int k = 0; k < i; k++)
       outermost &= extents[k] == 1;
-   (void)total;
    return outermost ? q : Ir_binary(L->ln, EXPR_FLOORMOD, q, num(L, extents[i]));
 }
 
