@@ -27,7 +27,7 @@ run() {
    err=$(cat "$tmp/err")
 }
 
-echo "1..25"
+echo "1..26"
 
 run --help
 ok "--help exits 0" [ "$rc" -eq 0 ]
@@ -103,5 +103,8 @@ ok "check verifies every state of every sketch kind ($last)" sh -c '[ "$1" -eq 0
 
 run check "$src/tests/data/every-kind.task" --tasks 1,x
 ok "check rejects a bad task list" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --tasks takes task IDs from 0 to 12 separated by commas, not '1,x'" ]
+
+run check "$src/tests/data/every-kind.task" --arch sm_80,sm_090
+ok "check refuses an architecture NVRTC would refuse" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --arch takes sm_NN names separated by commas, like sm_80,sm_90; 'sm_090' is not one" ]
 
 [ "$failed" -eq 0 ]

@@ -79,16 +79,8 @@ static void release(Case *c) {
 /* Lowers s, runs every kernel over its whole grid and compares with the reference. */
 static void runAndCompare(const SketchSet *set, const State *s, const Case *c, LoopNest *ln) {
    Lower_state(set, s, ln);
-   float *globals[IR_MAX_BUFFERS] = { NULL };
-   int in = 0;
-   for (int b = 0; b < ln->nbuffers; b++) {
-      const IrBuffer *bf = &ln->buffers[b];
-      if (bf->scope != SCOPE_GLOBAL)
-         continue;
-      globals[b] = xCalloc((size_t)bf->elems, sizeof(float));
-      if (bf->input)
-         memcpy(globals[b], c->inputs[in++], (size_t)bf->elems * sizeof(float));
-   }
+   float *globals[IR_MAX_BUFFERS];
+   Exec_bindGlobals(ln, c->inputs, globals);
    int out = Lower_globalBuffer(ln, Dag_output(&set->dag));
    uint8_t *written = xCalloc((size_t)c->outElems, 1);
    Exec *x = Exec_new(ln);
@@ -108,8 +100,7 @@ static void runAndCompare(const SketchSet *set, const State *s, const Case *c, L
    }
    Exec_free(x);
    free(written);
-   for (int b = 0; b < ln->nbuffers; b++)
-      free(globals[b]);
+   Exec_releaseGlobals(ln, globals);
 }
 
 static void test_every_sketch_matches_the_reference(void **state) {

@@ -64,21 +64,23 @@ static int loadNetwork(const char *file, Network *net) {
    return 0;
 }
 
-/* "sm_80,sm_90" into a list; each must look like sm_NN. */
+/* "sm_80,sm_90" into a list; each must be an architecture NVRTC's rule accepts. */
 static int parseArchs(const char *cmd, const char *text, char archs[][16], int max, int *n) {
    *n = 0;
    const char *p = text;
    while (*p) {
       const char *end = strchr(p, ',');
       size_t len = end ? (size_t)(end - p) : strlen(p);
-      bool ok = len >= 5 && len <= 6 && strncmp(p, "sm_", 3) == 0;
-      for (size_t i = 3; ok && i < len; i++)
-         ok = p[i] >= '0' && p[i] <= '9';
-      if (!ok || *n == max)
+      bool ok = len < 16 && *n < max;
+      if (ok) {
+         memcpy(archs[*n], p, len);
+         archs[*n][len] = '\0';
+         ok = Nvrtc_isArch(archs[*n]);
+      }
+      if (!ok)
          return usage(cmd, "--arch takes sm_NN names separated by commas, like sm_80,sm_90; '%.*s' is not one",
                       (int)len, p);
-      memcpy(archs[*n], p, len);
-      archs[(*n)++][len] = '\0';
+      (*n)++;
       p += len + (end ? 1 : 0);
    }
    return *n ? 0 : usage(cmd, "--arch needs at least one architecture");
@@ -257,17 +259,8 @@ typedef struct {
 static void verify(CheckJob *job, CheckResult *res, LoopNest *ln) {
    const SketchSet *set = job->set;
    Lower_state(set, &res->state, ln);
-   float *globals[IR_MAX_BUFFERS] = { NULL };
-   int in = 0;
-   for (int b = 0; b < ln->nbuffers; b++) {
-      const IrBuffer *bf = &ln->buffers[b];
-      if (bf->scope != SCOPE_GLOBAL)
-         continue;
-      if (bf->input)
-         globals[b] = job->inputs[in++];
-      else
-         globals[b] = xCalloc((size_t)bf->elems, sizeof(float));
-   }
+   float *globals[IR_MAX_BUFFERS];
+   Exec_bindGlobals(ln, job->inputs, globals);
    int out = Lower_globalBuffer(ln, Dag_output(&set->dag));
    uint8_t *written = xCalloc((size_t)job->outElems, 1);
    Exec *x = Exec_new(ln);
@@ -323,10 +316,7 @@ static void verify(CheckJob *job, CheckResult *res, LoopNest *ln) {
    }
    Exec_free(x);
    free(written);
-   in = 0;
-   for (int b = 0; b < ln->nbuffers; b++)
-      if (ln->buffers[b].scope == SCOPE_GLOBAL && !ln->buffers[b].input)
-         free(globals[b]);
+   Exec_releaseGlobals(ln, globals);
 
    res->registers = -1;
    if (job->compile && !res->why) {

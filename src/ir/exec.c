@@ -429,3 +429,23 @@ int Exec_run(Exec *x, int k, float *const *globals, const int64_t *blocks, int64
    free(all);
    return x->failed ? -1 : 0;
 }
+
+void Exec_bindGlobals(const LoopNest *ln, float *const *inputs, float **globals) {
+   int in = 0;
+   for (int b = 0; b < IR_MAX_BUFFERS; b++)
+      globals[b] = NULL;
+   for (int b = 0; b < ln->nbuffers; b++) {
+      const IrBuffer *bf = &ln->buffers[b];
+      if (bf->scope != SCOPE_GLOBAL)
+         continue;
+      globals[b] = bf->input ? inputs[in++] : xCalloc((size_t)bf->elems, sizeof(float));
+   }
+}
+
+void Exec_releaseGlobals(const LoopNest *ln, float **globals) {
+   for (int b = 0; b < ln->nbuffers; b++)
+      if (ln->buffers[b].scope == SCOPE_GLOBAL && !ln->buffers[b].input) {
+         free(globals[b]);
+         globals[b] = NULL;
+      }
+}

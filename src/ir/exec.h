@@ -23,4 +23,11 @@ void Exec_free(Exec *x);
 int Exec_run(Exec *x, int k, float *const *globals, const int64_t *blocks, int64_t nblocks,
              uint8_t *written, char **cause);
 
+/* Storage for every global buffer of ln: inputs[i] for the task's i-th input (global
+ * input buffers are the placeholders, in the op's input order), and a fresh zeroed array
+ * for every other one (intermediate results, the output). Other scopes get NULL. */
+void Exec_bindGlobals(const LoopNest *ln, float *const *inputs, float **globals);
+/* Frees the arrays Exec_bindGlobals allocated; the inputs stay the caller's. */
+void Exec_releaseGlobals(const LoopNest *ln, float **globals);
+
 #endif

@@ -532,17 +532,19 @@ static const char *statusText(NvrtcStatus status) {
    return s ? s : "unknown NVRTC error";
 }
 
-/* "sm_" and a 2- or 3-digit number without a leading zero: the real architectures
- * that a CUBIN can be built for. */
-static int checkArch(const char *program, const char *arch, int *number, char **cause) {
+bool Nvrtc_isArch(const char *arch) {
    const char *d = arch && startsWith(arch, "sm_") ? arch + 3 : NULL;
    size_t nd = d ? strspn(d, "0123456789") : 0;
-   if (!d || (nd != 2 && nd != 3) || d[nd] != '\0' || d[0] == '0')
+   return d && (nd == 2 || nd == 3) && d[nd] == '\0' && d[0] != '0';
+}
+
+static int checkArch(const char *program, const char *arch, int *number, char **cause) {
+   if (!Nvrtc_isArch(arch))
       return setCause(cause,
                       "%s: bad GPU architecture \"%s\": expected sm_ and 2 or 3 digits, "
                       "such as sm_80 or sm_90",
                       program, arch ? arch : "(none)");
-   *number = atoi(d);
+   *number = atoi(arch + 3);
    return 0;
 }
 

@@ -50,6 +50,10 @@ const char *Nvrtc_libraryPath(void);
 /* NVRTC's own version (13.0 for CUDA 13.0); -1 when it is not loaded. */
 int Nvrtc_version(int *major, int *minor);
 
+/* Whether arch names a real architecture a CUBIN can be built for: "sm_" and a 2- or
+ * 3-digit number without a leading zero ("sm_80", "sm_90"). Needs no NVRTC. */
+bool Nvrtc_isArch(const char *arch);
+
 /* Compiles source (named programName in messages, e.g. "conv2d_17.cu") to a CUBIN for
  * arch, "sm_" and 2 or 3 digits. out is overwritten, so it need not be initialized;
  * free it with NvrtcResult_done whatever the return value. On a compile error returns
