@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/sketch.h"
 #include "util/xalloc.h"
 
 typedef struct {
@@ -185,10 +186,6 @@ static void expr(Gen *g, int32_t e) {
 
 static void stmt(Gen *g, int32_t s, int depth);
 
-static bool isPowerOfTwo(int64_t v) {
-   return v > 0 && (v & (v - 1)) == 0;
-}
-
 static void allreduce(Gen *g, const IrStmt *st, int depth) {
    const IrBuffer *dst = &g->ln->buffers[st->buffer];
    int64_t T = g->kn->block;
@@ -199,7 +196,7 @@ static void allreduce(Gen *g, const IrStmt *st, int depth) {
    out(g, "float red = ");
    expr(g, st->value);
    out(g, ";\n");
-   if (T <= 32 && isPowerOfTwo(T)) {
+   if (Sketch_reduceWithShuffles(T)) {
       unsigned mask = T == 32 ? 0xffffffffu : (1u << T) - 1u;
       indent(g, depth + 1);
       out(g, "#pragma unroll\n");
@@ -387,7 +384,7 @@ static bool needsTree(const LoopNest *ln, int32_t s, int64_t threads) {
    case STMT_IF:
       return needsTree(ln, st->body, threads);
    case STMT_ALLREDUCE:
-      return !(threads <= 32 && isPowerOfTwo(threads));
+      return !Sketch_reduceWithShuffles(threads);
    default:
       return false;
    }

@@ -832,8 +832,7 @@ static void finishKernel(LoopNest *ln, int k) {
          kn->sharedBytes += 4 * ln->buffers[b].elems;
    /* a cross-thread reduction over more than a warp (or a width that is not a power
     * of two) combines through one float of shared memory per thread */
-   bool shuffles = kn->block <= 32 && (kn->block & (kn->block - 1)) == 0;
-   if (hasAllreduce(ln, kn->body) && !shuffles)
+   if (hasAllreduce(ln, kn->body) && !Sketch_reduceWithShuffles(kn->block))
       kn->sharedBytes += 4 * kn->block;
 }
 

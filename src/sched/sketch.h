@@ -126,6 +126,13 @@ typedef struct SketchSet_ {
 void SketchSet_generate(SketchSet *set, const Dag *g);
 void SketchSet_done(SketchSet *set);
 
+/* Whether a cross-thread reduction over `threads` threads combines with warp shuffles
+ * (a power of two of at most a warp) rather than a tree in shared memory, which costs
+ * one float per thread. Sched, lowering and code generation all ask this. */
+static inline bool Sketch_reduceWithShuffles(int64_t threads) {
+   return threads <= SKETCH_WARP_SIZE && (threads & (threads - 1)) == 0;
+}
+
 /* ---- DAG analyses the rules use (exposed for tests and for lowering) ---- */
 
 /* Ansor's NeedsMultiLevelTiling: the stage reduces and its loads miss output axes. */

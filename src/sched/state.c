@@ -142,13 +142,13 @@ static void kernelShape(const SketchSet *set, const State *s, int kernel, Kernel
       break;
    case KERNEL_CTR:
       out->threads = threads;
+      /* the reductions of a kernel share one tree buffer */
+      out->sharedBytes = Sketch_reduceWithShuffles(threads) ? 0 : 4 * threads;
       if (k->nattached == 0) {
          out->blocks = Sketch_spaceLength(g, k->root);
-         out->sharedBytes = 4 * threads;
       } else {
          int64_t last = root->shape[root->ndim - 1];
          out->blocks = Sketch_spaceLength(g, k->root) / last * ceilDiv(last, threads);
-         out->sharedBytes = 4 * threads * k->nattached;
       }
       break;
    }
