@@ -16,12 +16,15 @@ void LoopNest_init(LoopNest *ln) {
 void LoopNest_reset(LoopNest *ln) {
    ln->nexpr = ln->nstmt = ln->nlist = 0;
    ln->nvars = ln->nbuffers = ln->nkernels = 0;
+   ln->ndims = 0;
+   memset(ln->smallInt, 0, sizeof ln->smallInt);
 }
 
 void LoopNest_done(LoopNest *ln) {
    free(ln->expr);
    free(ln->stmt);
    free(ln->list);
+   free(ln->dims);
    memset(ln, 0, sizeof *ln);
 }
 
@@ -43,6 +46,8 @@ int Ir_var(LoopNest *ln, VarKind kind, const char *name, int64_t extent) {
    memcpy(v->name, name, n);
    v->name[n] = '\0';
    v->extent = extent;
+   v->value = -1;
+   v->ref = -1;
    return ln->nvars++;
 }
 
@@ -67,6 +72,17 @@ int Ir_buffer(LoopNest *ln, const char *name, BufferScope scope, int stage, int 
    return ln->nbuffers++;
 }
 
+/* Global buffers accessed since the last Ir_kernelBegin: the kernel's parameters. */
+static inline void touch(LoopNest *ln, int buffer) {
+   if (ln->buffers[buffer].scope == SCOPE_GLOBAL)
+      ln->touched |= UINT64_C(1) << buffer;
+}
+
+void Ir_kernelBegin(LoopNest *ln) {
+   ln->touched = 0;
+   ln->allreduce = false;
+}
+
 static int32_t push(LoopNest *ln, Expr e) {
    GROW(ln->expr, ln->nexpr, ln->capexpr);
    ln->expr[ln->nexpr] = e;
@@ -74,6 +90,13 @@ static int32_t push(LoopNest *ln, Expr e) {
 }
 
 int32_t Ir_int(LoopNest *ln, int64_t v) {
+   /* expressions are never changed once made, so one node serves every use of a small
+    * constant (lowering makes hundreds per state) */
+   if (v >= 0 && v < IR_SMALL_INTS) {
+      if (ln->smallInt[v] == 0)
+         ln->smallInt[v] = push(ln, (Expr){ .kind = EXPR_INT, .dtype = TE_INT32, .v.i = v }) + 1;
+      return ln->smallInt[v] - 1;
+   }
    return push(ln, (Expr){ .kind = EXPR_INT, .dtype = TE_INT32, .v.i = v });
 }
 
@@ -82,12 +105,35 @@ int32_t Ir_float(LoopNest *ln, double v) {
 }
 
 int32_t Ir_varRef(LoopNest *ln, int var) {
-   return push(ln, (Expr){ .kind = EXPR_AXIS, .dtype = TE_INT32, .ref = var });
+   IrVar *v = &ln->vars[var];
+   if (v->ref < 0)
+      v->ref = push(ln, (Expr){ .kind = EXPR_AXIS, .dtype = TE_INT32, .ref = var });
+   return v->ref;
 }
 
 int32_t Ir_load(LoopNest *ln, int buffer, int32_t index) {
+   touch(ln, buffer);
    return push(ln, (Expr){ .kind = EXPR_LOAD, .dtype = TE_FLOAT32, .ref = buffer, .nargs = 1,
-                           .args = { index } });
+                           .v.i = -1, .args = { index } });
+}
+
+static int32_t pushDims(LoopNest *ln, int buffer, const int32_t *dims) {
+   int n = ln->buffers[buffer].ndim;
+   if (n <= 1)
+      return -1;
+   int32_t at = ln->ndims;
+   for (int i = 0; i < n; i++) {
+      GROW(ln->dims, ln->ndims, ln->capdims);
+      ln->dims[ln->ndims++] = dims[i];
+   }
+   return at;
+}
+
+int32_t Ir_loadAt(LoopNest *ln, int buffer, int32_t index, const int32_t *dims) {
+   touch(ln, buffer);
+   int32_t at = pushDims(ln, buffer, dims);
+   return push(ln, (Expr){ .kind = EXPR_LOAD, .dtype = TE_FLOAT32, .ref = buffer, .nargs = 1,
+                           .v.i = at, .args = { index } });
 }
 
 bool Ir_isInt(const LoopNest *ln, int32_t e, int64_t v) {
@@ -98,8 +144,8 @@ int32_t Ir_binary(LoopNest *ln, ExprKind kind, int32_t a, int32_t b) {
    uint8_t ta = ln->expr[a].dtype;
    if (ta != ln->expr[b].dtype)
       fatal("loop nest: binary expression mixes types");
-   if (ta == TE_INT32) {
-      const Expr *x = &ln->expr[a], *y = &ln->expr[b];
+   const Expr *x = &ln->expr[a], *y = &ln->expr[b];
+   if (ta == TE_INT32 && (x->kind == EXPR_INT || y->kind == EXPR_INT)) {
       int64_t v;
       switch (Expr_foldInt(kind, x->kind == EXPR_INT, x->v.i, y->kind == EXPR_INT, y->v.i, &v)) {
       case FOLD_CONST: return Ir_int(ln, v);
@@ -145,11 +191,29 @@ int32_t Ir_for(LoopNest *ln, int var, LoopKind loop, int32_t body) {
 }
 
 int32_t Ir_let(LoopNest *ln, int var, int32_t value) {
+   ln->vars[var].value = value;
    return pushStmt(ln, (IrStmt){ .kind = STMT_LET, .var = var, .value = value });
 }
 
 int32_t Ir_store(LoopNest *ln, int buffer, int32_t index, int32_t value) {
-   return pushStmt(ln, (IrStmt){ .kind = STMT_STORE, .buffer = buffer, .index = index, .value = value });
+   touch(ln, buffer);
+   return pushStmt(ln, (IrStmt){ .kind = STMT_STORE, .buffer = buffer, .index = index, .dims = -1,
+                                 .value = value });
+}
+
+int32_t Ir_storeAt(LoopNest *ln, int buffer, int32_t index, const int32_t *dims, int32_t value) {
+   touch(ln, buffer);
+   int32_t at = pushDims(ln, buffer, dims);
+   return pushStmt(ln, (IrStmt){ .kind = STMT_STORE, .buffer = buffer, .index = index, .dims = at,
+                                 .value = value });
+}
+
+int32_t Ir_vthreadSeq(LoopNest *ln, const int32_t *copies, int n) {
+   if (n == 1)
+      return copies[0];
+   int32_t s = Ir_seq(ln, copies, n);
+   ln->stmt[s].vthread = 1;
+   return s;
 }
 
 int32_t Ir_if(LoopNest *ln, int32_t cond, int32_t body) {
@@ -161,6 +225,8 @@ int32_t Ir_barrier(LoopNest *ln) {
 }
 
 int32_t Ir_allreduce(LoopNest *ln, ReduceKind op, int buffer, int32_t index, int32_t value) {
+   touch(ln, buffer);
+   ln->allreduce = true;
    return pushStmt(ln, (IrStmt){ .kind = STMT_ALLREDUCE, .reduce = (uint8_t)op, .buffer = buffer,
                                  .index = index, .value = value });
 }

@@ -7,7 +7,15 @@
  * the same memory (one LoopNest per thread). Expressions reuse te's ExprKind: EXPR_AXIS
  * names a variable (ref = variable id) and EXPR_LOAD reads a buffer (ref = buffer id)
  * at one flat index (args[0]). Virtual threads are expanded: every vthread's copy of a
- * statement appears with its vthread coordinates as constants. */
+ * statement appears with its vthread coordinates as constants, and the copies sit
+ * together in one SEQ marked `vthread`, so that the analyses can see them as the one
+ * statement of a virtual-thread loop.
+ *
+ * Accesses to buffers of more than one dimension also keep their index per dimension
+ * (the flat index is for code generation and the executor; the analyses measure the
+ * region an access touches per dimension, as Ansor does on unflattened loops): a load's
+ * v.i and a store's `dims` give the position of ndim index expressions in `dims`, or -1
+ * when only the flat index is known. */
 #ifndef HEADER_loopnest
 #define HEADER_loopnest
 
@@ -17,11 +25,12 @@
 
 #include "te/dag.h"
 
-#define IR_MAX_BUFFERS 40
+#define IR_MAX_BUFFERS 40         /* at most 64: kernels track their buffers in a bit set */
 #define IR_MAX_VARS 160
 #define IR_MAX_KERNELS 4
 #define IR_MAX_PARAMS 12
 #define IR_NAME_MAX 40
+#define IR_SMALL_INTS 256        /* integer constants 0..255 are made once per nest */
 
 typedef enum {
    SCOPE_GLOBAL,
@@ -52,6 +61,8 @@ typedef struct IrVar_ {
    VarKind kind;
    char name[24];
    int64_t extent;              /* loops, block and thread: the range; LET: 0 */
+   int32_t value;               /* LET: the expression bound; others -1 */
+   int32_t ref;                 /* the one expression naming it, once made; else -1 */
 } IrVar;
 
 typedef enum {
@@ -74,10 +85,13 @@ typedef struct IrStmt_ {
    uint8_t kind;                /* StmtKind */
    uint8_t loop;                /* FOR: LoopKind */
    uint8_t reduce;              /* ALLREDUCE: REDUCE_SUM or REDUCE_MAX */
+   uint8_t vthread;             /* SEQ: the children are one statement's copies, one per
+                                   virtual thread, in vthread order */
    int32_t var;                 /* FOR, LET */
    int64_t extent;              /* FOR */
    int32_t buffer;              /* STORE, ALLREDUCE */
    int32_t index;               /* STORE, ALLREDUCE */
+   int32_t dims;                /* STORE: per-dimension indices in LoopNest.dims, or -1 */
    int32_t value;               /* STORE, LET, ALLREDUCE; IF: the condition */
    int32_t body;                /* FOR, IF */
    int32_t first, count;        /* SEQ */
@@ -88,6 +102,8 @@ typedef struct IrKernel_ {
    int root;                    /* te stage it computes */
    int64_t grid, block;
    int64_t sharedBytes;
+   int64_t vthreads;            /* virtual threads per thread (1 when none) */
+   int unrollStep;              /* Ansor's auto_unroll_max_step for the kernel's loops */
    int32_t body;
    int blockVar, threadVar;
    int nparams;
@@ -101,6 +117,11 @@ typedef struct LoopNest_ {
    int32_t nstmt, capstmt;
    int32_t *list;
    int32_t nlist, caplist;
+   int32_t *dims;               /* per-dimension indices of accesses */
+   int32_t ndims, capdims;
+   int32_t smallInt[IR_SMALL_INTS];   /* expression of constant i, plus one; 0 when not made */
+   uint64_t touched;            /* global buffers accessed since Ir_kernelBegin */
+   bool allreduce;              /* an ALLREDUCE was made since Ir_kernelBegin */
    int nvars;
    IrVar vars[IR_MAX_VARS];
    int nbuffers;
@@ -115,6 +136,10 @@ void LoopNest_reset(LoopNest *ln);
 void LoopNest_done(LoopNest *ln);
 
 /* ---- construction ---- */
+/* Starts collecting the global buffers (and whether any cross-thread reduction) that
+ * the statements and expressions made from now on use: one kernel's parameters. Every
+ * load and store made is part of the kernel; nothing is made and then dropped. */
+void Ir_kernelBegin(LoopNest *ln);
 int Ir_var(LoopNest *ln, VarKind kind, const char *name, int64_t extent);
 int Ir_buffer(LoopNest *ln, const char *name, BufferScope scope, int stage, int kernel, int ndim,
               const int64_t *shape);
@@ -122,6 +147,8 @@ int32_t Ir_int(LoopNest *ln, int64_t v);
 int32_t Ir_float(LoopNest *ln, double v);
 int32_t Ir_varRef(LoopNest *ln, int var);
 int32_t Ir_load(LoopNest *ln, int buffer, int32_t index);
+/* A load at flat `index` that also records the per-dimension indices dims[0..ndim). */
+int32_t Ir_loadAt(LoopNest *ln, int buffer, int32_t index, const int32_t *dims);
 /* Integer constants fold; x+0, x*1, x*0, floordiv(x,1), floormod(x,1) simplify. */
 int32_t Ir_binary(LoopNest *ln, ExprKind kind, int32_t a, int32_t b);
 int32_t Ir_select(LoopNest *ln, int32_t cond, int32_t t, int32_t f);
@@ -136,6 +163,17 @@ int32_t Ir_seq(LoopNest *ln, const int32_t *items, int n);
 int32_t Ir_for(LoopNest *ln, int var, LoopKind loop, int32_t body);
 int32_t Ir_let(LoopNest *ln, int var, int32_t value);
 int32_t Ir_store(LoopNest *ln, int buffer, int32_t index, int32_t value);
+int32_t Ir_storeAt(LoopNest *ln, int buffer, int32_t index, const int32_t *dims, int32_t value);
+/* The copies of one statement for each virtual thread (a plain SEQ for the consumers
+ * that run or print it). */
+int32_t Ir_vthreadSeq(LoopNest *ln, const int32_t *copies, int n);
+/* The per-dimension indices of a load expression or a store statement, or NULL. */
+static inline const int32_t *Ir_loadDims(const LoopNest *ln, int32_t e) {
+   return ln->expr[e].v.i >= 0 ? &ln->dims[ln->expr[e].v.i] : NULL;
+}
+static inline const int32_t *Ir_storeDims(const LoopNest *ln, int32_t s) {
+   return ln->stmt[s].dims >= 0 ? &ln->dims[ln->stmt[s].dims] : NULL;
+}
 int32_t Ir_if(LoopNest *ln, int32_t cond, int32_t body);
 int32_t Ir_barrier(LoopNest *ln);
 int32_t Ir_allreduce(LoopNest *ln, ReduceKind op, int buffer, int32_t index, int32_t value);

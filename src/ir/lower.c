@@ -110,7 +110,7 @@ static int32_t loadStage(Lower *L, int stage, int32_t load, const int32_t *idx) 
    if (b < 0)
       fatal("lowering: stage %s has no buffer in this context", L->g->stages[stage].name);
    const Stage *st = &L->g->stages[stage];
-   return Ir_load(L->ln, b, flatten(L, st->ndim, idx, st->shape));
+   return Ir_loadAt(L->ln, b, flatten(L, st->ndim, idx, st->shape), idx);
 }
 
 static int32_t translate(Lower *L, int32_t e, const int32_t *axis) {
@@ -258,7 +258,7 @@ static int32_t resolveCompute(Lower *L, int stage, int32_t load, const int32_t *
       }
    }
    L->resolve = saved;
-   return Ir_load(L->ln, b, flatten(L, x->nargs, local, L->cacheDims[stage]));
+   return Ir_loadAt(L->ln, b, flatten(L, x->nargs, local, L->cacheDims[stage]), local);
 }
 
 static int32_t resolveStore(Lower *L, int stage, int32_t load, const int32_t *idx) {
@@ -346,9 +346,11 @@ static int32_t fetch(Lower *L, const KernelPlan *k, int c, int64_t threads, int3
    join(name, sizeof name, cst->name, "i");
    flat = bind(L, stmts, &ns, name, flat);
 
-   int32_t gidx[TE_MAX_DIMS];
-   for (int d = 0; d < cst->ndim; d++)
-      gidx[d] = add(L, base[d], coordinate(L, flat, dims, cst->ndim, d));
+   int32_t sidx[TE_MAX_DIMS], gidx[TE_MAX_DIMS];
+   for (int d = 0; d < cst->ndim; d++) {
+      sidx[d] = coordinate(L, flat, dims, cst->ndim, d);
+      gidx[d] = add(L, base[d], sidx[d]);
+   }
    /* the last round may run past the copy; a worst-case region (floor division in the
     * index) may reach past the tensor, whose missing rows are never read */
    int32_t guard = total % perRound ? Ir_binary(L->ln, EXPR_LT, flat, num(L, total)) : -1;
@@ -359,9 +361,9 @@ static int32_t fetch(Lower *L, const KernelPlan *k, int c, int64_t threads, int3
       }
    int32_t value = L->sk->plan[cs] == STAGE_PLAN_INLINE
                       ? translate(L, cst->body, gidx)
-                      : Ir_load(L->ln, L->global[cs], flatten(L, cst->ndim, gidx, cst->shape));
+                      : Ir_loadAt(L->ln, L->global[cs], flatten(L, cst->ndim, gidx, cst->shape), gidx);
    L->resolve = saved;
-   int32_t store = Ir_store(L->ln, b, flat, value);
+   int32_t store = Ir_storeAt(L->ln, b, flat, sidx, value);
    stmts[ns++] = guard >= 0 ? Ir_if(L->ln, guard, store) : store;
    int32_t body = Ir_seq(L->ln, stmts, ns);
    if (vl >= 0) {
@@ -389,6 +391,8 @@ static IrKernel *newKernel(Lower *L, int root, int64_t grid, int64_t block) {
    kn->root = root;
    kn->grid = grid;
    kn->block = block;
+   kn->vthreads = 1;
+   Ir_kernelBegin(ln);
    kn->blockVar = Ir_var(ln, VAR_BLOCK, "blockIdx.x", grid);
    kn->threadVar = Ir_var(ln, VAR_THREAD, "threadIdx.x", block);
    return kn;
@@ -449,10 +453,34 @@ static void lowerMlt(Lower *L, int ki) {
       memcpy(L->cacheDims[cs], dims, sizeof dims);
    }
    ReduceKind red = a->reduce;
+   int unroll = unrollStep(L, k->anchor);
+   kn->vthreads = vthreads;
+   kn->unrollStep = unroll;
+   int32_t copies[64];
+   int loops[4 * TE_MAX_AXES], nl;
    if (nr > 0) {
-      int vi = Ir_var(L->ln, VAR_LOOP, "i", accSize);
-      int32_t init = Ir_store(L->ln, L->accBuf, var(L, vi), initValue(L, red));
-      items[ni++] = Ir_for(L->ln, vi, accSize <= 64 ? LOOP_UNROLL : LOOP_SERIAL, init);
+      /* each virtual thread's register tile starts at the reduction's identity */
+      int i3[TE_MAX_DIMS], i4[TE_MAX_DIMS];
+      for (int i = 0; i < n; i++) {
+         i3[i] = loopVar(L, a->axis[i], "inner", t.in3[i]);
+         i4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
+      }
+      int32_t x3flat = num(L, 0), x4flat = num(L, 0);
+      for (int i = 0; i < n; i++) {
+         x3flat = mad(L, x3flat, t.in3[i], varOrZero(L, i3[i]));
+         x4flat = mad(L, x4flat, t.in4[i], varOrZero(L, i4[i]));
+      }
+      for (int64_t vf = 0; vf < vthreads; vf++)
+         copies[vf] = Ir_store(L->ln, L->accBuf, mad(L, mad(L, num(L, vf), p3, x3flat), p4, x4flat),
+                               initValue(L, red));
+      nl = 0;
+      for (int i = 0; i < n; i++)
+         if (i3[i] >= 0)
+            loops[nl++] = i3[i];
+      for (int i = 0; i < n; i++)
+         if (i4[i] >= 0)
+            loops[nl++] = i4[i];
+      items[ni++] = wrap(L, loops, nl, Ir_vthreadSeq(L->ln, copies, (int)vthreads), vthreads, unroll);
    }
 
    /* the region of this block and reduce step */
@@ -478,10 +506,7 @@ static void lowerMlt(Lower *L, int ki) {
       x3[i] = loopVar(L, a->axis[i], "inner", t.in3[i]);
       x4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
    }
-   int unroll = unrollStep(L, k->anchor);
-
    /* compute: R1 S3 R2 S4, then each virtual thread's copy of the update */
-   int32_t copies[64];
    for (int64_t vf = 0; vf < vthreads; vf++) {
       int32_t x3flat = num(L, 0), x4flat = num(L, 0);
       for (int i = 0; i < n; i++) {
@@ -500,7 +525,7 @@ static void lowerMlt(Lower *L, int ki) {
          value = combine(L, red, Ir_load(L->ln, L->accBuf, accIdx), value);
       copies[vf] = Ir_store(L->ln, L->accBuf, accIdx, value);
    }
-   int loops[4 * TE_MAX_AXES], nl = 0;
+   nl = 0;
    for (int j = 0; j < nr; j++)
       if (km[j] >= 0)
          loops[nl++] = km[j];
@@ -513,7 +538,7 @@ static void lowerMlt(Lower *L, int ki) {
    for (int i = 0; i < n; i++)
       if (x4[i] >= 0)
          loops[nl++] = x4[i];
-   int32_t compute = wrap(L, loops, nl, Ir_seq(L->ln, copies, (int)vthreads), vthreads, unroll);
+   int32_t compute = wrap(L, loops, nl, Ir_vthreadSeq(L->ln, copies, (int)vthreads), vthreads, unroll);
 
    int32_t step[SKETCH_MAX_CACHES + 3];
    int nstep = 0;
@@ -556,7 +581,7 @@ static void lowerMlt(Lower *L, int ki) {
          value = translate(L, root->body, out);
          L->resolve = NULL;
       }
-      copies[vf] = Ir_store(L->ln, L->global[k->root], flatten(L, n, out, root->shape), value);
+      copies[vf] = Ir_storeAt(L->ln, L->global[k->root], flatten(L, n, out, root->shape), out, value);
    }
    nl = 0;
    for (int i = 0; i < n; i++)
@@ -565,7 +590,7 @@ static void lowerMlt(Lower *L, int ki) {
    for (int i = 0; i < n; i++)
       if (s4[i] >= 0)
          loops[nl++] = s4[i];
-   items[ni++] = wrap(L, loops, nl, Ir_seq(L->ln, copies, (int)vthreads), vthreads, unroll);
+   items[ni++] = wrap(L, loops, nl, Ir_vthreadSeq(L->ln, copies, (int)vthreads), vthreads, unroll);
    kn->body = Ir_seq(L->ln, items, ni);
 }
 
@@ -614,12 +639,13 @@ static void lowerSimple(Lower *L, int ki) {
       int64_t one = 1;
       localName(name, sizeof name, st->name, "local");
       int acc = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->root, kv, 1, &one);
-      inner[nin++] = reduceInto(L, st, acc, num(L, 0), axis, unrollStep(L, k->root));
+      kn->unrollStep = unrollStep(L, k->root);
+      inner[nin++] = reduceInto(L, st, acc, num(L, 0), axis, kn->unrollStep);
       value = Ir_load(L->ln, acc, num(L, 0));
    } else {
       value = translate(L, st->body, axis);
    }
-   inner[nin++] = Ir_store(L->ln, L->global[k->root], fused, value);
+   inner[nin++] = Ir_storeAt(L->ln, L->global[k->root], fused, axis, value);
    int32_t body = Ir_seq(L->ln, inner, nin);
    items[ni++] = space % threads ? Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, fused, num(L, space)), body) : body;
    kn->body = Ir_seq(L->ln, items, ni);
@@ -676,8 +702,9 @@ static void lowerCtrRoot(Lower *L, int ki) {
    int acc = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->root, kv, 1, &one);
    localName(name, sizeof name, st->name, "red");
    int red = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->root, kv, 1, &one);
-   items[ni++] = crossThread(L, kn, st, acc, red, num(L, 0), axis, unrollStep(L, k->root));
-   int32_t store = Ir_store(L->ln, L->global[k->root], fused, Ir_load(L->ln, red, num(L, 0)));
+   kn->unrollStep = unrollStep(L, k->root);
+   items[ni++] = crossThread(L, kn, st, acc, red, num(L, 0), axis, kn->unrollStep);
+   int32_t store = Ir_storeAt(L->ln, L->global[k->root], fused, axis, Ir_load(L->ln, red, num(L, 0)));
    items[ni++] = Ir_if(L->ln, Ir_binary(L->ln, EXPR_EQ, var(L, kn->threadVar), num(L, 0)), store);
    kn->body = Ir_seq(L->ln, items, ni);
 }
@@ -738,6 +765,9 @@ static void lowerCtrConsumer(Lower *L, int ki) {
          pos = varOrZero(L, vpos);
          raxis[n - 1] = mad(L, jo, threads, pos);
       }
+      /* the kernel's step is its first reduction's (each has its own knob) */
+      if (a == 0)
+         kn->unrollStep = unrollStep(L, r);
       int32_t body = crossThread(L, kn, rs, acc, L->attachedBuf[r], pos, raxis, unrollStep(L, r));
       if (perPosition && last % threads)
          body = Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, raxis[n - 1], num(L, last)), body);
@@ -750,7 +780,7 @@ static void lowerCtrConsumer(Lower *L, int ki) {
    L->resolve = resolveAttached;
    int32_t value = translate(L, c->body, axis);
    L->resolve = NULL;
-   int32_t store = Ir_store(L->ln, L->global[k->root], flatten(L, n, axis, c->shape), value);
+   int32_t store = Ir_storeAt(L->ln, L->global[k->root], flatten(L, n, axis, c->shape), axis, value);
    items[ni++] = last % threads ? Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, axis[n - 1], num(L, last)), store)
                                 : store;
    kn->body = Ir_seq(L->ln, items, ni);
@@ -758,70 +788,11 @@ static void lowerCtrConsumer(Lower *L, int ki) {
 
 /* ---- the state ---- */
 
-static void markParams(const LoopNest *ln, int32_t s, bool *used);
-
-static void markExpr(const LoopNest *ln, int32_t e, bool *used) {
-   const Expr *x = &ln->expr[e];
-   if (x->kind == EXPR_LOAD && ln->buffers[x->ref].scope == SCOPE_GLOBAL)
-      used[x->ref] = true;
-   for (int i = 0; i < x->nargs; i++)
-      markExpr(ln, x->args[i], used);
-}
-
-static void markParams(const LoopNest *ln, int32_t s, bool *used) {
-   const IrStmt *st = &ln->stmt[s];
-   switch ((StmtKind)st->kind) {
-   case STMT_SEQ:
-      for (int i = 0; i < st->count; i++)
-         markParams(ln, ln->list[st->first + i], used);
-      return;
-   case STMT_FOR:
-      markParams(ln, st->body, used);
-      return;
-   case STMT_IF:
-      markExpr(ln, st->value, used);
-      markParams(ln, st->body, used);
-      return;
-   case STMT_STORE:
-   case STMT_ALLREDUCE:
-      if (ln->buffers[st->buffer].scope == SCOPE_GLOBAL)
-         used[st->buffer] = true;
-      markExpr(ln, st->index, used);
-      markExpr(ln, st->value, used);
-      return;
-   case STMT_LET:
-      markExpr(ln, st->value, used);
-      return;
-   case STMT_BARRIER:
-      return;
-   }
-}
-
-static bool hasAllreduce(const LoopNest *ln, int32_t s) {
-   const IrStmt *st = &ln->stmt[s];
-   switch ((StmtKind)st->kind) {
-   case STMT_SEQ:
-      for (int i = 0; i < st->count; i++)
-         if (hasAllreduce(ln, ln->list[st->first + i]))
-            return true;
-      return false;
-   case STMT_FOR:
-   case STMT_IF:
-      return hasAllreduce(ln, st->body);
-   case STMT_ALLREDUCE:
-      return true;
-   default:
-      return false;
-   }
-}
-
 static void finishKernel(LoopNest *ln, int k) {
    IrKernel *kn = &ln->kernels[k];
-   bool used[IR_MAX_BUFFERS] = { false };
-   markParams(ln, kn->body, used);
    kn->nparams = 0;
    for (int b = 0; b < ln->nbuffers; b++)
-      if (used[b]) {
+      if ((ln->touched >> b) & 1) {
          if (kn->nparams == IR_MAX_PARAMS)
             fatal("kernel %s has more than %d buffers", kn->name, IR_MAX_PARAMS);
          kn->params[kn->nparams++] = b;
@@ -832,7 +803,7 @@ static void finishKernel(LoopNest *ln, int k) {
          kn->sharedBytes += 4 * ln->buffers[b].elems;
    /* a cross-thread reduction over more than a warp (or a width that is not a power
     * of two) combines through one float of shared memory per thread */
-   if (hasAllreduce(ln, kn->body) && !Sketch_reduceWithShuffles(kn->block))
+   if (ln->allreduce && !Sketch_reduceWithShuffles(kn->block))
       kn->sharedBytes += 4 * kn->block;
 }
 

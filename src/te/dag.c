@@ -125,68 +125,6 @@ int32_t Expr_load(Dag *g, int stage, int n, const int32_t *index) {
    return push(g, e);
 }
 
-int64_t Expr_floorDiv(int64_t a, int64_t b) {
-   int64_t q = a / b;
-   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-int64_t Expr_floorMod(int64_t a, int64_t b) {
-   return a - Expr_floorDiv(a, b) * b;
-}
-
-FoldResult Expr_foldInt(ExprKind kind, bool aConst, int64_t a, bool bConst, int64_t b, int64_t *v) {
-   if (aConst && bConst) {
-      switch (kind) {
-      case EXPR_ADD: *v = a + b; return FOLD_CONST;
-      case EXPR_SUB: *v = a - b; return FOLD_CONST;
-      case EXPR_MUL: *v = a * b; return FOLD_CONST;
-      case EXPR_MIN: *v = a < b ? a : b; return FOLD_CONST;
-      case EXPR_MAX: *v = a > b ? a : b; return FOLD_CONST;
-      case EXPR_FLOORDIV:
-         if (b == 0)
-            fatal("division by zero in an index expression");
-         *v = Expr_floorDiv(a, b);
-         return FOLD_CONST;
-      case EXPR_FLOORMOD:
-         if (b == 0)
-            fatal("modulo by zero in an index expression");
-         *v = Expr_floorMod(a, b);
-         return FOLD_CONST;
-      default:
-         return FOLD_NONE;
-      }
-   }
-   switch (kind) {
-   case EXPR_ADD:
-      if (aConst && a == 0) return FOLD_B;
-      if (bConst && b == 0) return FOLD_A;
-      break;
-   case EXPR_SUB:
-      if (bConst && b == 0) return FOLD_A;
-      break;
-   case EXPR_MUL:
-      if (aConst && a == 1) return FOLD_B;
-      if (bConst && b == 1) return FOLD_A;
-      if ((aConst && a == 0) || (bConst && b == 0)) {
-         *v = 0;
-         return FOLD_CONST;
-      }
-      break;
-   case EXPR_FLOORDIV:
-      if (bConst && b == 1) return FOLD_A;
-      break;
-   case EXPR_FLOORMOD:
-      if (bConst && b == 1) {
-         *v = 0;
-         return FOLD_CONST;
-      }
-      break;
-   default:
-      break;
-   }
-   return FOLD_NONE;
-}
-
 static bool isComparison(ExprKind k) {
    return k >= EXPR_LT && k <= EXPR_AND;
 }

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stddef.h>
 
+#include "util/xalloc.h"
+
 #define TE_MAX_DIMS 6
 #define TE_MAX_REDUCE 4
 #define TE_MAX_AXES (TE_MAX_DIMS + TE_MAX_REDUCE)
@@ -139,10 +141,70 @@ int32_t Expr_add(Dag *g, int32_t a, int32_t b);
  * FOLD_CONST with the value in *v, FOLD_A or FOLD_B when the result is that operand, or
  * FOLD_NONE. */
 typedef enum { FOLD_NONE, FOLD_CONST, FOLD_A, FOLD_B } FoldResult;
-FoldResult Expr_foldInt(ExprKind kind, bool aConst, int64_t a, bool bConst, int64_t b, int64_t *v);
-/* Floor division and modulo, as TVM's floordiv/floormod. */
-int64_t Expr_floorDiv(int64_t a, int64_t b);
-int64_t Expr_floorMod(int64_t a, int64_t b);
+/* Floor division and modulo, as TVM's floordiv/floormod. Inline: lowering folds
+ * hundreds of index operations per state. */
+static inline int64_t Expr_floorDiv(int64_t a, int64_t b) {
+   int64_t q = a / b;
+   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static inline int64_t Expr_floorMod(int64_t a, int64_t b) {
+   return a - Expr_floorDiv(a, b) * b;
+}
+
+static inline FoldResult Expr_foldInt(ExprKind kind, bool aConst, int64_t a, bool bConst, int64_t b, int64_t *v) {
+   if (aConst && bConst) {
+      switch (kind) {
+      case EXPR_ADD: *v = a + b; return FOLD_CONST;
+      case EXPR_SUB: *v = a - b; return FOLD_CONST;
+      case EXPR_MUL: *v = a * b; return FOLD_CONST;
+      case EXPR_MIN: *v = a < b ? a : b; return FOLD_CONST;
+      case EXPR_MAX: *v = a > b ? a : b; return FOLD_CONST;
+      case EXPR_FLOORDIV:
+         if (b == 0)
+            fatal("division by zero in an index expression");
+         *v = Expr_floorDiv(a, b);
+         return FOLD_CONST;
+      case EXPR_FLOORMOD:
+         if (b == 0)
+            fatal("modulo by zero in an index expression");
+         *v = Expr_floorMod(a, b);
+         return FOLD_CONST;
+      default:
+         return FOLD_NONE;
+      }
+   }
+   switch (kind) {
+   case EXPR_ADD:
+      if (aConst && a == 0) return FOLD_B;
+      if (bConst && b == 0) return FOLD_A;
+      break;
+   case EXPR_SUB:
+      if (bConst && b == 0) return FOLD_A;
+      break;
+   case EXPR_MUL:
+      if (aConst && a == 1) return FOLD_B;
+      if (bConst && b == 1) return FOLD_A;
+      if ((aConst && a == 0) || (bConst && b == 0)) {
+         *v = 0;
+         return FOLD_CONST;
+      }
+      break;
+   case EXPR_FLOORDIV:
+      if (bConst && b == 1) return FOLD_A;
+      break;
+   case EXPR_FLOORMOD:
+      if (bConst && b == 1) {
+         *v = 0;
+         return FOLD_CONST;
+      }
+      break;
+   default:
+      break;
+   }
+   return FOLD_NONE;
+}
+
 int32_t Expr_sub(Dag *g, int32_t a, int32_t b);
 int32_t Expr_mul(Dag *g, int32_t a, int32_t b);
 

@@ -9,8 +9,9 @@ extern "C" __global__ void __launch_bounds__(32) T_relu_kernel(const float *__re
   const int i_thread = (int)threadIdx.x / 16;
   const int j_thread = (int)threadIdx.x % 16;
   #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    T_dense_local[i] = 0.0f;
+  for (int i_innermost = 0; i_innermost < 2; ++i_innermost) {
+    T_dense_local[i_innermost] = 0.0f;
+    T_dense_local[2 + i_innermost] = 0.0f;
   }
   for (int k_outer = 0; k_outer < 2; ++k_outer) {
     __syncthreads();
