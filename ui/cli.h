@@ -2,10 +2,42 @@
 #ifndef HEADER_cli
 #define HEADER_cli
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include "device/device.h"
+#include "sched/state.h"
+#include "te/network.h"
+#include "util/xalloc.h"
 
 /* Exit statuses: 0 success, 1 bad input (a file), 2 bad usage (flags). */
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+/* "pruner-tui CMD: message" and the --help hint on stderr; returns EXIT_USAGE. */
+int Cli_usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
+/* Parses an integer argument in [min, max] into *out, or reports a usage error. */
+int Cli_parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out);
+/* Loads a task file (looked up as Paths_findTaskFile does); 0 or EXIT_INPUT. */
+int Cli_loadNetwork(const char *file, Network *net);
+/* A --state argument: the JSON itself, or @FILE for a file holding it. */
+char *Cli_readStateArg(const char *arg, char **cause);
+/* Loads the shipped devices.yaml, the user's, then `devicesFile` if not NULL. */
+int Cli_loadDevices(DeviceSet *set, const char *devicesFile);
+
+/* A task of a task file and one state of it. */
+typedef struct Subject_ {
+   Network net;
+   long task;
+   Dag dag;
+   SketchSet set;
+   State state;
+} Subject;
+
+/* Loads FILE, picks task TASK, and parses --state or samples a valid state with the
+ * seed (1 when not given). Returns 0, or the exit status after reporting. */
+int Cli_loadSubject(const char *cmd, const char *file, const char *taskArg, long seed, bool seedGiven,
+                    const char *stateArg, Subject *out);
+void Subject_done(Subject *s);
 
 /* `--list FILE.task`: the task table and totals. */
 int Cli_list(const char *taskFile, FILE *out);
@@ -15,5 +47,8 @@ int Cli_listDevices(const char *devicesFile, FILE *out);
 int Cli_kernel(int argc, char **argv);
 /* `check FILE.task [--samples N] [--tasks LIST] [--arch LIST] ...`; argv[0] is "check". */
 int Cli_check(int argc, char **argv);
+/* `explain FILE.task TASK [--seed N | --state JSON] [--device NAME] [--devices FILE]
+ * [--rows]`; argv[0] is "explain". */
+int Cli_explain(int argc, char **argv);
 
 #endif

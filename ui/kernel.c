@@ -30,40 +30,6 @@
 #define CHECK_FULL_FLOPS 2e7
 #define CHECK_WORK_BUDGET 4e7
 
-static int usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
-static int usage(const char *cmd, const char *fmt, ...) {
-   va_list ap;
-   va_start(ap, fmt);
-   fprintf(stderr, "pruner-tui %s: ", cmd);
-   vfprintf(stderr, fmt, ap);
-   fprintf(stderr, "\nTry 'pruner-tui --help' for more information.\n");
-   va_end(ap);
-   return EXIT_USAGE;
-}
-
-static int parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out) {
-   char *end;
-   errno = 0;
-   long v = strtol(text, &end, 10);
-   if (errno || end == text || *end || v < min || v > max)
-      return usage(cmd, "%s must be an integer from %ld to %ld, not '%s'", what, min, max, text);
-   *out = v;
-   return 0;
-}
-
-static int loadNetwork(const char *file, Network *net) {
-   char *path = Paths_findTaskFile(file);
-   char *cause = NULL;
-   int rc = Network_load(net, path, &cause);
-   free(path);
-   if (rc < 0) {
-      fprintf(stderr, "pruner-tui: %s\n", cause);
-      free(cause);
-      return EXIT_INPUT;
-   }
-   return 0;
-}
-
 /* "sm_80,sm_90" into a list; each must be an architecture NVRTC's rule accepts. */
 static int parseArchs(const char *cmd, const char *text, char archs[][16], int max, int *n) {
    *n = 0;
@@ -78,33 +44,12 @@ static int parseArchs(const char *cmd, const char *text, char archs[][16], int m
          ok = Nvrtc_isArch(archs[*n]);
       }
       if (!ok)
-         return usage(cmd, "--arch takes sm_NN names separated by commas, like sm_80,sm_90; '%.*s' is not one",
+         return Cli_usage(cmd, "--arch takes sm_NN names separated by commas, like sm_80,sm_90; '%.*s' is not one",
                       (int)len, p);
       (*n)++;
       p += len + (end ? 1 : 0);
    }
-   return *n ? 0 : usage(cmd, "--arch needs at least one architecture");
-}
-
-static char *readStateArg(const char *arg, char **cause) {
-   if (arg[0] != '@')
-      return xStrdup(arg);
-   FILE *f = fopen(arg + 1, "rb");
-   if (!f) {
-      setCause(cause, "%s: cannot open: %s", arg + 1, strerror(errno));
-      return NULL;
-   }
-   size_t cap = 4096, len = 0;
-   char *text = xMalloc(cap);
-   size_t n;
-   while ((n = fread(text + len, 1, cap - len - 1, f)) > 0) {
-      len += n;
-      if (len + 1 == cap)
-         text = xRealloc(text, cap *= 2);
-   }
-   fclose(f);
-   text[len] = '\0';
-   return text;
+   return *n ? 0 : Cli_usage(cmd, "--arch needs at least one architecture");
 }
 
 /* ---- kernel ---- */
@@ -125,81 +70,48 @@ int Cli_kernel(int argc, char **argv) {
    while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
       switch (c) {
       case 's':
-         if (parseCount("kernel", "--seed", optarg, 0, 2147483647L, &seed))
+         if (Cli_parseCount("kernel", "--seed", optarg, 0, 2147483647L, &seed))
             return EXIT_USAGE;
          seedGiven = true;
          break;
       case 'S': stateArg = optarg; break;
       case 'a': arch = optarg; break;
-      case ':': return usage("kernel", "option '%s' needs an argument", argv[optind - 1]);
-      default: return usage("kernel", "unknown option '%s'", argv[optind - 1]);
+      case ':': return Cli_usage("kernel", "option '%s' needs an argument", argv[optind - 1]);
+      default: return Cli_usage("kernel", "unknown option '%s'", argv[optind - 1]);
       }
    }
    if (argc - optind != 2)
-      return usage("kernel", "expected FILE.task TASK");
-   if (seedGiven && stateArg)
-      return usage("kernel", "--seed and --state cannot be combined");
+      return Cli_usage("kernel", "expected FILE.task TASK");
    char archs[1][16];
    int narchs = 0;
    if (arch && parseArchs("kernel", arch, archs, 1, &narchs))
       return EXIT_USAGE;
-   Network net;
-   if (loadNetwork(argv[optind], &net))
-      return EXIT_INPUT;
-   long task;
-   if (parseCount("kernel", "TASK", argv[optind + 1], 0, net.ntasks - 1, &task)) {
-      Network_done(&net);
-      return EXIT_USAGE;
-   }
-   const Task *t = &net.tasks[task];
-   Dag g;
-   Dag_init(&g);
-   Op_buildDag(&t->op, &g);
-   SketchSet set;
-   SketchSet_generate(&set, &g);
-   SchedLimits lim;
-   SchedLimits_default(&lim);
-   State s;
+   Subject sub;
+   int rc = Cli_loadSubject("kernel", argv[optind], argv[optind + 1], seed, seedGiven, stateArg, &sub);
+   if (rc)
+      return rc;
+   const Network *nett = &sub.net;
+   long task = sub.task;
+   const Task *t = &nett->tasks[task];
+   const SketchSet *setp = &sub.set;
+   State s = sub.state;
    char *cause = NULL;
-   int rc = 0;
-   if (stateArg) {
-      char *text = readStateArg(stateArg, &cause);
-      rc = text ? State_parse(&set, text, &lim, &s, &cause) : -1;
-      free(text);
-   } else {
-      Rng rng;
-      Rng_seed(&rng, (uint64_t)seed);
-      rc = State_sampleValid(&set, -1, &rng, &lim, 100000, &s, &cause);
-      if (rc < 0) {
-         char *why = xAsprintf("task %ld has no valid state: %s", task, cause);
-         free(cause);
-         cause = why;
-      }
-   }
-   if (rc < 0) {
-      fprintf(stderr, "pruner-tui: %s\n", cause);
-      free(cause);
-      SketchSet_done(&set);
-      Dag_done(&g);
-      Network_done(&net);
-      return EXIT_INPUT;
-   }
    char shape[160], epi[160], text[4096];
    Op_describe(&t->op, shape, sizeof shape);
    Op_epilogueText(&t->op, epi, sizeof epi);
-   State_format(&set, &s, text, sizeof text);
-   printf("task %ld of %s: %s %s, epilogue %s\n", task, net.name, Op_name(t->op.kind), shape, epi);
-   printf("sketch %d of %d: %s\n", (int)s.sketch, set.count, set.sketches[s.sketch].summary);
+   State_format(setp, &s, text, sizeof text);
+   printf("task %ld of %s: %s %s, epilogue %s\n", task, nett->name, Op_name(t->op.kind), shape, epi);
+   printf("sketch %d of %d: %s\n", (int)s.sketch, setp->count, setp->sketches[s.sketch].summary);
    printf("state: %s\n", text);
    LoopNest ln;
    LoopNest_init(&ln);
-   Lower_state(&set, &s, &ln);
+   Lower_state(setp, &s, &ln);
    for (int k = 0; k < ln.nkernels; k++)
       printf("launch %s: grid %lld blocks, %lld threads per block, %lld bytes of static shared memory\n",
              ln.kernels[k].name, (long long)ln.kernels[k].grid, (long long)ln.kernels[k].block,
              (long long)ln.kernels[k].sharedBytes);
    char *header = xAsprintf("pruner-tui %s: task %ld of %s, %s\nstate %s", PACKAGE_VERSION, task,
-                            net.name, t->key, text);
+                            nett->name, t->key, text);
    char *src = Cuda_generate(&ln, header);
    free(header);
    if (narchs) {
@@ -219,9 +131,7 @@ int Cli_kernel(int argc, char **argv) {
    printf("\n%s", src);
    free(src);
    LoopNest_done(&ln);
-   SketchSet_done(&set);
-   Dag_done(&g);
-   Network_done(&net);
+   Subject_done(&sub);
    return rc;
 }
 
@@ -363,7 +273,7 @@ static int parseTaskList(const char *text, const Network *net, bool *selected) {
       errno = 0;
       long v = strtol(p, &end, 10);
       if (errno || end == p || (*end && *end != ',') || v < 0 || v >= net->ntasks)
-         return usage("check", "--tasks takes task IDs from 0 to %d separated by commas, not '%s'",
+         return Cli_usage("check", "--tasks takes task IDs from 0 to %d separated by commas, not '%s'",
                       net->ntasks - 1, text);
       selected[v] = true;
       p = *end ? end + 1 : end;
@@ -389,24 +299,24 @@ int Cli_check(int argc, char **argv) {
    int c;
    while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
       switch (c) {
-      case 'n': if (parseCount("check", "--samples", optarg, 1, 100000, &samples)) return EXIT_USAGE; break;
-      case 's': if (parseCount("check", "--seed", optarg, 0, 2147483647L, &seed)) return EXIT_USAGE; break;
-      case 'b': if (parseCount("check", "--blocks", optarg, 1, 1000000, &blocks)) return EXIT_USAGE; break;
-      case 'j': if (parseCount("check", "--jobs", optarg, 1, 256, &jobs)) return EXIT_USAGE; break;
+      case 'n': if (Cli_parseCount("check", "--samples", optarg, 1, 100000, &samples)) return EXIT_USAGE; break;
+      case 's': if (Cli_parseCount("check", "--seed", optarg, 0, 2147483647L, &seed)) return EXIT_USAGE; break;
+      case 'b': if (Cli_parseCount("check", "--blocks", optarg, 1, 1000000, &blocks)) return EXIT_USAGE; break;
+      case 'j': if (Cli_parseCount("check", "--jobs", optarg, 1, 256, &jobs)) return EXIT_USAGE; break;
       case 't': tasksArg = optarg; break;
       case 'a': archArg = optarg; break;
-      case ':': return usage("check", "option '%s' needs an argument", argv[optind - 1]);
-      default: return usage("check", "unknown option '%s'", argv[optind - 1]);
+      case ':': return Cli_usage("check", "option '%s' needs an argument", argv[optind - 1]);
+      default: return Cli_usage("check", "unknown option '%s'", argv[optind - 1]);
       }
    }
    if (argc - optind != 1)
-      return usage("check", "expected FILE.task");
+      return Cli_usage("check", "expected FILE.task");
    char archs[8][16];
    int narchs;
    if (parseArchs("check", archArg, archs, 8, &narchs))
       return EXIT_USAGE;
    Network net;
-   if (loadNetwork(argv[optind], &net))
+   if (Cli_loadNetwork(argv[optind], &net))
       return EXIT_INPUT;
    bool *selected = xCalloc((size_t)net.ntasks, sizeof *selected);
    if (tasksArg) {

@@ -68,7 +68,7 @@ int Cli_list(const char *taskFile, FILE *out) {
    return 0;
 }
 
-static int loadDevices(DeviceSet *set, const char *devicesFile) {
+int Cli_loadDevices(DeviceSet *set, const char *devicesFile) {
    char *cause = NULL;
    char *shipped = Paths_dataFile("devices.yaml");
    int rc = 0;
@@ -98,7 +98,7 @@ static int loadDevices(DeviceSet *set, const char *devicesFile) {
 int Cli_listDevices(const char *devicesFile, FILE *out) {
    DeviceSet set;
    DeviceSet_init(&set);
-   int rc = loadDevices(&set, devicesFile);
+   int rc = Cli_loadDevices(&set, devicesFile);
    if (rc != 0) {
       DeviceSet_done(&set);
       return rc;

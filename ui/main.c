@@ -18,6 +18,8 @@ static void usage(FILE *out) {
       "       pruner-tui kernel FILE.task TASK [--seed N | --state JSON|@FILE] [--arch sm_NN]\n"
       "       pruner-tui check FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n"
       "                        [--blocks N] [--jobs N]\n"
+      "       pruner-tui explain FILE.task TASK [--seed N | --state JSON|@FILE]\n"
+      "                          [--device NAME] [--devices FILE]\n"
       "Auto-tune the CUDA kernels of a deep-learning network (Pruner's draft-then-verify\n"
       "search on Ansor's schedule space). This version reads networks and devices and\n"
       "generates and checks kernels; the tuner, the workbench screen and batch mode are\n"
@@ -32,6 +34,8 @@ static void usage(FILE *out) {
       "             the first, the last and --blocks random blocks, default 4), compile each\n"
       "             with NVRTC for --arch (default sm_80,sm_90) on --jobs threads, and print\n"
       "             a table; exit status 1 if any state failed\n"
+      "  explain    print a state's loop nest, PSA's symbols, penalties and latency\n"
+      "             estimate on --device (default a100_40), and its feature vectors\n"
       "\n"
       "  -l, --list FILE.task   print the network's tuning tasks (ID, op, shape, epilogue,\n"
       "                         weight, FLOPs, weight x FLOPs) and the totals\n"
@@ -82,6 +86,8 @@ int main(int argc, char **argv) {
       return Cli_kernel(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "check") == 0)
       return Cli_check(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "explain") == 0)
+      return Cli_explain(argc - 1, argv + 1);
    enum { OPT_LIST_DEVICES = 256, OPT_DEVICES };
    static const struct option options[] = {
       { "list", required_argument, NULL, 'l' },
