@@ -215,6 +215,8 @@ static void countOps(Analysis *a, int32_t e, OpCount *c) {
       }
       return;
    case EXPR_LOAD: {
+      if (!a->wantFeatures)
+         return;                /* PSA counts float operations only: indices are integer */
       const int32_t *dims = Ir_loadDims(ln, e);
       if (dims) {
          for (int d = 0; d < ln->buffers[x->ref].ndim; d++)

@@ -97,6 +97,7 @@ static int32_t bind(Lower *L, int32_t *items, int *n, const char *name, int32_t 
 }
 
 static int32_t translate(Lower *L, int32_t e, const int32_t *axis);
+static int32_t varOrZero(Lower *L, int v);
 
 static int32_t loadStage(Lower *L, int stage, int32_t load, const int32_t *idx) {
    if (L->resolve) {
@@ -216,6 +217,36 @@ static void readTiles(Lower *L, const KernelPlan *k, Tiles *t) {
          t->outer[sl->axis] = sl->extent / (kv[0] * kv[1]);
       }
    }
+}
+
+/* Virtual thread vf's copy of per-axis offsets: the copy of virtual thread 0 plus a
+ * constant per axis (vf is row-major over the vthread extents). Building each copy
+ * from the first keeps lowering cheap: a state has up to 8 copies of every statement
+ * of its tile. */
+static void vthreadCopy(Lower *L, const Tiles *t, int64_t vf, const int32_t *base, int32_t *off) {
+   int64_t rest = vf;
+   for (int i = t->n - 1; i >= 0; i--) {
+      int64_t v = rest % t->vth[i];
+      rest /= t->vth[i];
+      int64_t c = v * t->thr[i] * t->in3[i] * t->in4[i];
+      off[i] = c ? add(L, base[i], num(L, c)) : base[i];
+   }
+}
+
+/* The offset of a thread's tile point along each axis for virtual thread 0, and the
+ * register tile index of that point. */
+static int32_t tileOffsets(Lower *L, const Tiles *t, const int32_t *tco, const int *l3, const int *l4,
+                           int32_t *base) {
+   int32_t x3flat = num(L, 0), x4flat = num(L, 0);
+   for (int i = 0; i < t->n; i++) {
+      base[i] = mad(L, mad(L, tco[i], t->in3[i], varOrZero(L, l3[i])), t->in4[i], varOrZero(L, l4[i]));
+      x3flat = mad(L, x3flat, t->in3[i], varOrZero(L, l3[i]));
+      x4flat = mad(L, x4flat, t->in4[i], varOrZero(L, l4[i]));
+   }
+   int64_t p4 = 1;
+   for (int i = 0; i < t->n; i++)
+      p4 *= t->in4[i];
+   return mad(L, x3flat, p4, x4flat);
 }
 
 static bool isAffine(const Dag *g, int32_t e) {
@@ -387,7 +418,7 @@ static IrKernel *newKernel(Lower *L, int root, int64_t grid, int64_t block) {
       fatal("lowering: more than %d kernels", IR_MAX_KERNELS);
    IrKernel *kn = &ln->kernels[ln->nkernels++];
    memset(kn, 0, sizeof *kn);
-   snprintf(kn->name, sizeof kn->name, "%s_kernel", L->g->stages[root].name);
+   join(kn->name, sizeof kn->name, L->g->stages[root].name, "kernel");
    kn->root = root;
    kn->grid = grid;
    kn->block = block;
@@ -465,13 +496,10 @@ static void lowerMlt(Lower *L, int ki) {
          i3[i] = loopVar(L, a->axis[i], "inner", t.in3[i]);
          i4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
       }
-      int32_t x3flat = num(L, 0), x4flat = num(L, 0);
-      for (int i = 0; i < n; i++) {
-         x3flat = mad(L, x3flat, t.in3[i], varOrZero(L, i3[i]));
-         x4flat = mad(L, x4flat, t.in4[i], varOrZero(L, i4[i]));
-      }
+      int32_t base[TE_MAX_DIMS];
+      int32_t acc0 = tileOffsets(L, &t, tco, i3, i4, base);
       for (int64_t vf = 0; vf < vthreads; vf++)
-         copies[vf] = Ir_store(L->ln, L->accBuf, mad(L, mad(L, num(L, vf), p3, x3flat), p4, x4flat),
+         copies[vf] = Ir_store(L->ln, L->accBuf, vf ? add(L, acc0, num(L, vf * p3 * p4)) : acc0,
                                initValue(L, red));
       nl = 0;
       for (int i = 0; i < n; i++)
@@ -507,17 +535,13 @@ static void lowerMlt(Lower *L, int ki) {
       x4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
    }
    /* compute: R1 S3 R2 S4, then each virtual thread's copy of the update */
+   int32_t base[TE_MAX_DIMS];
+   int32_t acc0 = tileOffsets(L, &t, tco, x3, x4, base);
    for (int64_t vf = 0; vf < vthreads; vf++) {
-      int32_t x3flat = num(L, 0), x4flat = num(L, 0);
-      for (int i = 0; i < n; i++) {
-         int32_t v = coordinate(L, num(L, vf), t.vth, n, i);
-         L->offset[i] = mad(L, mad(L, mad(L, v, t.thr[i], tco[i]), t.in3[i], varOrZero(L, x3[i])), t.in4[i],
-                            varOrZero(L, x4[i]));
+      vthreadCopy(L, &t, vf, base, L->offset);
+      for (int i = 0; i < n; i++)
          L->full[i] = add(L, L->start[i], L->offset[i]);
-         x3flat = mad(L, x3flat, t.in3[i], varOrZero(L, x3[i]));
-         x4flat = mad(L, x4flat, t.in4[i], varOrZero(L, x4[i]));
-      }
-      int32_t accIdx = mad(L, mad(L, num(L, vf), p3, x3flat), p4, x4flat);
+      int32_t accIdx = vf ? add(L, acc0, num(L, vf * p3 * p4)) : acc0;
       L->resolve = resolveCompute;
       int32_t value = translate(L, a->body, L->full);
       L->resolve = NULL;
@@ -561,17 +585,13 @@ static void lowerMlt(Lower *L, int ki) {
       s3[i] = loopVar(L, a->axis[i], "inner", t.in3[i]);
       s4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
    }
+   acc0 = tileOffsets(L, &t, tco, s3, s4, base);
    for (int64_t vf = 0; vf < vthreads; vf++) {
-      int32_t x3flat = num(L, 0), x4flat = num(L, 0), out[TE_MAX_DIMS];
-      for (int i = 0; i < n; i++) {
-         int32_t v = coordinate(L, num(L, vf), t.vth, n, i);
-         int32_t off = mad(L, mad(L, mad(L, v, t.thr[i], tco[i]), t.in3[i], varOrZero(L, s3[i])), t.in4[i],
-                           varOrZero(L, s4[i]));
-         out[i] = add(L, L->start[i], off);
-         x3flat = mad(L, x3flat, t.in3[i], varOrZero(L, s3[i]));
-         x4flat = mad(L, x4flat, t.in4[i], varOrZero(L, s4[i]));
-      }
-      L->accIndex = mad(L, mad(L, num(L, vf), p3, x3flat), p4, x4flat);
+      int32_t off[TE_MAX_DIMS], out[TE_MAX_DIMS];
+      vthreadCopy(L, &t, vf, base, off);
+      for (int i = 0; i < n; i++)
+         out[i] = add(L, L->start[i], off[i]);
+      L->accIndex = vf ? add(L, acc0, num(L, vf * p3 * p4)) : acc0;
       L->anchor = k->anchor;
       int32_t value;
       if (k->root == k->anchor) {

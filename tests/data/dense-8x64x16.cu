@@ -11,7 +11,7 @@ extern "C" __global__ void __launch_bounds__(32) T_relu_kernel(const float *__re
   #pragma unroll
   for (int i_innermost = 0; i_innermost < 2; ++i_innermost) {
     T_dense_local[i_innermost] = 0.0f;
-    T_dense_local[2 + i_innermost] = 0.0f;
+    T_dense_local[i_innermost + 2] = 0.0f;
   }
   for (int k_outer = 0; k_outer < 2; ++k_outer) {
     __syncthreads();
@@ -33,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(32) T_relu_kernel(const float *__re
         #pragma unroll
         for (int i_innermost = 0; i_innermost < 2; ++i_innermost) {
           T_dense_local[i_innermost] += data_shared[(i_thread * 2 + i_innermost) * 8 + (k_mid * 4 + k_inner)] * weight_shared[j_thread * 8 + (k_mid * 4 + k_inner)];
-          T_dense_local[2 + i_innermost] += data_shared[(i_thread * 2 + i_innermost) * 8 + (k_mid * 4 + k_inner)] * weight_shared[(16 + j_thread) * 8 + (k_mid * 4 + k_inner)];
+          T_dense_local[i_innermost + 2] += data_shared[(i_thread * 2 + i_innermost) * 8 + (k_mid * 4 + k_inner)] * weight_shared[(j_thread + 16) * 8 + (k_mid * 4 + k_inner)];
         }
       }
     }
@@ -41,6 +41,6 @@ extern "C" __global__ void __launch_bounds__(32) T_relu_kernel(const float *__re
   #pragma unroll
   for (int i_innermost = 0; i_innermost < 2; ++i_innermost) {
     T_relu[(i_block * 4 + (i_thread * 2 + i_innermost)) * 64 + (j_block * 32 + j_thread)] = fmaxf(T_dense_local[i_innermost] + bias[j_block * 32 + j_thread], 0.0f);
-    T_relu[(i_block * 4 + (i_thread * 2 + i_innermost)) * 64 + (j_block * 32 + (16 + j_thread))] = fmaxf(T_dense_local[2 + i_innermost] + bias[j_block * 32 + (16 + j_thread)], 0.0f);
+    T_relu[(i_block * 4 + (i_thread * 2 + i_innermost)) * 64 + (j_block * 32 + (j_thread + 16))] = fmaxf(T_dense_local[i_innermost + 2] + bias[j_block * 32 + (j_thread + 16)], 0.0f);
   }
 }
