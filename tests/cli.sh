@@ -1,6 +1,6 @@
 #!/bin/sh
-# The command line: --help, --version, --list and --list-devices output and exit
-# statuses (0 success, 1 bad input file, 2 bad usage), as TAP.
+# The command line: --help, --version, --list, --list-devices, kernel, check and
+# explain output and exit statuses (0 success, 1 bad input file, 2 bad usage), as TAP.
 bin="${PTUI_BUILDDIR:-.}/pruner-tui"
 src="${PTUI_SRCDIR:-.}"
 tmp=$(mktemp -d)
@@ -27,7 +27,7 @@ run() {
    err=$(cat "$tmp/err")
 }
 
-echo "1..26"
+echo "1..31"
 
 run --help
 ok "--help exits 0" [ "$rc" -eq 0 ]
@@ -106,5 +106,20 @@ ok "check rejects a bad task list" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "
 
 run check "$src/tests/data/every-kind.task" --arch sm_80,sm_090
 ok "check refuses an architecture NVRTC would refuse" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --arch takes sm_NN names separated by commas, like sm_80,sm_90; 'sm_090' is not one" ]
+
+printf 'network: mm\nbatch: 1\ntasks:\n  - {op: dense, m: 64, n: 64, k: 64, weight: 1}\n' > "$tmp/mm.task"
+mm='{"v":1,"sketch":0,"knobs":{"T_dense.i":[1,8,1,2],"T_dense.j":[1,8,1,2],"T_dense.k":[2,4],"data.shared.vector":2,"weight.shared.vector":1,"T_dense.unroll":16}}'
+XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --state "$mm"
+ok "explain prints the loop nest, PSA's rows and its estimate on a100_40" sh -c '[ "$1" -eq 0 ] && grep -q "^kernel T_dense_kernel: grid 16, block 64, shared 1024 bytes$" "$2" && grep -qE "^T_dense_local +local +512 +524288 +8 +36 +0 +0 +15.2222 +16 +64 +1$" "$2" && grep -qx "PSA latency estimate: 0.000482 ms (score 2075.3831)" "$2"' _ "$rc" "$tmp/out"
+ok "explain finds the tiling pattern and names the features" sh -c 'grep -qx "Pattern block (PAM, 8 x 23): 20101112 found at access 0 of 10" "$1" && grep -q "^row 0: T_dense_local (local)$" "$1" && grep -q "float_addsub=18 " "$1"' _ "$tmp/out"
+
+XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --device h100_sxm
+ok "explain --device picks the device" sh -c '[ "$1" -eq 0 ] && grep -q "^PSA on h100_sxm: peak 67000 GFLOP/s, 3350 GB/s, 132 SMs" "$2"' _ "$rc" "$tmp/out"
+
+XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --device nosuch
+ok "explain rejects an unknown device" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui explain: no device named 'nosuch' (see pruner-tui --list-devices)" ]
+
+XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --devices "$tmp/mine.yaml" --device mygpu
+ok "explain refuses a device PSA cannot use, naming the field" [ "$rc" -eq 1 -a "$err" = "pruner-tui: device mygpu ($tmp/mine.yaml:2) has no peak_fp32_gflops, which PSA needs" ]
 
 [ "$failed" -eq 0 ]
