@@ -15,7 +15,7 @@
 
 #define MAX_DEPTH 32
 #define MAX_ACCESSES 12          /* buffers one statement touches */
-#define MAX_TUPLES 8             /* loads of one buffer in one statement; more are merged into the last */
+#define MAX_TUPLES 8             /* loads of one buffer in one statement; the region of further ones is not counted */
 #define MAX_COPIES 16            /* virtual threads per thread (the schedule allows 8) */
 #define MAX_SEQUENCE 96          /* accesses kept for the pattern search */
 #define VAR_WORDS ((IR_MAX_VARS + 63) / 64)
@@ -493,10 +493,9 @@ static void collectLoads(Analysis *a, int32_t e, int copy, int *nth) {
             t->type = 2;        /* a store that reads its own buffer: the update */
          }
       }
-      if (t && t->type == 0) {
+      if (t && t->type == 0 && nth[t - a->acc] < MAX_TUPLES) {
          int k = (int)(t - a->acc);
-         int j = nth[k] < MAX_TUPLES ? nth[k] : MAX_TUPLES - 1;
-         nth[k]++;
+         int j = nth[k]++;
          if (!dims)
             makeFlat(t);
          setTuple(a, t, copy, j, dims, x->args[0]);

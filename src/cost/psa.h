@@ -35,7 +35,8 @@
  * and the state's latency is the sum over rows of max(t_comp, t_mem). Its score is
  * 1 / latency; a nest with no rows scores -inf.
  *
- * Where this differs from Pruner's code, on purpose (each reason is in psa.c):
+ * Where this differs from Pruner's code, on purpose (each reason is next to the code:
+ * psaStatement in cost/analysis.c, PsaParams_fromDevice in cost/psa.c):
  * DRAM_workload counts bytes, not elements; shared copies count every reduction step;
  * a shared copy's row reads the stored (shared) buffer's index; block and thread loops
  * are skipped by kind, not by name; reg_cap comes from the device. vec_len is read
