@@ -7,18 +7,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "cost/analysis.h"
 #include "ir/lower.h"
 #include "te/network.h"
 #include "util/xalloc.h"
-
-static double cpuSeconds(void) {
-   struct timespec ts;
-   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "mix.h"
 
 enum { LOWER_ONLY, WITH_PSA, WITH_FEATURES, WITH_BOTH, MODES };
 
@@ -26,23 +20,18 @@ int main(int argc, char **argv) {
    const char *file = argc > 1 ? argv[1] : "models/resnet_50.task";
    int perTask = argc > 2 ? atoi(argv[2]) : 2000;
    int repeats = argc > 3 ? atoi(argv[3]) : 3;
-   Network net;
-   char *cause = NULL;
-   if (Network_load(&net, file, &cause) < 0) {
-      fprintf(stderr, "%s\n", cause);
+   BenchMix mix;
+   if (BenchMix_load(&mix, file) < 0)
       return 1;
-   }
+   const Network *net = &mix.net;
+   SketchSet *sets = mix.sets;
+   char *cause = NULL;
    SchedLimits lim;
    SchedLimits_default(&lim);
-   Dag *dags = xCalloc((size_t)net.ntasks, sizeof *dags);
-   SketchSet *sets = xCalloc((size_t)net.ntasks, sizeof *sets);
-   State *states = xCalloc((size_t)net.ntasks * (size_t)perTask, sizeof *states);
+   State *states = xCalloc((size_t)net->ntasks * (size_t)perTask, sizeof *states);
    Rng rng;
    Rng_seed(&rng, 1);
-   for (int t = 0; t < net.ntasks; t++) {
-      Dag_init(&dags[t]);
-      Op_buildDag(&net.tasks[t].op, &dags[t]);
-      SketchSet_generate(&sets[t], &dags[t]);
+   for (int t = 0; t < net->ntasks; t++) {
       for (int i = 0; i < perTask; i++)
          if (State_sampleValid(&sets[t], -1, &rng, &lim, 1000000, &states[(size_t)t * perTask + i], &cause) < 0) {
             fprintf(stderr, "task %d: %s\n", t, cause);
@@ -56,7 +45,7 @@ int main(int argc, char **argv) {
    PsaSymbols *psa = xMalloc(sizeof *psa);
    Features *f = xMalloc(sizeof *f);
    /* warm the caches and the arena's memory once */
-   for (int t = 0; t < net.ntasks; t++)
+   for (int t = 0; t < net->ntasks; t++)
       for (int i = 0; i < perTask; i++) {
          Lower_state(&sets[t], &states[(size_t)t * perTask + i], &ln);
          Analysis_run(a, &ln, psa, f);
@@ -68,8 +57,8 @@ int main(int argc, char **argv) {
       best[m] = 1e30;
       /* the modes take turns over the repeats; the best (least disturbed) run counts */
       for (int r = 0; r < repeats; r++) {
-         double t0 = cpuSeconds();
-         for (int t = 0; t < net.ntasks; t++)
+         double t0 = Bench_cpuSeconds();
+         for (int t = 0; t < net->ntasks; t++)
             for (int i = 0; i < perTask; i++) {
                Lower_state(&sets[t], &states[(size_t)t * perTask + i], &ln);
                switch (m) {
@@ -89,18 +78,18 @@ int main(int argc, char **argv) {
                   break;
                }
             }
-         double dt = cpuSeconds() - t0;
+         double dt = Bench_cpuSeconds() - t0;
          if (dt < best[m])
             best[m] = dt;
       }
    }
-   long n = (long)net.ntasks * perTask;
+   long n = (long)net->ntasks * perTask;
    static const char *const what[MODES] = {
       "lowering alone", "lowering + PSA symbols and score", "lowering + features (164 x rows, 8 x 23)",
       "lowering + PSA + features (one walk)",
    };
-   printf("task mix: %s, %d tasks, %d valid states each (%ld states), best of %d runs\n", net.name,
-          net.ntasks, perTask, n, repeats);
+   printf("task mix: %s, %d tasks, %d valid states each (%ld states), best of %d runs\n", net->name,
+          net->ntasks, perTask, n, repeats);
    for (int m = 0; m < MODES; m++)
       printf("%-42s %8.3f s  %9.0f states/s per core\n", what[m], best[m], n / best[m]);
    printf("feature rows per state: %.2f (checksum %.3g)\n", (double)rows / ((double)n * repeats), sink);
@@ -108,13 +97,7 @@ int main(int argc, char **argv) {
    free(psa);
    Analysis_free(a);
    LoopNest_done(&ln);
-   for (int t = 0; t < net.ntasks; t++) {
-      SketchSet_done(&sets[t]);
-      Dag_done(&dags[t]);
-   }
    free(states);
-   free(sets);
-   free(dags);
-   Network_done(&net);
+   BenchMix_done(&mix);
    return 0;
 }

@@ -7,19 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "codegen/cuda.h"
 #include "ir/lower.h"
 #include "measure/nvrtc.h"
 #include "te/network.h"
 #include "util/xalloc.h"
-
-static double cpuSeconds(void) {
-   struct timespec ts;
-   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "mix.h"
 
 static int compareDouble(const void *a, const void *b) {
    double x = *(const double *)a, y = *(const double *)b;
@@ -30,30 +24,23 @@ int main(int argc, char **argv) {
    const char *file = argc > 1 ? argv[1] : "models/resnet_50.task";
    int perTask = argc > 2 ? atoi(argv[2]) : 2000;
    int compiles = argc > 3 ? atoi(argv[3]) : 2;
-   Network net;
-   char *cause = NULL;
-   if (Network_load(&net, file, &cause) < 0) {
-      fprintf(stderr, "%s\n", cause);
+   BenchMix mix;
+   if (BenchMix_load(&mix, file) < 0)
       return 1;
-   }
+   const Network *net = &mix.net;
+   SketchSet *sets = mix.sets;
+   char *cause = NULL;
    SchedLimits lim;
    SchedLimits_default(&lim);
-   Dag *dags = xCalloc((size_t)net.ntasks, sizeof *dags);
-   SketchSet *sets = xCalloc((size_t)net.ntasks, sizeof *sets);
-   for (int t = 0; t < net.ntasks; t++) {
-      Dag_init(&dags[t]);
-      Op_buildDag(&net.tasks[t].op, &dags[t]);
-      SketchSet_generate(&sets[t], &dags[t]);
-   }
-   State *states = xCalloc((size_t)net.ntasks * (size_t)perTask, sizeof *states);
+   State *states = xCalloc((size_t)net->ntasks * (size_t)perTask, sizeof *states);
    Rng rng;
    Rng_seed(&rng, 1);
 
    /* sampling: Ansor's annotation of a random sketch, then the validity checks, until
     * perTask valid states per task; every draw counts as a sample */
    long drawn = 0;
-   double t0 = cpuSeconds();
-   for (int t = 0; t < net.ntasks; t++)
+   double t0 = Bench_cpuSeconds();
+   for (int t = 0; t < net->ntasks; t++)
       for (int i = 0; i < perTask; i++) {
          State *s = &states[(size_t)t * perTask + i];
          do {
@@ -61,29 +48,29 @@ int main(int argc, char **argv) {
             drawn++;
          } while (State_validate(&sets[t], s, &lim, NULL) < 0);
       }
-   double sampleTime = cpuSeconds() - t0;
-   long valid = (long)net.ntasks * perTask;
+   double sampleTime = Bench_cpuSeconds() - t0;
+   long valid = (long)net->ntasks * perTask;
 
    /* lowering the valid states */
    LoopNest ln;
    LoopNest_init(&ln);
-   t0 = cpuSeconds();
-   for (int t = 0; t < net.ntasks; t++)
+   t0 = Bench_cpuSeconds();
+   for (int t = 0; t < net->ntasks; t++)
       for (int i = 0; i < perTask; i++)
          Lower_state(&sets[t], &states[(size_t)t * perTask + i], &ln);
-   double lowerTime = cpuSeconds() - t0;
+   double lowerTime = Bench_cpuSeconds() - t0;
 
    /* mutation, for the search's sake */
-   t0 = cpuSeconds();
+   t0 = Bench_cpuSeconds();
    long mutated = 0;
-   for (int t = 0; t < net.ntasks; t++)
+   for (int t = 0; t < net->ntasks; t++)
       for (int i = 0; i < perTask; i++) {
          State s = states[(size_t)t * perTask + i];
          mutated += State_mutate(&sets[t], &s, &rng, &lim) == 0;
       }
-   double mutateTime = cpuSeconds() - t0;
+   double mutateTime = Bench_cpuSeconds() - t0;
 
-   printf("task mix: %s, %d tasks, %d valid states each\n", net.name, net.ntasks, perTask);
+   printf("task mix: %s, %d tasks, %d valid states each\n", net->name, net->ntasks, perTask);
    printf("sampling:   %ld draws, %ld valid, %.3f s: %.0f valid states/s, %.0f draws/s per core\n", drawn,
           valid, sampleTime, valid / sampleTime, drawn / sampleTime);
    printf("lowering:   %ld states, %.3f s: %.0f states/s per core\n", valid, lowerTime, valid / lowerTime);
@@ -92,8 +79,8 @@ int main(int argc, char **argv) {
 
    if (compiles > 0 && Nvrtc_open(&cause) == 0) {
       int n = 0;
-      double *secs = xCalloc((size_t)net.ntasks * (size_t)compiles, sizeof *secs);
-      for (int t = 0; t < net.ntasks; t++)
+      double *secs = xCalloc((size_t)net->ntasks * (size_t)compiles, sizeof *secs);
+      for (int t = 0; t < net->ntasks; t++)
          for (int i = 0; i < compiles; i++) {
             Lower_state(&sets[t], &states[(size_t)t * perTask + i], &ln);
             char *src = Cuda_generate(&ln, NULL);
@@ -116,13 +103,7 @@ int main(int argc, char **argv) {
       printf("NVRTC not measured: %s\n", cause);
    }
    LoopNest_done(&ln);
-   for (int t = 0; t < net.ntasks; t++) {
-      SketchSet_done(&sets[t]);
-      Dag_done(&dags[t]);
-   }
    free(states);
-   free(sets);
-   free(dags);
-   Network_done(&net);
+   BenchMix_done(&mix);
    return 0;
 }

@@ -37,6 +37,8 @@ typedef struct Subject_ {
  * seed (1 when not given). Returns 0, or the exit status after reporting. */
 int Cli_loadSubject(const char *cmd, const char *file, const char *taskArg, long seed, bool seedGiven,
                     const char *stateArg, Subject *out);
+/* Prints the task, the sketch and the state's text (also left in stateText). */
+void Subject_describe(const Subject *s, char *stateText, size_t size);
 void Subject_done(Subject *s);
 
 /* `--list FILE.task`: the task table and totals. */

@@ -111,6 +111,17 @@ int Cli_loadSubject(const char *cmd, const char *file, const char *taskArg, long
    return 0;
 }
 
+void Subject_describe(const Subject *s, char *stateText, size_t size) {
+   const Task *t = &s->net.tasks[s->task];
+   char shape[160], epi[160];
+   Op_describe(&t->op, shape, sizeof shape);
+   Op_epilogueText(&t->op, epi, sizeof epi);
+   State_format(&s->set, &s->state, stateText, size);
+   printf("task %ld of %s: %s %s, epilogue %s\n", s->task, s->net.name, Op_name(t->op.kind), shape, epi);
+   printf("sketch %d of %d: %s\n", (int)s->state.sketch, s->set.count, s->set.sketches[s->state.sketch].summary);
+   printf("state: %s\n", stateText);
+}
+
 void Subject_done(Subject *s) {
    SketchSet_done(&s->set);
    Dag_done(&s->dag);

@@ -16,10 +16,6 @@
 /* Pruner's default PSA profile (tune_network.py --psa a100_40). */
 #define EXPLAIN_DEFAULT_DEVICE "a100_40"
 
-static const char *scopeName(BufferScope s) {
-   return s == SCOPE_GLOBAL ? "global" : s == SCOPE_SHARED ? "shared" : "local";
-}
-
 static void printPsa(const LoopNest *ln, const PsaSymbols *psa, const PsaParams *p, const Device *d) {
    PsaRowCost costs[IR_MAX_BUFFERS];
    double latency = Psa_latency(psa, p, costs);
@@ -34,7 +30,7 @@ static void printPsa(const LoopNest *ln, const PsaSymbols *psa, const PsaParams 
       const PsaRow *r = &psa->rows[i];
       const IrBuffer *b = &ln->buffers[r->buffer];
       printf("%-22s %-6s %14.0f %14.0f %9.0f %10.0f %10.0f %14.0f %9.4f %7.0f %6.0f %3.0f\n", b->name,
-             scopeName(b->scope), r->sym[PSA_FLOAT_WORKLOAD_THREAD], r->sym[PSA_COMPUTE_WORKLOAD],
+             Ir_scopeName(b->scope), r->sym[PSA_FLOAT_WORKLOAD_THREAD], r->sym[PSA_COMPUTE_WORKLOAD],
              r->sym[PSA_REG_USAGE], r->sym[PSA_MEM_WORKLOAD], r->sym[PSA_SHARED_FOOTPRINT],
              r->sym[PSA_DRAM_WORKLOAD], r->sym[PSA_DATA_REUSE], r->sym[PSA_GRID], r->sym[PSA_BLOCK],
              r->sym[PSA_VTHREAD]);
@@ -83,7 +79,7 @@ static void printFeatures(const LoopNest *ln, const Features *f, const float *wo
           FEATURE_LEN);
    for (int r = 0; r < f->nrows; r++) {
       const IrBuffer *b = &ln->buffers[f->buffer[r]];
-      printf("row %d: %s (%s)\n", r, b->name, scopeName(b->scope));
+      printf("row %d: %s (%s)\n", r, b->name, Ir_scopeName(b->scope));
       printf("  computation:\n");
       printEntries(f->row[r], FEAT_GROUP1, FEAT_GROUP2, "    ");
       printf("  buffer accesses:\n");
@@ -173,15 +169,9 @@ int Cli_explain(int argc, char **argv) {
       DeviceSet_done(&devices);
       return rc;
    }
-   const Task *t = &sub.net.tasks[sub.task];
-   char shape[160], epi[160], text[4096];
-   Op_describe(&t->op, shape, sizeof shape);
-   Op_epilogueText(&t->op, epi, sizeof epi);
-   State_format(&sub.set, &sub.state, text, sizeof text);
-   printf("task %ld of %s: %s %s, epilogue %s\n", sub.task, sub.net.name, Op_name(t->op.kind), shape, epi);
-   printf("sketch %d of %d: %s\n", (int)sub.state.sketch, sub.set.count,
-          sub.set.sketches[sub.state.sketch].summary);
-   printf("state: %s\n\n", text);
+   char text[4096];
+   Subject_describe(&sub, text, sizeof text);
+   printf("\n");
 
    LoopNest ln;
    LoopNest_init(&ln);
@@ -194,7 +184,7 @@ int Cli_explain(int argc, char **argv) {
    Analysis_run(a, &ln, psa, features);
    printPsa(&ln, psa, &params, dev);
    float workload[WORKLOAD_LEN];
-   Features_workload(&t->op, workload);
+   Features_workload(&sub.net.tasks[sub.task].op, workload);
    printFeatures(&ln, features, workload);
 
    free(features);

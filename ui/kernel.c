@@ -90,28 +90,18 @@ int Cli_kernel(int argc, char **argv) {
    int rc = Cli_loadSubject("kernel", argv[optind], argv[optind + 1], seed, seedGiven, stateArg, &sub);
    if (rc)
       return rc;
-   const Network *nett = &sub.net;
-   long task = sub.task;
-   const Task *t = &nett->tasks[task];
-   const SketchSet *setp = &sub.set;
-   State s = sub.state;
    char *cause = NULL;
-   char shape[160], epi[160], text[4096];
-   Op_describe(&t->op, shape, sizeof shape);
-   Op_epilogueText(&t->op, epi, sizeof epi);
-   State_format(setp, &s, text, sizeof text);
-   printf("task %ld of %s: %s %s, epilogue %s\n", task, nett->name, Op_name(t->op.kind), shape, epi);
-   printf("sketch %d of %d: %s\n", (int)s.sketch, setp->count, setp->sketches[s.sketch].summary);
-   printf("state: %s\n", text);
+   char text[4096];
+   Subject_describe(&sub, text, sizeof text);
    LoopNest ln;
    LoopNest_init(&ln);
-   Lower_state(setp, &s, &ln);
+   Lower_state(&sub.set, &sub.state, &ln);
    for (int k = 0; k < ln.nkernels; k++)
       printf("launch %s: grid %lld blocks, %lld threads per block, %lld bytes of static shared memory\n",
              ln.kernels[k].name, (long long)ln.kernels[k].grid, (long long)ln.kernels[k].block,
              (long long)ln.kernels[k].sharedBytes);
-   char *header = xAsprintf("pruner-tui %s: task %ld of %s, %s\nstate %s", PACKAGE_VERSION, task,
-                            nett->name, t->key, text);
+   char *header = xAsprintf("pruner-tui %s: task %ld of %s, %s\nstate %s", PACKAGE_VERSION, sub.task,
+                            sub.net.name, sub.net.tasks[sub.task].key, text);
    char *src = Cuda_generate(&ln, header);
    free(header);
    if (narchs) {

@@ -70,7 +70,8 @@ typedef struct {
    int64_t flatShape;            /* the shape of an access by flat index only */
    int ntuples;
    int32_t tuple[MAX_COPIES][MAX_TUPLES][TE_MAX_DIMS];
-   VarSet vars;                  /* variables its indices use (copy 0) */
+   VarSet dimVars[MAX_TUPLES][TE_MAX_DIMS];   /* variables each index uses (copy 0) */
+   VarSet vars;                  /* their union */
    bool vthreadDep;              /* the virtual threads' copies index it differently */
    double touched[MAX_DEPTH];    /* elements per level */
    int64_t region0[TE_MAX_DIMS]; /* per-dimension extent at level 0 */
@@ -93,7 +94,6 @@ struct Analysis_ {
    bool wantFeatures;
    uint32_t stamp;
    /* the kernel */
-   int kernel;
    int64_t grid, block, vthreads;
    int unroll;
    /* the stack */
@@ -421,10 +421,7 @@ static int64_t accessStride(Analysis *a, const Access *t, int var) {
    for (int j = 0; j < t->ntuples; j++) {
       int64_t shapeStride = 1;
       for (int d = t->ndim - 1; d >= 0; d--) {
-         VarSet s;
-         memset(&s, 0, sizeof s);
-         varsOf(a, t->tuple[0][j][d], &s);
-         if (hasVar(&s, var)) {
+         if (hasVar(&t->dimVars[j][d], var)) {
             Coef c = { false, false, false, 0 };
             coefVisit(a, t->tuple[0][j][d], var, &c);
             int64_t coef = c.var && !c.mul && !c.add ? 1 : c.stride;
@@ -447,12 +444,11 @@ static Access *findAccess(Analysis *a, int buffer) {
    return NULL;
 }
 
-static void setTuple(Analysis *a, Access *t, int copy, int j, const int32_t *dims, int32_t flat) {
+static void setTuple(Access *t, int copy, int j, const int32_t *dims, int32_t flat) {
    if (dims)
       memcpy(t->tuple[copy][j], dims, (size_t)t->ndim * sizeof *dims);
    else
       t->tuple[copy][j][0] = flat;
-   (void)a;
 }
 
 static Access *newAccess(Analysis *a, int buffer, int type) {
@@ -498,7 +494,7 @@ static void collectLoads(Analysis *a, int32_t e, int copy, int *nth) {
          int j = nth[k]++;
          if (!dims)
             makeFlat(t);
-         setTuple(a, t, copy, j, dims, x->args[0]);
+         setTuple(t, copy, j, dims, x->args[0]);
          if (copy == 0 && j >= t->ntuples)
             t->ntuples = j + 1;
       }
@@ -518,7 +514,7 @@ static void collectAccesses(Analysis *a, const int32_t *copies) {
       Access *w = c == 0 ? newAccess(a, st->buffer, 1) : &a->acc[0];
       if (!dims)
          makeFlat(w);
-      setTuple(a, w, c, 0, dims, st->index);
+      setTuple(w, c, 0, dims, st->index);
       w->ntuples = 1;
       int nth[MAX_ACCESSES] = { 0 };
       nth[0] = 1;
@@ -528,8 +524,13 @@ static void collectAccesses(Analysis *a, const int32_t *copies) {
       Access *t = &a->acc[i];
       memset(&t->vars, 0, sizeof t->vars);
       for (int j = 0; j < t->ntuples; j++)
-         for (int d = 0; d < t->ndim; d++)
-            varsOf(a, t->tuple[0][j][d], &t->vars);
+         for (int d = 0; d < t->ndim; d++) {
+            VarSet *v = &t->dimVars[j][d];
+            memset(v, 0, sizeof *v);
+            varsOf(a, t->tuple[0][j][d], v);
+            for (int w = 0; w < VAR_WORDS; w++)
+               t->vars.w[w] |= v->w[w];
+         }
       for (int c = 1; c < a->ncopies && !t->vthreadDep; c++)
          for (int j = 0; j < t->ntuples && !t->vthreadDep; j++)
             for (int d = 0; d < t->ndim; d++)
@@ -619,7 +620,7 @@ static double mw(const Analysis *a, const Access *t, uint32_t set) {
    return p;
 }
 
-static void psaStatement(Analysis *a, int row, const OpCount *ops, bool allreduce) {
+static void psaStatement(Analysis *a, int row, const OpCount *ops) {
    PsaRow *r = &a->psa->rows[row];
    double *sym = r->sym;
    const Access *w = &a->acc[0];
@@ -636,7 +637,6 @@ static void psaStatement(Analysis *a, int row, const OpCount *ops, bool allreduc
          saxis |= 1u << i;
    }
    double flops = ops->n[OP_FLOAT_ADDSUB] + ops->n[OP_FLOAT_MUL] + ops->n[OP_FLOAT_DIVMOD];
-   (void)allreduce;
    double G = (double)a->grid, T = (double)a->block;
    sym[PSA_REG_USAGE] = sym[PSA_SHARED_FOOTPRINT] = sym[PSA_DRAM_WORKLOAD] = 0;
    sym[PSA_DATA_REUSE] = 1;
@@ -915,12 +915,11 @@ static void statement(Analysis *a, const int32_t *copies, int ncopies) {
    OpCount ops;
    memset(&ops, 0, sizeof ops);
    countOps(a, st->value, &ops);
-   bool allreduce = st->kind == STMT_ALLREDUCE;
-   if (allreduce)
+   if (st->kind == STMT_ALLREDUCE)
       ops.n[st->reduce == REDUCE_MAX ? OP_FLOAT_CMP : OP_FLOAT_ADDSUB]++;   /* the combine */
    int row = rowFor(a, st->buffer);
    if (a->psa)
-      psaStatement(a, row, &ops, allreduce);
+      psaStatement(a, row, &ops);
    if (a->features) {
       for (int k = 0; k < a->nacc; k++)
          noteScope(a, a->acc[k].buffer);
@@ -1058,7 +1057,6 @@ void Analysis_run(Analysis *a, const LoopNest *ln, PsaSymbols *psa, Features *fe
    a->vpos = -1;
    for (int k = 0; k < ln->nkernels; k++) {
       const IrKernel *kn = &ln->kernels[k];
-      a->kernel = k;
       a->grid = kn->grid;
       a->block = kn->block;
       a->vthreads = kn->vthreads > 0 ? kn->vthreads : 1;

@@ -233,6 +233,10 @@ int32_t Ir_allreduce(LoopNest *ln, ReduceKind op, int buffer, int32_t index, int
 
 /* ---- text ---- */
 
+const char *Ir_scopeName(BufferScope s) {
+   return s == SCOPE_GLOBAL ? "global" : s == SCOPE_SHARED ? "shared" : "local";
+}
+
 static void leaf(const ExprNamer *n, int32_t e, TextBuf *t) {
    const LoopNest *ln = n->ctx;
    const Expr *x = &ln->expr[e];
@@ -323,7 +327,7 @@ void LoopNest_print(const LoopNest *ln, FILE *out) {
          const IrBuffer *bf = &ln->buffers[b];
          if (bf->kernel != k)
             continue;
-         fprintf(out, "  %s %s[%lld]\n", bf->scope == SCOPE_SHARED ? "shared" : "local", bf->name,
+         fprintf(out, "  %s %s[%lld]\n", Ir_scopeName(bf->scope), bf->name,
                  (long long)bf->elems);
       }
       printStmt(ln, kn->body, 1, out);

@@ -178,6 +178,8 @@ int32_t Ir_if(LoopNest *ln, int32_t cond, int32_t body);
 int32_t Ir_barrier(LoopNest *ln);
 int32_t Ir_allreduce(LoopNest *ln, ReduceKind op, int buffer, int32_t index, int32_t value);
 
+/* "global", "shared" or "local" */
+const char *Ir_scopeName(BufferScope s);
 /* Readable text of the whole nest (for `explain` and tests). */
 void LoopNest_print(const LoopNest *ln, FILE *out);
 /* Formats an expression; returns the length it needed. */

@@ -235,17 +235,14 @@ static void vthreadCopy(Lower *L, const Tiles *t, int64_t vf, const int32_t *bas
 
 /* The offset of a thread's tile point along each axis for virtual thread 0, and the
  * register tile index of that point. */
-static int32_t tileOffsets(Lower *L, const Tiles *t, const int32_t *tco, const int *l3, const int *l4,
-                           int32_t *base) {
+static int32_t tileOffsets(Lower *L, const Tiles *t, int64_t p4, const int32_t *tco, const int *l3,
+                           const int *l4, int32_t *base) {
    int32_t x3flat = num(L, 0), x4flat = num(L, 0);
    for (int i = 0; i < t->n; i++) {
       base[i] = mad(L, mad(L, tco[i], t->in3[i], varOrZero(L, l3[i])), t->in4[i], varOrZero(L, l4[i]));
       x3flat = mad(L, x3flat, t->in3[i], varOrZero(L, l3[i]));
       x4flat = mad(L, x4flat, t->in4[i], varOrZero(L, l4[i]));
    }
-   int64_t p4 = 1;
-   for (int i = 0; i < t->n; i++)
-      p4 *= t->in4[i];
    return mad(L, x3flat, p4, x4flat);
 }
 
@@ -497,7 +494,7 @@ static void lowerMlt(Lower *L, int ki) {
          i4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
       }
       int32_t base[TE_MAX_DIMS];
-      int32_t acc0 = tileOffsets(L, &t, tco, i3, i4, base);
+      int32_t acc0 = tileOffsets(L, &t, p4, tco, i3, i4, base);
       for (int64_t vf = 0; vf < vthreads; vf++)
          copies[vf] = Ir_store(L->ln, L->accBuf, vf ? add(L, acc0, num(L, vf * p3 * p4)) : acc0,
                                initValue(L, red));
@@ -536,7 +533,7 @@ static void lowerMlt(Lower *L, int ki) {
    }
    /* compute: R1 S3 R2 S4, then each virtual thread's copy of the update */
    int32_t base[TE_MAX_DIMS];
-   int32_t acc0 = tileOffsets(L, &t, tco, x3, x4, base);
+   int32_t acc0 = tileOffsets(L, &t, p4, tco, x3, x4, base);
    for (int64_t vf = 0; vf < vthreads; vf++) {
       vthreadCopy(L, &t, vf, base, L->offset);
       for (int i = 0; i < n; i++)
@@ -585,7 +582,7 @@ static void lowerMlt(Lower *L, int ki) {
       s3[i] = loopVar(L, a->axis[i], "inner", t.in3[i]);
       s4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
    }
-   acc0 = tileOffsets(L, &t, tco, s3, s4, base);
+   acc0 = tileOffsets(L, &t, p4, tco, s3, s4, base);
    for (int64_t vf = 0; vf < vthreads; vf++) {
       int32_t off[TE_MAX_DIMS], out[TE_MAX_DIMS];
       vthreadCopy(L, &t, vf, base, off);
