@@ -76,17 +76,15 @@ static void release(Case *c) {
    free(c->want);
 }
 
-/* Lowers s, runs every kernel over its whole grid and compares with the reference. */
-static void runAndCompare(const SketchSet *set, const State *s, const Case *c, LoopNest *ln) {
-   Lower_state(set, s, ln);
+/* Runs every kernel of ln over its whole grid and compares with the reference; `text`
+ * names what ln is in messages. */
+static void runLowered(const SketchSet *set, const LoopNest *ln, const Case *c, const char *text) {
    float *globals[IR_MAX_BUFFERS];
    Exec_bindGlobals(ln, c->inputs, globals);
    int out = Lower_globalBuffer(ln, Dag_output(&set->dag));
    uint8_t *written = xCalloc((size_t)c->outElems, 1);
    Exec *x = Exec_new(ln);
    char *cause = NULL;
-   char text[2048];
-   State_format(set, s, text, sizeof text);
    for (int k = 0; k < ln->nkernels; k++)
       if (Exec_run(x, k, globals, NULL, 0, k == ln->nkernels - 1 ? written : NULL, &cause) < 0)
          fail_msg("%s: %s", text, cause);
@@ -101,6 +99,14 @@ static void runAndCompare(const SketchSet *set, const State *s, const Case *c, L
    Exec_free(x);
    free(written);
    Exec_releaseGlobals(ln, globals);
+}
+
+/* Lowers s and checks it as runLowered does. */
+static void runAndCompare(const SketchSet *set, const State *s, const Case *c, LoopNest *ln) {
+   char text[2048];
+   State_format(set, s, text, sizeof text);
+   Lower_state(set, s, ln);
+   runLowered(set, ln, c, text);
 }
 
 static void test_every_sketch_matches_the_reference(void **state) {
@@ -140,6 +146,53 @@ static void test_every_sketch_matches_the_reference(void **state) {
    }
    assert_true(checked >= 200);
    assert_true(kinds[KERNEL_MLT] > 0 && kinds[KERNEL_SIMPLE] > 0 && kinds[KERNEL_CTR] > 0);
+   LoopNest_done(&ln);
+   Network_done(&net);
+}
+
+/* The reference program the GPU runner checks candidates against: right for every
+ * op, one thread per output element, elementwise epilogues inlined. */
+static void test_reference_program(void **state) {
+   (void)state;
+   Network net;
+   char *cause = NULL;
+   if (Network_loadString(&net, "lowering.task", tasks, strlen(tasks), &cause) < 0)
+      fail_msg("%s", cause);
+   LoopNest ln;
+   LoopNest_init(&ln);
+   int kernels[32];
+   for (int t = 0; t < net.ntasks; t++) {
+      Dag g;
+      Dag_init(&g);
+      Op_buildDag(&net.tasks[t].op, &g);
+      SketchSet set;
+      SketchSet_generate(&set, &g);
+      Case c;
+      prepare(&c, &net.tasks[t].op, 300 + (uint64_t)t);
+      Lower_reference(&set, &ln);
+      char text[64];
+      snprintf(text, sizeof text, "reference of task %d", t);
+      runLowered(&set, &ln, &c, text);
+      for (int k = 0; k < ln.nkernels; k++) {
+         int64_t space = Sketch_spaceLength(&g, ln.kernels[k].root);
+         assert_int_equal(ln.kernels[k].block, space < 128 ? space : 128);
+         assert_int_equal(ln.kernels[k].grid, (space + ln.kernels[k].block - 1) / ln.kernels[k].block);
+         assert_int_equal(ln.kernels[k].sharedBytes, 0);
+      }
+      kernels[t] = ln.nkernels;
+      release(&c);
+      SketchSet_done(&set);
+      Dag_done(&g);
+   }
+   /* conv2d + bias + relu: padding inlined, the convolution, then the epilogue */
+   assert_int_equal(kernels[0], 2);
+   /* a plain convolution and a plain dense: one kernel */
+   assert_int_equal(kernels[3], 1);
+   assert_int_equal(kernels[13], 1);
+   /* avg pool: sum, then divide; softmax: max, sum of exponentials, normalize */
+   assert_int_equal(kernels[7], 2);
+   assert_int_equal(kernels[15], 3);
+   assert_int_equal(kernels[18], 3);
    LoopNest_done(&ln);
    Network_done(&net);
 }
@@ -226,6 +279,7 @@ int main(void) {
    SchedLimits_default(&limits);
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_sketch_matches_the_reference),
+      cmocka_unit_test(test_reference_program),
       cmocka_unit_test(test_tiled_conv_structure),
       cmocka_unit_test(test_executor_reports_out_of_bounds),
    };

@@ -636,13 +636,12 @@ static int32_t reduceInto(Lower *L, const Stage *st, int acc, int32_t accIdx, in
    return Ir_seq(L->ln, parts, 2);
 }
 
-static void lowerSimple(Lower *L, int ki) {
-   const KernelPlan *k = &L->sk->kernels[ki];
-   const Stage *st = &L->g->stages[k->root];
-   int64_t space = Sketch_spaceLength(L->g, k->root);
-   int64_t threads = k->threadSplit >= 0 ? knob(L, L->sk->splits[k->threadSplit].knob) : space;
+/* One thread per element of stage `root`, `threads` threads per block. */
+static void simpleKernel(Lower *L, int root, int64_t threads, int unroll) {
+   const Stage *st = &L->g->stages[root];
+   int64_t space = Sketch_spaceLength(L->g, root);
    int64_t grid = (space + threads - 1) / threads;
-   IrKernel *kn = newKernel(L, k->root, grid, threads);
+   IrKernel *kn = newKernel(L, root, grid, threads);
    int kv = (int)(kn - L->ln->kernels);
    int32_t items[TE_MAX_AXES + 4], inner[TE_MAX_AXES + 4];
    int ni = 0, nin = 0;
@@ -655,17 +654,24 @@ static void lowerSimple(Lower *L, int ki) {
       char name[IR_NAME_MAX];
       int64_t one = 1;
       localName(name, sizeof name, st->name, "local");
-      int acc = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->root, kv, 1, &one);
-      kn->unrollStep = unrollStep(L, k->root);
+      int acc = Ir_buffer(L->ln, name, SCOPE_LOCAL, root, kv, 1, &one);
+      kn->unrollStep = unroll;
       inner[nin++] = reduceInto(L, st, acc, num(L, 0), axis, kn->unrollStep);
       value = Ir_load(L->ln, acc, num(L, 0));
    } else {
       value = translate(L, st->body, axis);
    }
-   inner[nin++] = Ir_storeAt(L->ln, L->global[k->root], fused, axis, value);
+   inner[nin++] = Ir_storeAt(L->ln, L->global[root], fused, axis, value);
    int32_t body = Ir_seq(L->ln, inner, nin);
    items[ni++] = space % threads ? Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, fused, num(L, space)), body) : body;
    kn->body = Ir_seq(L->ln, items, ni);
+}
+
+static void lowerSimple(Lower *L, int ki) {
+   const KernelPlan *k = &L->sk->kernels[ki];
+   int64_t threads = k->threadSplit >= 0 ? knob(L, L->sk->splits[k->threadSplit].knob)
+                                         : Sketch_spaceLength(L->g, k->root);
+   simpleKernel(L, k->root, threads, unrollStep(L, k->root));
 }
 
 /* ---- cross-thread reductions ---- */
@@ -859,6 +865,43 @@ void Lower_state(const SketchSet *set, const State *s, LoopNest *ln) {
             lowerCtrConsumer(&L, ki);
          break;
       }
+      finishKernel(ln, ln->nkernels - 1);
+   }
+}
+
+void Lower_reference(const SketchSet *set, LoopNest *ln) {
+   LoopNest_reset(ln);
+   Lower L;
+   memset(&L, 0, sizeof L);
+   L.ln = ln;
+   L.set = set;
+   L.g = &set->dag;
+   const Dag *g = L.g;
+   /* elementwise stages the sketches inline stay inlined; every other stage is a root */
+   Sketch plan;
+   memset(&plan, 0, sizeof plan);
+   for (int i = 0; i < g->nstages; i++) {
+      const Stage *st = &g->stages[i];
+      plan.plan[i] = st->kind == STAGE_PLACEHOLDER ? STAGE_PLAN_PLACEHOLDER
+                     : set->sketches[0].plan[i] == STAGE_PLAN_INLINE && st->nreduce == 0 ? STAGE_PLAN_INLINE
+                                                                                          : STAGE_PLAN_ROOT;
+   }
+   L.sk = &plan;
+   for (int i = 0; i < TE_MAX_STAGES; i++)
+      L.global[i] = -1;
+   for (int i = 0; i < g->nstages; i++) {
+      const Stage *st = &g->stages[i];
+      if (plan.plan[i] == STAGE_PLAN_INLINE)
+         continue;
+      L.global[i] = Ir_buffer(ln, st->name, SCOPE_GLOBAL, i, -1, st->ndim, st->shape);
+      ln->buffers[L.global[i]].input = st->kind == STAGE_PLACEHOLDER;
+      ln->buffers[L.global[i]].output = i == Dag_output(g);
+   }
+   for (int i = 0; i < g->nstages; i++) {
+      if (plan.plan[i] != STAGE_PLAN_ROOT)
+         continue;
+      int64_t space = Sketch_spaceLength(g, i);
+      simpleKernel(&L, i, space < LOWER_REFERENCE_THREADS ? space : LOWER_REFERENCE_THREADS, 0);
       finishKernel(ln, ln->nkernels - 1);
    }
 }

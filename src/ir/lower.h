@@ -10,6 +10,14 @@
  * results) and the output, in stage order. */
 void Lower_state(const SketchSet *set, const State *s, LoopNest *ln);
 
+/* Threads per block of the reference program's kernels. */
+#define LOWER_REFERENCE_THREADS 128
+
+/* Resets ln and lowers the task the most straightforward way, for checking candidates
+ * on the GPU: a kernel per stage that is not inlined, one thread per output element,
+ * reductions in a plain loop. Global buffers as Lower_state makes them. */
+void Lower_reference(const SketchSet *set, LoopNest *ln);
+
 /* The global buffer holding stage `stage`, or -1. */
 int Lower_globalBuffer(const LoopNest *ln, int stage);
 
