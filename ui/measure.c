@@ -1,0 +1,260 @@
+/* `pruner-tui measure`: samples states of tasks and measures them on the chosen
+ * device (a GPU, or the simulator), printing latency, GFLOPS, registers and errors per
+ * state, and appending records when asked. */
+#include "config.h"
+
+#include "cli.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/measurer.h"
+#include "measure/record.h"
+#include "util/rng.h"
+#include "util/xalloc.h"
+
+/* "2.5" seconds in (min, max] */
+static int parseSeconds(const char *what, const char *text, double min, double max, double *out) {
+   char *end;
+   double v = strtod(text, &end);
+   if (end == text || *end || !(v > min && v <= max))
+      return Cli_usage("measure", "%s takes a number above %g and at most %g, not '%s'", what, min, max, text);
+   *out = v;
+   return 0;
+}
+
+static void printOutcome(int i, const Task *task, const MeasureOutcome *o) {
+   char regs[16] = "-", spills[16] = "-";
+   if (o->registers >= 0)
+      snprintf(regs, sizeof regs, "%d", o->registers);
+   if (o->spillBytes >= 0)
+      snprintf(spills, sizeof spills, "%d", o->spillBytes);
+   if (o->error == MEASURE_OK)
+      printf("%5d  %12.3f  %8.1f  %7.2f%%  %4s  %6s  %9.1f  %8.1f  ok%s\n", i, o->latency * 1e6,
+             task->flops / o->latency / 1e9, 100.0 * o->spread, regs, spills, o->compileSeconds * 1e3,
+             o->runSeconds * 1e3, o->checked ? "" : " (not checked)");
+   else
+      printf("%5d  %12s  %8s  %8s  %4s  %6s  %9.1f  %8.1f  %s: %s\n", i, "-", "-", "-", regs, spills,
+             o->compileSeconds * 1e3, o->runSeconds * 1e3, MeasureError_name(o->error), o->message);
+}
+
+int Cli_measure(int argc, char **argv) {
+   static const struct option options[] = {
+      { "samples", required_argument, NULL, 'n' },
+      { "seed", required_argument, NULL, 's' },
+      { "device", required_argument, NULL, 'd' },
+      { "sim-profile", required_argument, NULL, 'p' },
+      { "devices", required_argument, NULL, 'D' },
+      { "repeats", required_argument, NULL, 'r' },
+      { "min-repeat-ms", required_argument, NULL, 'm' },
+      { "timeout", required_argument, NULL, 't' },
+      { "build-timeout", required_argument, NULL, 'b' },
+      { "jobs", required_argument, NULL, 'j' },
+      { "records", required_argument, NULL, 'R' },
+      { "same", required_argument, NULL, 'S' },
+      { "verify-every", required_argument, NULL, 'v' },
+      { "inject", required_argument, NULL, 'i' },
+      { NULL, 0, NULL, 0 },
+   };
+   MeasurerConfig cfg;
+   MeasurerConfig_default(&cfg);
+   long samples = 10, seed = 1, jobs = 0, repeats = cfg.runner.timing.repeats, same = 1;
+   long verifyEvery = cfg.simVerifyEvery;
+   const char *devicesFile = NULL, *recordsFile = NULL;
+   optind = 1;
+   opterr = 0;
+   int c;
+   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+      int bad = 0;
+      switch (c) {
+      case 'n': bad = Cli_parseCount("measure", "--samples", optarg, 1, 100000, &samples); break;
+      case 's': bad = Cli_parseCount("measure", "--seed", optarg, 0, 2147483647L, &seed); break;
+      case 'j': bad = Cli_parseCount("measure", "--jobs", optarg, 1, 256, &jobs); break;
+      case 'r': bad = Cli_parseCount("measure", "--repeats", optarg, 1, PROTO_MAX_COSTS, &repeats); break;
+      case 'S': bad = Cli_parseCount("measure", "--same", optarg, 1, 1000, &same); break;
+      case 'v': bad = Cli_parseCount("measure", "--verify-every", optarg, 1, 1000000, &verifyEvery); break;
+      case 'm': bad = parseSeconds("--min-repeat-ms", optarg, -1e-9, 60000, &cfg.runner.timing.minRepeatMs); break;
+      case 't': bad = parseSeconds("--timeout", optarg, 0, 3600, &cfg.runner.runTimeout); break;
+      case 'b': bad = parseSeconds("--build-timeout", optarg, 0, 3600, &cfg.buildTimeout); break;
+      case 'd': cfg.device = optarg; break;
+      case 'p': cfg.simProfile = optarg; break;
+      case 'D': devicesFile = optarg; break;
+      case 'R': recordsFile = optarg; break;
+      case 'i': {
+         int k = Inject_parse(optarg);
+         if (k < 0)
+            return Cli_usage("measure", "--inject takes none, wrong, oob or hang, not '%s'", optarg);
+         cfg.inject = (InjectKind)k;
+         break;
+      }
+      case ':': return Cli_usage("measure", "option '%s' needs an argument", argv[optind - 1]);
+      default: return Cli_usage("measure", "unknown option '%s'", argv[optind - 1]);
+      }
+      if (bad)
+         return EXIT_USAGE;
+   }
+   if (argc - optind != 2)
+      return Cli_usage("measure", "expected FILE.task TASK (a task ID, IDs separated by commas, or all)");
+   cfg.runner.timing.repeats = (int)repeats;
+   cfg.buildThreads = (int)jobs;
+   cfg.simVerifyEvery = (int)verifyEvery;
+   cfg.seed = (uint64_t)seed;
+   Network net;
+   if (Cli_loadNetwork(argv[optind], &net))
+      return EXIT_INPUT;
+   bool *selected = xCalloc((size_t)net.ntasks, sizeof *selected);
+   if (Cli_parseTaskList("measure", argv[optind + 1], &net, selected)) {
+      free(selected);
+      Network_done(&net);
+      return EXIT_USAGE;
+   }
+   DeviceSet devices;
+   if (Cli_loadDevices(&devices, devicesFile)) {
+      free(selected);
+      Network_done(&net);
+      return EXIT_INPUT;
+   }
+   cfg.devices = &devices;
+   char *cause = NULL;
+   int rc = 0;
+   RecordWriter *rw = NULL;
+   if (recordsFile && !(rw = RecordWriter_open(recordsFile, &cause))) {
+      fprintf(stderr, "pruner-tui measure: %s\n", cause);
+      rc = EXIT_INPUT;
+   }
+   Measurer *m = rc ? NULL : Measurer_open(&cfg, &cause);
+   if (!rc && !m) {
+      fprintf(stderr, "pruner-tui measure: %s\n", cause);
+      rc = EXIT_INPUT;
+   }
+   if (rc) {
+      free(cause);
+      RecordWriter_close(rw, NULL);
+      DeviceSet_done(&devices);
+      free(selected);
+      Network_done(&net);
+      return rc;
+   }
+   printf("measuring %s (%s) on %s%s\n", net.name, net.path, Measurer_describe(m),
+          Measurer_simulated(m) ? ": SIMULATED, not a GPU" : "");
+   if (Measurer_note(m))
+      printf("note: %s\n", Measurer_note(m));
+   printf("%ld states per task", samples);
+   if (same > 1)
+      printf(", each %ld times", same);
+   printf(", %d repeats of at least %g ms, run timeout %g s, compiled for %s%s", cfg.runner.timing.repeats,
+          cfg.runner.timing.minRepeatMs, cfg.runner.runTimeout, Measurer_arch(m),
+          Measurer_compiles(m) ? "" : " (not compiled: no NVRTC)");
+   if (Measurer_simulated(m))
+      printf("; 1 state in %d checked on the CPU executor", cfg.simVerifyEvery);
+   if (cfg.inject != INJECT_NONE)
+      printf("; every program broken on purpose (--inject %s)", Inject_name(cfg.inject));
+   printf("\n");
+   SchedLimits lim;
+   SchedLimits_fromDevice(&lim, Measurer_device(m));
+   long total = 0, ok = 0, errors[MEASURE_ERROR_COUNT] = { 0 }, badTasks = 0;
+   double worstSpread = 0;
+   for (int t = 0; t < net.ntasks; t++) {
+      if (!selected[t])
+         continue;
+      const Task *task = &net.tasks[t];
+      Dag g;
+      Dag_init(&g);
+      Op_buildDag(&task->op, &g);
+      SketchSet set;
+      SketchSet_generate(&set, &g);
+      printf("\ntask %d: %s, %.1f MFLOP\n", t, task->key, task->flops / 1e6);
+      if (Measurer_setTask(m, task, &set, &cause) < 0) {
+         printf("  %s\n", cause);
+         free(cause);
+         cause = NULL;
+         badTasks++;
+         SketchSet_done(&set);
+         Dag_done(&g);
+         continue;
+      }
+      Rng rng;
+      Rng_seed(&rng, (uint64_t)seed + 104729ull * (uint64_t)t);
+      int n = 0;
+      State *states = xCalloc((size_t)(samples * same), sizeof *states);
+      for (long i = 0; i < samples; i++) {
+         State s;
+         if (State_sampleValid(&set, -1, &rng, &lim, 100000, &s, &cause) < 0) {
+            printf("  only %ld valid states: %s\n", i, cause);
+            free(cause);
+            cause = NULL;
+            break;
+         }
+         for (long k = 0; k < same; k++)
+            states[n++] = s;
+      }
+      MeasureOutcome *out = xCalloc((size_t)(n ? n : 1), sizeof *out);
+      Measurer_measure(m, states, n, out);
+      printf("%5s  %12s  %8s  %8s  %4s  %6s  %9s  %8s  %s\n", "state", "latency (us)", "GFLOPS", "spread",
+             "regs", "spills", "build (ms)", "run (ms)", "result");
+      for (int i = 0; i < n; i++) {
+         printOutcome(i, task, &out[i]);
+         total++;
+         ok += out[i].error == MEASURE_OK;
+         errors[out[i].error]++;
+         if (rw) {
+            Record r;
+            Measurer_record(m, &states[i], &out[i], &r);
+            if (RecordWriter_append(rw, &r, &cause) < 0) {
+               fprintf(stderr, "pruner-tui measure: %s\n", cause);
+               free(cause);
+               cause = NULL;
+               rc = EXIT_INPUT;
+            }
+            Record_done(&r);
+         }
+      }
+      /* the same state measured again: how far apart its medians are */
+      for (int i = 0; same > 1 && i + same <= n; i += (int)same) {
+         double lo = INFINITY, hi = 0;
+         for (int k = 0; k < same; k++)
+            if (out[i + k].error == MEASURE_OK) {
+               lo = fmin(lo, out[i + k].latency);
+               hi = fmax(hi, out[i + k].latency);
+            }
+         if (hi > 0) {
+            printf("  state %d measured %ld times: median latencies %.3f to %.3f us, spread %.2f%%\n", i, same,
+                   lo * 1e6, hi * 1e6, 100.0 * (hi / lo - 1));
+            worstSpread = fmax(worstSpread, hi / lo - 1);
+         }
+      }
+      if (rw && RecordWriter_flush(rw, &cause) < 0) {
+         fprintf(stderr, "pruner-tui measure: %s\n", cause);
+         free(cause);
+         cause = NULL;
+         rc = EXIT_INPUT;
+      }
+      fflush(stdout);
+      free(out);
+      free(states);
+      SketchSet_done(&set);
+      Dag_done(&g);
+   }
+   printf("\nmeasured %ld states: %ld ok", total, ok);
+   for (int e = 1; e < MEASURE_ERROR_COUNT; e++)
+      if (errors[e])
+         printf(", %ld %s", errors[e], MeasureError_name((MeasureError)e));
+   if (badTasks)
+      printf("; %ld tasks could not be set up", badTasks);
+   if (same > 1)
+      printf("; largest spread of a state measured %ld times: %.2f%%", same, 100.0 * worstSpread);
+   printf("%s\n", Measurer_simulated(m) ? " (simulated)" : "");
+   if (rw && RecordWriter_close(rw, &cause) < 0) {
+      fprintf(stderr, "pruner-tui measure: %s\n", cause);
+      free(cause);
+      rc = EXIT_INPUT;
+   }
+   Measurer_close(m);
+   DeviceSet_done(&devices);
+   free(selected);
+   Network_done(&net);
+   return rc;
+}
