@@ -53,15 +53,8 @@ static char *sourceOf(Fixture *f, const char *stateText) {
 
 static char *readFile(const char *rel) {
    char *path = TestUtil_srcPath(rel);
-   FILE *in = fopen(path, "rb");
-   if (!in)
-      fail_msg("cannot open %s", path);
+   char *text = TestUtil_readFile(path);
    free(path);
-   size_t cap = 1 << 16;
-   char *text = xMalloc(cap);
-   size_t len = fread(text, 1, cap - 1, in);
-   text[len] = '\0';
-   fclose(in);
    return text;
 }
 

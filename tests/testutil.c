@@ -30,6 +30,27 @@ char *TestUtil_writeFile(const char *dir, const char *name, const char *text) {
    return path;
 }
 
+char *TestUtil_readFile(const char *path) {
+   FILE *f = fopen(path, "rb");
+   if (!f)
+      fail_msg("cannot open %s", path);
+   char *text = NULL;
+   size_t len = 0, cap = 0, n;
+   char chunk[4096];
+   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+      if (len + n + 1 > cap) {
+         cap = 2 * (len + n + 1);
+         text = xRealloc(text, cap);
+      }
+      memcpy(text + len, chunk, n);
+      len += n;
+   }
+   fclose(f);
+   text = xRealloc(text, len + 1);
+   text[len] = '\0';
+   return text;
+}
+
 static int removeEntry(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
    (void)sb; (void)type; (void)ftw;
    return remove(path);

@@ -15,6 +15,9 @@ char *TestUtil_tempDir(void);
 /* Writes text to dir/name and returns the path (caller frees). */
 char *TestUtil_writeFile(const char *dir, const char *name, const char *text);
 void TestUtil_removeTree(const char *dir);
+/* The whole file as a string (caller frees); fails the current test when it cannot be
+ * read. */
+char *TestUtil_readFile(const char *path);
 /* The source tree ($PTUI_SRCDIR, else "."), and a path inside it (caller frees). */
 const char *TestUtil_srcdir(void);
 char *TestUtil_srcPath(const char *rel);

@@ -1,0 +1,791 @@
+/* Measurement records: every field through a line and through a file to the bit, the
+ * exact text of a line, a file cut in its last line, the repair when appending after a
+ * cut, a write that fails half way, and the exact message for each kind of bad line. */
+#include "config.h"
+
+#include "testutil.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "measure/record.h"
+#include "util/textbuf.h"
+#include "util/xalloc.h"
+
+/* A record with a value in every field; awkward strings and costs that print long. */
+static void sample(Record *r) {
+   memset(r, 0, sizeof *r);
+   r->version = RECORD_FORMAT_VERSION;
+   r->task = xStrdup("[\"conv2d\", 1, 64, 56, 56] \"quoted\" \\back\\slash\\");
+   r->device = xStrdup("h100_sxm");
+   r->simulated = true;
+   r->state = xStrdup("{\"v\":1,\"sketch\":0,\"knobs\":{\"T.i\":[1,2,4,1]}}\nline two\ttab \x01 "
+                      "\xc3\xa9t\xc3\xa9 \xe2\x98\x83 \xf0\x9f\x98\x80 \x7f");
+   r->ncosts = 3;
+   r->costs[0] = 1.2345678901234567e-05;
+   r->costs[1] = 0.1;
+   r->costs[2] = 0.30000000000000004;
+   r->error = MEASURE_OK;
+   r->message = xStrdup("");
+   r->registers = 255;
+   r->compileSeconds = 0.1 + 0.7;
+   r->runSeconds = 5e-324;
+   r->timestamp = 1700000000;
+}
+
+static void sampleFailed(Record *r) {
+   sample(r);
+   r->ncosts = 1;
+   r->costs[0] = MEASURE_FAILED_COST;
+   r->error = MEASURE_COMPILE_ERROR;
+   free(r->message);
+   r->message = xStrdup("kernel.cu(3): error: identifier \"x\" is undefined\n1 error detected");
+   r->registers = -1;
+   r->simulated = false;
+   r->timestamp = 0;
+}
+
+/* 32 costs, each a double that needs all 17 digits or is otherwise awkward. */
+static void sampleFull(Record *r) {
+   sample(r);
+   r->ncosts = RECORD_MAX_COSTS;
+   for (int i = 0; i < RECORD_MAX_COSTS; i++)
+      r->costs[i] = (i + 1) * 1.0000000000000002e-4 / 3.0;
+   r->costs[0] = 5e-324;
+   r->costs[1] = 9999999999.999998;
+   r->costs[2] = 2.2250738585072014e-308;
+   r->compileSeconds = 1.7976931348623157e308;
+   r->runSeconds = 123456.78901234567;
+   r->timestamp = 9007199254740991;
+}
+
+static void assertBits(double got, double want, const char *what) {
+   if (memcmp(&got, &want, sizeof got) != 0)
+      fail_msg("%s: got %.17g, expected %.17g", what, got, want);
+}
+
+static void assertSame(const Record *got, const Record *want) {
+   assert_int_equal(got->version, RECORD_FORMAT_VERSION);
+   assert_string_equal(got->task, want->task);
+   assert_string_equal(got->device, want->device);
+   assert_int_equal(got->simulated, want->simulated);
+   assert_string_equal(got->state, want->state);
+   assert_int_equal(got->ncosts, want->ncosts);
+   for (int i = 0; i < want->ncosts; i++)
+      assertBits(got->costs[i], want->costs[i], "cost");
+   assert_int_equal(got->error, want->error);
+   assert_non_null(got->message);
+   assert_string_equal(got->message, want->message ? want->message : "");
+   assert_int_equal(got->registers, want->registers);
+   assertBits(got->compileSeconds, want->compileSeconds, "compile_s");
+   assertBits(got->runSeconds, want->runSeconds, "run_s");
+   assert_true(got->timestamp == want->timestamp);
+}
+
+static void roundTrip(const Record *r) {
+   char *line = Record_toJson(r);
+   assert_null(strchr(line, '\n'));
+   Record back;
+   char *cause = NULL;
+   if (Record_fromJson(line, &back, &cause) != 0)
+      fail_msg("%s\nfor %s", cause, line);
+   assert_null(cause);
+   assertSame(&back, r);
+   Record_done(&back);
+   free(line);
+}
+
+static void test_lineText(void **state) {
+   (void)state;
+   Record r;
+   sample(&r);
+   free(r.task);
+   free(r.state);
+   r.task = xStrdup("dense_b1_m8_n64_k16+bias+relu");
+   r.state = xStrdup("{\"v\":1}");
+   char *line = Record_toJson(&r);
+   assert_string_equal(line,
+                       "{\"v\":1,\"task\":\"dense_b1_m8_n64_k16+bias+relu\","
+                       "\"device\":\"h100_sxm\","
+                       "\"simulated\":true,\"state\":\"{\\\"v\\\":1}\","
+                       "\"costs\":[1.2345678901234568e-05,0.1,0.30000000000000004],"
+                       "\"error\":\"ok\",\"error_no\":0,\"registers\":255,"
+                       "\"compile_s\":0.7999999999999999,\"run_s\":4.94065645841247e-324,"
+                       "\"time\":1700000000}");
+   free(line);
+   Record_done(&r);
+
+   sampleFailed(&r);
+   free(r.state);
+   r.state = xStrdup("s");
+   free(r.task);
+   r.task = xStrdup("t");
+   r.compileSeconds = 0;
+   r.runSeconds = 2;
+   line = Record_toJson(&r);
+   assert_string_equal(line,
+                       "{\"v\":1,\"task\":\"t\",\"device\":\"h100_sxm\",\"simulated\":false,"
+                       "\"state\":\"s\",\"costs\":[10000000000],\"error\":\"compile error\","
+                       "\"error_no\":2,\"message\":\"kernel.cu(3): error: identifier "
+                       "\\\"x\\\" is undefined\\n1 error detected\",\"registers\":-1,"
+                       "\"compile_s\":0,\"run_s\":2,\"time\":0}");
+   free(line);
+   Record_done(&r);
+}
+
+static void test_roundTripLine(void **state) {
+   (void)state;
+   Record r;
+   sample(&r);
+   roundTrip(&r);
+   Record_done(&r);
+   sampleFailed(&r);
+   roundTrip(&r);
+   Record_done(&r);
+   sampleFull(&r);
+   roundTrip(&r);
+   /* A NULL message is written as none and read back as "". */
+   free(r.message);
+   r.message = NULL;
+   roundTrip(&r);
+   Record_done(&r);
+   /* every error kind */
+   for (int e = 1; e < MEASURE_ERROR_COUNT; e++) {
+      sampleFailed(&r);
+      r.error = (MeasureError)e;
+      roundTrip(&r);
+      Record_done(&r);
+   }
+}
+
+/* Keys in another order, unknown keys, \u escapes, no "error_no" and no "message". */
+static void test_readsWhatItDoesNotWrite(void **state) {
+   (void)state;
+   Record r;
+   char *cause = NULL;
+   assert_int_equal(
+      Record_fromJson("{\"time\": 12, \"future\": {\"x\": [1, 2]}, \"run_s\": 1.5e-3,"
+                      " \"compile_s\": 2,"
+                      " \"registers\": 0, \"error\": \"run timeout\", \"costs\": [1e10],"
+                      " \"state\": \"\\u00e9\\ud83d\\ude00\", \"simulated\": true,"
+                      " \"device\": \"t4\", \"task\": \"k\", \"v\": 1, \"extra\": null}\n",
+                      &r, &cause),
+      0);
+   assert_null(cause);
+   assert_int_equal(r.version, 1);
+   assert_string_equal(r.task, "k");
+   assert_string_equal(r.device, "t4");
+   assert_true(r.simulated);
+   assert_string_equal(r.state, "\xc3\xa9\xf0\x9f\x98\x80");
+   assert_int_equal(r.ncosts, 1);
+   assertBits(r.costs[0], 1e10, "cost");
+   assert_int_equal(r.error, MEASURE_RUN_TIMEOUT);
+   assert_string_equal(r.message, "");
+   assert_int_equal(r.registers, 0);
+   assertBits(r.compileSeconds, 2, "compile_s");
+   assertBits(r.runSeconds, 0.0015, "run_s");
+   assert_true(r.timestamp == 12);
+   assertBits(Record_meanCost(&r), MEASURE_FAILED_COST, "mean");
+   Record_done(&r);
+   Record_done(&r);
+   assert_null(r.task);
+   assert_null(r.message);
+   assert_int_equal(r.ncosts, 0);
+}
+
+static void test_meanCost(void **state) {
+   (void)state;
+   Record r;
+   sample(&r);
+   r.ncosts = 4;
+   r.costs[0] = 1;
+   r.costs[1] = 2;
+   r.costs[2] = 3;
+   r.costs[3] = 4.5;
+   assertBits(Record_meanCost(&r), 2.625, "mean");
+   r.ncosts = 1;
+   assertBits(Record_meanCost(&r), 1, "mean");
+   r.error = MEASURE_WRONG_ANSWER;
+   assertBits(Record_meanCost(&r), MEASURE_FAILED_COST, "mean");
+   Record_done(&r);
+}
+
+/* Temporary files and the sample records with their lines, for the tests on files. */
+typedef struct {
+   char *dir;
+   Record ok, failed, full;
+   char *okLine, *failedLine, *fullLine;
+} Fixture;
+
+static int setUp(void **state) {
+   Fixture *f = xCalloc(1, sizeof *f);
+   f->dir = TestUtil_tempDir();
+   sample(&f->ok);
+   sampleFailed(&f->failed);
+   sampleFull(&f->full);
+   f->okLine = Record_toJson(&f->ok);
+   f->failedLine = Record_toJson(&f->failed);
+   f->fullLine = Record_toJson(&f->full);
+   *state = f;
+   return 0;
+}
+
+static int tearDown(void **state) {
+   Fixture *f = *state;
+   TestUtil_removeTree(f->dir);
+   free(f->dir);
+   Record_done(&f->ok);
+   Record_done(&f->failed);
+   Record_done(&f->full);
+   free(f->okLine);
+   free(f->failedLine);
+   free(f->fullLine);
+   free(f);
+   return 0;
+}
+
+static char *pathIn(const Fixture *f, const char *name) {
+   return xAsprintf("%s/%s", f->dir, name);
+}
+
+/* Fails unless `got` is the formatted text; frees got. */
+static void assertText(char *got, const char *fmt, ...) ATTR_FORMAT(2, 3);
+static void assertText(char *got, const char *fmt, ...) {
+   va_list ap;
+   va_start(ap, fmt);
+   char *want = xVasprintf(fmt, ap);
+   va_end(ap);
+   if (!got || strcmp(got, want) != 0)
+      fail_msg("got: %s\nwant: %s", got ? got : "(nothing)", want);
+   free(want);
+   free(got);
+}
+
+static void writeRecords(const char *path, Record *const *records, int n) {
+   char *cause = NULL;
+   RecordWriter *w = RecordWriter_open(path, &cause);
+   if (!w)
+      fail_msg("%s", cause);
+   for (int i = 0; i < n; i++)
+      if (RecordWriter_append(w, records[i], &cause) != 0)
+         fail_msg("%s", cause);
+   if (RecordWriter_close(w, &cause) != 0)
+      fail_msg("%s", cause);
+}
+
+static void readOk(const char *path, RecordSet *set) {
+   char *cause = NULL, *notice = NULL;
+   if (Records_read(path, set, &notice, &cause) != 0)
+      fail_msg("%s", cause);
+   assert_null(notice);
+}
+
+static void test_roundTripFile(void **state) {
+   Fixture *f = *state;
+   char *path = pathIn(f, "records.jsonl");
+   Record *all[] = { &f->ok, &f->failed, &f->full };
+   writeRecords(path, all, 2);
+   writeRecords(path, all + 2, 1);
+   /* the file is exactly the lines of Record_toJson */
+   assertText(TestUtil_readFile(path), "%s\n%s\n%s\n", f->okLine, f->failedLine, f->fullLine);
+   RecordSet set;
+   RecordSet_init(&set);
+   readOk(path, &set);
+   assert_int_equal(set.count, 3);
+   for (int i = 0; i < 3; i++)
+      assertSame(&set.records[i], all[i]);
+   /* reading again appends to what the set holds */
+   readOk(path, &set);
+   assert_int_equal(set.count, 6);
+   assertSame(&set.records[5], &f->full);
+   RecordSet_done(&set);
+   assert_int_equal(set.count, 0);
+   assert_null(set.records);
+   RecordSet_done(&set);
+   free(path);
+}
+
+/* Comments and blank lines are skipped and still counted in line numbers. */
+static void test_commentsAndCutLastLine(void **state) {
+   Fixture *f = *state;
+   char *text = xAsprintf("# measured on the simulator\n\n%s\n  \t\r\n%s\r\n%.40s", f->okLine,
+                          f->failedLine, f->failedLine);
+   char *path = TestUtil_writeFile(f->dir, "cut.jsonl", text);
+   RecordSet set;
+   RecordSet_init(&set);
+   char *cause = NULL, *notice = NULL;
+   assert_int_equal(Records_read(path, &set, &notice, &cause), 0);
+   assert_null(cause);
+   assert_int_equal(set.count, 2);
+   assertSame(&set.records[0], &f->ok);
+   assertSame(&set.records[1], &f->failed);
+   assertText(notice,
+              "%s:6: the last line is cut short (40 bytes without a newline); it was skipped",
+              path);
+   RecordSet_done(&set);
+   free(path);
+   free(text);
+
+   /* A last line without a newline that is whole is a record like any other. */
+   text = xAsprintf("%s\n%s", f->okLine, f->failedLine);
+   path = TestUtil_writeFile(f->dir, "whole.jsonl", text);
+   readOk(path, &set);
+   assert_int_equal(set.count, 2);
+   assertSame(&set.records[1], &f->failed);
+   RecordSet_done(&set);
+   free(path);
+   free(text);
+
+   /* The shortest cut: a lone "{". */
+   text = xAsprintf("%s\n{", f->okLine);
+   path = TestUtil_writeFile(f->dir, "brace.jsonl", text);
+   assert_int_equal(Records_read(path, &set, &notice, &cause), 0);
+   assertText(notice,
+              "%s:2: the last line is cut short (1 bytes without a newline); it was skipped",
+              path);
+   assert_int_equal(set.count, 1);
+   RecordSet_done(&set);
+   free(path);
+   free(text);
+
+   /* An empty file and a file of comments hold no records and say nothing. */
+   path = TestUtil_writeFile(f->dir, "empty.jsonl", "");
+   readOk(path, &set);
+   assert_int_equal(set.count, 0);
+   free(path);
+   path = TestUtil_writeFile(f->dir, "comments.jsonl", "# one\n#two");
+   readOk(path, &set);
+   assert_int_equal(set.count, 0);
+   free(path);
+}
+
+#define GOOD "{\"v\":1,\"task\":\"t\",\"device\":\"d\",\"simulated\":false,\"state\":\"s\"," \
+             "\"costs\":[0.5],\"error\":\"ok\",\"registers\":-1,\"compile_s\":0,\"run_s\":0," \
+             "\"time\":0}"
+
+static const char *const goodParts[][2] = {
+   { "v", "1" },           { "task", "\"t\"" },    { "device", "\"d\"" },
+   { "simulated", "false" }, { "state", "\"s\"" }, { "costs", "[0.5]" },
+   { "error", "\"ok\"" },  { "registers", "-1" },  { "compile_s", "0" },
+   { "run_s", "0" },       { "time", "0" },
+};
+#define NPARTS (sizeof goodParts / sizeof goodParts[0])
+
+static void setPart(const char **keys, const char **values, size_t *n, const char *key,
+                    const char *value) {
+   if (!key)
+      return;
+   for (size_t i = 0; i < *n; i++)
+      if (strcmp(keys[i], key) == 0) {
+         values[i] = value;
+         return;
+      }
+   keys[*n] = key;
+   values[(*n)++] = value;
+}
+
+/* GOOD with key k1 set to v1 and k2 to v2: a NULL value drops the key, a key GOOD
+ * lacks is added at the end. */
+static char *goodWith(const char *k1, const char *v1, const char *k2, const char *v2) {
+   const char *keys[NPARTS + 2], *values[NPARTS + 2];
+   size_t n = 0;
+   for (size_t i = 0; i < NPARTS; i++)
+      setPart(keys, values, &n, goodParts[i][0], goodParts[i][1]);
+   setPart(keys, values, &n, k1, v1);
+   setPart(keys, values, &n, k2, v2);
+   char buf[1024];
+   TextBuf t = TextBuf_over(buf, sizeof buf);
+   TextBuf_add(&t, "{");
+   for (size_t i = 0; i < n; i++)
+      if (values[i])
+         TextBuf_add(&t, "%s\"%s\":%s", t.len > 1 ? "," : "", keys[i], values[i]);
+   TextBuf_add(&t, "}");
+   assert_true(t.len < sizeof buf);
+   return xStrdup(buf);
+}
+
+/* Reads GOOD, then `bad`, then GOOD: line 2 must fail with exactly `reason`, and the
+ * record of line 1 must be kept. */
+static void assertBadLine(const Fixture *f, const char *bad, const char *reason) {
+   char *text = xAsprintf("%s\n%s\n%s\n", GOOD, bad, GOOD);
+   char *path = TestUtil_writeFile(f->dir, "bad.jsonl", text);
+   RecordSet set;
+   RecordSet_init(&set);
+   char *cause = NULL, *notice = NULL;
+   assert_int_equal(Records_read(path, &set, &notice, &cause), -1);
+   assertText(cause, "%s:2: %s", path, reason);
+   assert_null(notice);
+   assert_int_equal(set.count, 1);
+   assert_string_equal(set.records[0].task, "t");
+   /* Record_fromJson gives the same reason without the place, and leaves out empty */
+   Record r;
+   assert_int_equal(Record_fromJson(bad, &r, &cause), -1);
+   assertText(cause, "%s", reason);
+   assert_null(r.task);
+   assert_null(r.message);
+   RecordSet_done(&set);
+   free(path);
+   free(text);
+}
+
+static void assertBadValue(const Fixture *f, const char *k1, const char *v1, const char *k2,
+                           const char *v2, const char *reason) {
+   char *line = goodWith(k1, v1, k2, v2);
+   assertBadLine(f, line, reason);
+   free(line);
+}
+
+#define ERROR_KINDS "one of \"ok\", \"instantiation error\", \"compile error\", \"load error\", " \
+                    "\"runtime error\", \"wrong answer\", \"build timeout\", \"run timeout\", " \
+                    "\"unknown error\""
+
+static void test_missingKeys(void **state) {
+   Fixture *f = *state;
+   static const char *const expect[NPARTS] = {
+      "an integer format version of at least 1",
+      "a non-empty string",
+      "a non-empty string",
+      "true or false",
+      "a non-empty string",
+      "an array of 1 to 32 numbers",
+      ERROR_KINDS,
+      "an integer from -1 to 4096",
+      "a finite number of seconds, at least 0",
+      "a finite number of seconds, at least 0",
+      "an integer number of Unix seconds from 0 to 9007199254740991",
+   };
+   assertText(goodWith(NULL, NULL, NULL, NULL), "%s", GOOD);
+   for (size_t i = 0; i < NPARTS; i++) {
+      char *reason = xAsprintf("missing key \"%s\": expected %s", goodParts[i][0], expect[i]);
+      assertBadValue(f, goodParts[i][0], NULL, NULL, NULL, reason);
+      free(reason);
+   }
+}
+
+static void test_badLines(void **state) {
+   Fixture *f = *state;
+   assertBadLine(f, "not json", "not valid JSON near byte 1 ('not json')");
+   assertBadLine(f, GOOD " x", "not valid JSON near byte 138 ('\"time\":0} x')");
+   assertBadLine(f, "{\"v\":1,}", "not valid JSON near byte 8 ('{\"v\":1,}')");
+   assertBadLine(f, "{\"v\":1,\"task\":\"t\",}",
+                 "not valid JSON near byte 19 ('task\":\"t\",}')");
+   assertBadLine(f, "[1,2]", "expected a JSON object, found an array");
+   assertBadLine(f, "\"hello\"", "expected a JSON object, found a string");
+   assertBadLine(f, "17", "expected a JSON object, found 17");
+   assertBadLine(f, "{\"v\":1,\"task\":\"t\",\"v\":1}", "key \"v\" is given twice");
+   /* A cut line that is not last: a later run appended after it. */
+   assertBadLine(f, "{\"v\":1,\"task\":\"t",
+                 "the line is cut short (16 bytes, the JSON object is not closed), as when a "
+                 "run is killed while writing; delete the line");
+}
+
+/* Each row: GOOD with one or two keys changed, and the reason it is rejected. */
+static const struct {
+   const char *k1, *v1, *k2, *v2, *reason;
+} badValues[] = {
+   /* the version comes first: a newer file may have other keys */
+   { "v", "7", "task", NULL,
+     "format version 7 is newer than this program reads (1)" },
+   { "v", "0", NULL, NULL,
+     "\"v\": expected an integer format version of at least 1, found 0" },
+   { "v", "1.5", NULL, NULL,
+     "\"v\": expected an integer format version of at least 1, found 1.5" },
+   { "v", "\"1\"", NULL, NULL,
+     "\"v\": expected an integer format version of at least 1, found a string" },
+   { "task", "5", NULL, NULL, "\"task\": expected a non-empty string, found 5" },
+   { "task", "\"\"", NULL, NULL,
+     "\"task\": expected a non-empty string, found \"\"" },
+   { "device", "null", NULL, NULL,
+     "\"device\": expected a non-empty string, found null" },
+   { "state", "{}", NULL, NULL,
+     "\"state\": expected a non-empty string, found an object" },
+   { "simulated", "\"yes\"", NULL, NULL,
+     "\"simulated\": expected true or false, found a string" },
+   { "simulated", "1", NULL, NULL,
+     "\"simulated\": expected true or false, found 1" },
+   { "costs", "0.5", NULL, NULL,
+     "\"costs\": expected an array of 1 to 32 numbers, found 0.5" },
+   { "costs", "[]", NULL, NULL,
+     "\"costs\": expected an array of 1 to 32 numbers, found an empty array" },
+   { "costs",
+     "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,"
+     "29,30,31,32,33]",
+     NULL, NULL,
+     "\"costs\": expected an array of 1 to 32 numbers, found an array of 33" },
+   { "costs", "[0.5,null]", NULL, NULL,
+     "\"costs\"[1]: expected a number, found null" },
+   { "costs", "[0.5,\"0.6\"]", NULL, NULL,
+     "\"costs\"[1]: expected a number, found a string" },
+   { "costs", "[0.5,-0.25]", NULL, NULL,
+     "\"costs\"[1]: expected more than 0 and less than 1e10 seconds, found -0.25" },
+   { "costs", "[0]", NULL, NULL,
+     "\"costs\"[0]: expected more than 0 and less than 1e10 seconds, found 0" },
+   { "costs", "[1e999]", NULL, NULL,
+     "\"costs\"[0]: expected more than 0 and less than 1e10 seconds, found inf" },
+   /* an ok record cannot have the cost of a failed one */
+   { "costs", "[0.5,1e10]", NULL, NULL,
+     "\"costs\"[1]: expected more than 0 and less than 1e10 seconds, "
+     "found 10000000000" },
+   /* and a failed one has only that cost */
+   { "error", "\"runtime error\"", NULL, NULL,
+     "\"costs\": expected [1e10] when \"error\" is \"runtime error\", found [0.5]" },
+   { "error", "\"runtime error\"", "costs", "[1e10,1e10]",
+     "\"costs\": expected [1e10] when \"error\" is \"runtime error\", "
+     "found an array of 2" },
+   { "error", "\"segfault\"", NULL, NULL,
+     "\"error\": expected " ERROR_KINDS ", found \"segfault\"" },
+   { "error", "2", NULL, NULL, "\"error\": expected " ERROR_KINDS ", found 2" },
+   { "error", "\"compile error\"", "error_no", "3",
+     "\"error_no\": expected 2 (the number of \"compile error\"), found 3" },
+   { "error_no", "\"0\"", NULL, NULL,
+     "\"error_no\": expected 0 (the number of \"ok\"), found a string" },
+   { "message", "\"it went well\"", NULL, NULL,
+     "\"message\": expected \"\" when \"error\" is \"ok\", found a non-empty string" },
+   { "message", "false", NULL, NULL,
+     "\"message\": expected a string, found false" },
+   { "registers", "-2", NULL, NULL,
+     "\"registers\": expected an integer from -1 to 4096, found -2" },
+   { "registers", "40.5", NULL, NULL,
+     "\"registers\": expected an integer from -1 to 4096, found 40.5" },
+   { "registers", "5000", NULL, NULL,
+     "\"registers\": expected an integer from -1 to 4096, found 5000" },
+   { "compile_s", "-0.001", NULL, NULL,
+     "\"compile_s\": expected a finite number of seconds, at least 0, found -0.001" },
+   { "run_s", "-1e999", NULL, NULL,
+     "\"run_s\": expected a finite number of seconds, at least 0, found -inf" },
+   { "run_s", "[]", NULL, NULL,
+     "\"run_s\": expected a finite number of seconds, at least 0, found an array" },
+   { "time", "-5", NULL, NULL,
+     "\"time\": expected an integer number of Unix seconds from 0 to "
+     "9007199254740991, found -5" },
+   { "time", "1700000000.5", NULL, NULL,
+     "\"time\": expected an integer number of Unix seconds from 0 to "
+     "9007199254740991, found 1700000000.5" },
+   { "time", "9007199254740992", NULL, NULL,
+     "\"time\": expected an integer number of Unix seconds from 0 to "
+     "9007199254740991, found 9007199254740992" },
+};
+
+static void test_badValues(void **state) {
+   Fixture *f = *state;
+   for (size_t i = 0; i < sizeof badValues / sizeof badValues[0]; i++)
+      assertBadValue(f, badValues[i].k1, badValues[i].v1, badValues[i].k2, badValues[i].v2,
+                     badValues[i].reason);
+}
+
+/* A last line without a newline that is JSON but breaks a rule is an error, not a cut. */
+static void test_badLastLine(void **state) {
+   Fixture *f = *state;
+   char *bad = goodWith("task", NULL, NULL, NULL);
+   char *text = xAsprintf("%s\n%s", GOOD, bad);
+   char *path = TestUtil_writeFile(f->dir, "last.jsonl", text);
+   RecordSet set;
+   RecordSet_init(&set);
+   char *cause = NULL, *notice = NULL;
+   assert_int_equal(Records_read(path, &set, &notice, &cause), -1);
+   assertText(cause, "%s:2: missing key \"task\": expected a non-empty string", path);
+   assert_null(notice);
+   assert_int_equal(set.count, 1);
+   RecordSet_done(&set);
+   free(path);
+   free(text);
+   free(bad);
+
+   /* a NUL byte in a line that has its newline */
+   path = pathIn(f, "nul.jsonl");
+   FILE *out = fopen(path, "wb");
+   assert_non_null(out);
+   fwrite("{\"v\":1\0}\n", 1, 9, out);
+   fclose(out);
+   assert_int_equal(Records_read(path, &set, &notice, &cause), -1);
+   assertText(cause, "%s:1: not valid JSON: a NUL byte at byte 7", path);
+   assert_int_equal(set.count, 0);
+   free(path);
+}
+
+/* Appending after a file whose last line was cut starts with a newline; the cut line
+ * is then an error that says what happened. Opening alone writes nothing. */
+static void test_appendAfterCut(void **state) {
+   Fixture *f = *state;
+   char *text = xAsprintf("%s\n%.30s", f->okLine, f->okLine);
+   char *path = TestUtil_writeFile(f->dir, "cut.jsonl", text);
+
+   char *cause = NULL, *notice = NULL;
+   RecordWriter *w = RecordWriter_open(path, &cause);
+   assert_non_null(w);
+   assert_int_equal(RecordWriter_flush(w, &cause), 0);
+   assert_int_equal(RecordWriter_close(w, &cause), 0);
+   assertText(TestUtil_readFile(path), "%s", text);
+
+   Record *one[] = { &f->failed };
+   writeRecords(path, one, 1);
+   assertText(TestUtil_readFile(path), "%s\n%.30s\n%s\n", f->okLine, f->okLine, f->failedLine);
+
+   RecordSet set;
+   RecordSet_init(&set);
+   assert_int_equal(Records_read(path, &set, &notice, &cause), -1);
+   assertText(cause,
+              "%s:2: the line is cut short (30 bytes, the JSON object is not closed), as when "
+              "a run is killed while writing; delete the line",
+              path);
+   assert_null(notice);
+   assert_int_equal(set.count, 1);
+   assertSame(&set.records[0], &f->ok);
+   RecordSet_done(&set);
+
+   /* A file that ends with its newline gets none more. */
+   writeRecords(path, one, 1);
+   assertText(TestUtil_readFile(path), "%s\n%.30s\n%s\n%s\n", f->okLine, f->okLine,
+              f->failedLine, f->failedLine);
+   free(path);
+   free(text);
+}
+
+/* A write that fails half way (here: at the file size limit) leaves only whole lines
+ * in the file and keeps the rest queued for the next flush. */
+static void test_failedWriteKeepsQueue(void **state) {
+   Fixture *f = *state;
+   char *path = pathIn(f, "limited.jsonl");
+   struct rlimit saved, limit;
+   assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+   void (*oldHandler)(int) = signal(SIGXFSZ, SIG_IGN);
+
+   char *cause = NULL;
+   RecordWriter *w = RecordWriter_open(path, &cause);
+   assert_non_null(w);
+   assert_int_equal(RecordWriter_append(w, &f->ok, &cause), 0);
+   assert_int_equal(RecordWriter_append(w, &f->failed, &cause), 0);
+   limit = saved;
+   limit.rlim_cur = strlen(f->okLine) + 1 + 20;
+   assert_int_equal(setrlimit(RLIMIT_FSIZE, &limit), 0);
+   int rc = RecordWriter_flush(w, &cause);
+   setrlimit(RLIMIT_FSIZE, &saved);
+   signal(SIGXFSZ, oldHandler);
+   assert_int_equal(rc, -1);
+   assertText(cause, "%s: File too large", path);
+   assertText(TestUtil_readFile(path), "%s\n", f->okLine);
+
+   assert_int_equal(RecordWriter_close(w, &cause), 0);
+   assertText(TestUtil_readFile(path), "%s\n%s\n", f->okLine, f->failedLine);
+   free(path);
+}
+
+static void test_writerRefusesBadRecords(void **state) {
+   Fixture *f = *state;
+   char *path = pathIn(f, "refused.jsonl");
+   char *cause = NULL;
+   RecordWriter *w = RecordWriter_open(path, &cause);
+   assert_non_null(w);
+   Record r;
+   sample(&r);
+   free(r.device);
+   r.device = NULL;
+   assert_int_equal(RecordWriter_append(w, &r, &cause), -1);
+   assertText(cause,
+              "%s: not writing an invalid record: \"device\": expected a non-empty string, "
+              "found NULL",
+              path);
+   r.device = xStrdup("d");
+   r.costs[1] = NAN;
+   assert_int_equal(RecordWriter_append(w, &r, &cause), -1);
+   assertText(cause,
+              "%s: not writing an invalid record: \"costs\"[1]: expected more than 0 and less "
+              "than 1e10 seconds, found nan",
+              path);
+   /* Record_toJson still writes valid JSON: NaN becomes null, which a reader rejects */
+   char *line = Record_toJson(&r);
+   assert_non_null(strstr(line, "\"costs\":[1.2345678901234568e-05,null,"));
+   Record back;
+   assert_int_equal(Record_fromJson(line, &back, &cause), -1);
+   assertText(cause, "\"costs\"[1]: expected a number, found null");
+   free(line);
+   r.costs[1] = 0.1;
+   r.error = MEASURE_ERROR_COUNT;
+   assert_int_equal(Record_validate(&r, &cause), -1);
+   assertText(cause, "\"error\": expected " ERROR_KINDS ", found the number 9");
+   r.error = MEASURE_OK;
+   r.timestamp = -1;
+   assert_int_equal(Record_validate(&r, &cause), -1);
+   assertText(cause, "\"time\": expected an integer number of Unix seconds from 0 to "
+                     "9007199254740991, found -1");
+   r.timestamp = 0;
+   assert_int_equal(Record_validate(&r, &cause), 0);
+   assert_int_equal(RecordWriter_close(w, &cause), 0);
+   assertText(TestUtil_readFile(path), "%s", "");
+   Record_done(&r);
+   free(path);
+}
+
+static void test_fileErrors(void **state) {
+   Fixture *f = *state;
+   char *path = pathIn(f, "none.jsonl");
+   RecordSet set;
+   RecordSet_init(&set);
+   char *cause = NULL, *notice = NULL;
+   assert_int_equal(Records_read(path, &set, &notice, &cause), -1);
+   assertText(cause, "%s: No such file or directory", path);
+   assert_null(notice);
+   assert_int_equal(set.count, 0);
+   free(path);
+
+   path = pathIn(f, "no/such/dir.jsonl");
+   assert_null(RecordWriter_open(path, &cause));
+   assertText(cause, "%s: No such file or directory", path);
+   free(path);
+
+   assert_int_equal(Records_read(f->dir, &set, &notice, &cause), -1);
+   assertText(cause, "%s: Is a directory", f->dir);
+   assert_null(RecordWriter_open(f->dir, &cause));
+   assertText(cause, "%s: Is a directory", f->dir);
+}
+
+/* The man page describes every key and every error kind with its number. */
+static void test_manPage(void **state) {
+   (void)state;
+   char *path = TestUtil_srcPath("man/pruner-tui-records.5");
+   char *man = TestUtil_readFile(path);
+   static const char *const keys[] = { "v",     "task",     "device",  "simulated", "state",
+                                       "costs", "error",    "error_no", "message", "registers",
+                                       "compile_s", "run_s", "time" };
+   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+      char *want = xAsprintf("\n.TP\n.B %s\n", keys[i]);
+      if (!strstr(man, want))
+         fail_msg("%s does not describe the key %s", path, keys[i]);
+      free(want);
+   }
+   for (int e = 0; e < MEASURE_ERROR_COUNT; e++) {
+      const char *name = MeasureError_name((MeasureError)e);
+      char *want = xAsprintf("\n.TP\n.BR \"%s\" \" (%d)\"\n", name, e);
+      if (!strstr(man, want))
+         fail_msg("%s does not list the error kind %s", path, name);
+      free(want);
+   }
+   free(man);
+   free(path);
+}
+
+int main(void) {
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_lineText),
+      cmocka_unit_test(test_roundTripLine),
+      cmocka_unit_test(test_readsWhatItDoesNotWrite),
+      cmocka_unit_test(test_meanCost),
+      cmocka_unit_test_setup_teardown(test_roundTripFile, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(test_commentsAndCutLastLine, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(test_missingKeys, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(test_badLines, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(test_badValues, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(test_badLastLine, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(test_appendAfterCut, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(test_failedWriteKeepsQueue, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(test_writerRefusesBadRecords, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(test_fileErrors, setUp, tearDown),
+      cmocka_unit_test(test_manPage),
+   };
+   return cmocka_run_group_tests(tests, NULL, NULL);
+}
