@@ -623,11 +623,54 @@ static int writeAll(int fd, const char *buf, size_t len, size_t *done) {
    return 0;
 }
 
+/* The file ends in a line without its newline, as a run killed while writing leaves
+ * it. A complete record there gets its newline; a cut one is removed, since no reader
+ * could use it and it must not be glued to the next record. */
+static int endCutLine(RecordWriter *w) {
+   struct stat st;
+   if (fstat(w->fd, &st) != 0)
+      return -1;
+   if (!S_ISREG(st.st_mode)) {
+      size_t done;
+      return writeAll(w->fd, "\n", 1, &done);
+   }
+   off_t start = st.st_size;
+   char chunk[4096];
+   bool found = false;
+   while (start > 0 && !found) {
+      off_t from = start > (off_t)sizeof chunk ? start - (off_t)sizeof chunk : 0;
+      ssize_t got = pread(w->fd, chunk, (size_t)(start - from), from);
+      if (got != start - from)
+         return -1;
+      for (ssize_t i = got; i > 0 && !found; i--)
+         if (chunk[i - 1] == '\n') {
+            start = from + i;
+            found = true;
+         }
+      if (!found)
+         start = from;
+   }
+   size_t len = (size_t)(st.st_size - start);
+   char *tail = xMalloc(len + 1);
+   if (pread(w->fd, tail, len, start) != (ssize_t)len) {
+      free(tail);
+      return -1;
+   }
+   tail[len] = '\0';
+   Record r;
+   int complete = memchr(tail, '\0', len) == NULL && Record_fromJson(tail, &r, NULL) == 0;
+   if (complete)
+      Record_done(&r);
+   free(tail);
+   size_t done;
+   return complete ? writeAll(w->fd, "\n", 1, &done) : ftruncate(w->fd, start);
+}
+
 int RecordWriter_flush(RecordWriter *w, char **cause) {
    if (w->len > 0) {
       size_t done;
       if (w->needNewline) {
-         if (writeAll(w->fd, "\n", 1, &done) < 0)
+         if (endCutLine(w) < 0)
             return setCause(cause, "%s: %s", w->path, strerror(errno));
          w->needNewline = false;
       }

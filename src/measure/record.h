@@ -74,8 +74,9 @@ int Record_fromJson(const char *line, Record *out, char **cause);
 typedef struct RecordWriter_ RecordWriter;
 
 /* Opens `path` for appending, creating it. When the file does not end with a newline
- * (a run was killed in the middle of a line) the next write starts with one, so that
- * no record is glued onto the cut line. Errors: "PATH: strerror". */
+ * (a run was killed in the middle of a line), the first flush that writes removes
+ * that cut line (no reader could use it), or ends it with a newline when it is a whole
+ * record, so that no record is glued onto it. Errors: "PATH: strerror". */
 RecordWriter *RecordWriter_open(const char *path, char **cause);
 /* Checks the record (Record_validate) and queues its line; nothing is written before
  * RecordWriter_flush. */
@@ -104,7 +105,7 @@ void RecordSet_done(RecordSet *s);
  * "FILE:LINE: the last line is cut short (N bytes without a newline); it was skipped".
  * Any other bad line stops the reading: -1 with *cause "FILE:LINE: REASON", and `out`
  * keeps the records of the lines before it (and what it held before the call). A line
- * cut short that is not last (a later run appended after it) is such an error. A file
+ * cut short that is not last (written by something else) is such an error. A file
  * that cannot be opened or read: "FILE: strerror". */
 int Records_read(const char *path, RecordSet *out, char **notice, char **cause);
 
