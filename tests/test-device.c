@@ -237,32 +237,11 @@ static void test_fieldTable(void **state) {
    assert_true(Device_fieldInfo(DEV_SHARED_PER_SM)->max == 16 * 1024 * 1024);
 }
 
-static char *readFile(const char *path) {
-   FILE *f = fopen(path, "rb");
-   if (!f)
-      fail_msg("cannot open %s", path);
-   char *text = NULL;
-   size_t len = 0, cap = 0, n;
-   char chunk[4096];
-   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-      if (len + n + 1 > cap) {
-         cap = 2 * (len + n + 1);
-         text = xRealloc(text, cap);
-      }
-      memcpy(text + len, chunk, n);
-      len += n;
-   }
-   fclose(f);
-   text = xRealloc(text, len + 1);
-   text[len] = '\0';
-   return text;
-}
-
 /* The man page lists every field with the type, range and unit of the table. */
 static void test_manPageMatchesTable(void **state) {
    (void)state;
    char *path = TestUtil_srcPath("man/pruner-tui-devices.5");
-   char *man = readFile(path);
+   char *man = TestUtil_readFile(path);
    for (int f = 0; f < DEV_FIELD_COUNT; f++) {
       const DeviceFieldInfo *fi = Device_fieldInfo((DeviceField)f);
       const char *dot = strchr(fi->key, '.');

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "measure/nvrtc.h"
 #include "util/xalloc.h"
 
 char *TestUtil_tempDir(void) {
@@ -48,6 +49,27 @@ char *TestUtil_srcPath(const char *rel) {
    return xAsprintf("%s/%s", TestUtil_srcdir(), rel);
 }
 
+char *TestUtil_readFile(const char *path) {
+   FILE *f = fopen(path, "rb");
+   if (!f)
+      fail_msg("cannot open %s", path);
+   char *text = NULL;
+   size_t len = 0, cap = 0, n;
+   char chunk[4096];
+   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+      if (len + n + 1 > cap) {
+         cap = 2 * (len + n + 1);
+         text = xRealloc(text, cap);
+      }
+      memcpy(text + len, chunk, n);
+      len += n;
+   }
+   fclose(f);
+   text = xRealloc(text, len + 1);
+   text[len] = '\0';
+   return text;
+}
+
 void TestUtil_fillRandom(float *buf, size_t n, uint64_t seed, float lo, float hi) {
    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
    for (size_t i = 0; i < n; i++) {
@@ -71,6 +93,17 @@ void TestUtil_assertClose(const float *got, const float *want, size_t n, double 
          fail_msg("element %zu of %zu: got %.9g, expected %.9g (rtol %g, atol %g)", i, n, g, w,
                   rtol, atol);
    }
+}
+
+int TestUtil_runGroup(const char *group, const struct CMUnitTest *tests, size_t n,
+                      size_t withoutNvrtc) {
+   char *cause = NULL;
+   if (Nvrtc_open(&cause) != 0) {
+      fprintf(stderr, "# only the tests that need no NVRTC: %s\n", cause);
+      free(cause);
+      n = withoutNvrtc;
+   }
+   return _cmocka_run_group_tests(group, tests, n, NULL, NULL);
 }
 
 int TestUtil_skipAll(const char *reason) {
