@@ -51,13 +51,6 @@ static char *sourceOf(Fixture *f, const char *stateText) {
    return Cuda_generate(&f->ln, NULL);
 }
 
-static char *readFile(const char *rel) {
-   char *path = TestUtil_srcPath(rel);
-   char *text = TestUtil_readFile(path);
-   free(path);
-   return text;
-}
-
 #define DENSE_STATE "{\"v\":1,\"sketch\":0,\"knobs\":{\"T_dense.i\":[1,2,1,2],\"T_dense.j\":[2,16,1,1]," \
                     "\"T_dense.k\":[2,4],\"data.shared.vector\":4,\"weight.shared.vector\":2,\"T_dense.unroll\":16}}"
 
@@ -66,7 +59,9 @@ static void test_dense_source_is_exact(void **state) {
    Fixture f;
    setUp(&f, "{op: dense, m: 8, n: 64, k: 16, epilogue: [bias, relu], weight: 1}");
    char *src = sourceOf(&f, DENSE_STATE);
-   char *want = readFile("tests/data/dense-8x64x16.cu");
+   char *path = TestUtil_srcPath("tests/data/dense-8x64x16.cu");
+   char *want = TestUtil_readFile(path);
+   free(path);
    assert_string_equal(src, want);
    free(want);
    free(src);
@@ -191,12 +186,5 @@ int main(void) {
       cmocka_unit_test(test_every_sketch_kind_compiles),
    };
    size_t n = sizeof tests / sizeof tests[0];
-   char *why = NULL;
-   if (Nvrtc_open(&why) < 0) {
-      /* cmocka 1.1.5 cannot skip one test cleanly: leave the compile test out */
-      fprintf(stderr, "# NVRTC is not available (%s): the compile test is left out\n", why);
-      free(why);
-      n--;
-   }
-   return _cmocka_run_group_tests("codegen", tests, n, NULL, NULL);
+   return TestUtil_runGroup("codegen", tests, n, n - 1);
 }

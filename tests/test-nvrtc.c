@@ -626,15 +626,5 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_loaderMessages),
       cmocka_unit_test(test_concurrent),
    };
-   const size_t pure = 7;
-   size_t n = sizeof tests / sizeof tests[0];
-   /* cmocka 1.1.5 cannot skip one test cleanly: where NVRTC is missing the group is
-    * just the tests that need no NVRTC. */
-   char *cause = NULL;
-   if (Nvrtc_open(&cause) != 0) {
-      fprintf(stderr, "# only the tests that need no NVRTC: %s\n", cause);
-      free(cause);
-      n = pure;
-   }
-   return _cmocka_run_group_tests("nvrtc", tests, n, NULL, NULL);
+   return TestUtil_runGroup("nvrtc", tests, sizeof tests / sizeof tests[0], 7);
 }

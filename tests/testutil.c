@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "measure/nvrtc.h"
 #include "util/xalloc.h"
 
 char *TestUtil_tempDir(void) {
@@ -92,6 +93,17 @@ void TestUtil_assertClose(const float *got, const float *want, size_t n, double 
          fail_msg("element %zu of %zu: got %.9g, expected %.9g (rtol %g, atol %g)", i, n, g, w,
                   rtol, atol);
    }
+}
+
+int TestUtil_runGroup(const char *group, const struct CMUnitTest *tests, size_t n,
+                      size_t withoutNvrtc) {
+   char *cause = NULL;
+   if (Nvrtc_open(&cause) != 0) {
+      fprintf(stderr, "# only the tests that need no NVRTC: %s\n", cause);
+      free(cause);
+      n = withoutNvrtc;
+   }
+   return _cmocka_run_group_tests(group, tests, n, NULL, NULL);
 }
 
 int TestUtil_skipAll(const char *reason) {

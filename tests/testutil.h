@@ -27,6 +27,11 @@ void TestUtil_fillRandom(float *buf, size_t n, uint64_t seed, float lo, float hi
  * atol + rtol * |want|. */
 void TestUtil_assertClose(const float *got, const float *want, size_t n, double rtol,
                           double atol);
+/* Runs a cmocka group whose tests after the first `withoutNvrtc` compile with NVRTC:
+ * where NVRTC does not load, only those first ones run (cmocka 1.1.5 cannot skip one
+ * test cleanly), and a TAP comment says why. */
+int TestUtil_runGroup(const char *group, const struct CMUnitTest *tests, size_t n,
+                      size_t withoutNvrtc);
 /* For a binary that cannot run here: prints the TAP plan that skips it. */
 int TestUtil_skipAll(const char *reason);
 
