@@ -37,21 +37,12 @@ VerifyTask *VerifyTask_new(const OpParams *op, uint64_t seed, double tolerance, 
    Rng_seed(&rng, seed);
    t->ninputs = Op_numInputs(op);
    for (int i = 0; i < t->ninputs; i++) {
-      int64_t shape[TE_MAX_DIMS];
-      const char *name;
-      int r = Op_inputShape(op, i, shape, &name);
-      int64_t n = 1;
-      for (int d = 0; d < r; d++)
-         n *= shape[d];
+      int64_t n = Op_inputElems(op, i);
       t->inputs[i] = xMalloc((size_t)n * sizeof(float));
       for (int64_t e = 0; e < n; e++)
          t->inputs[i][e] = (float)(2.0 * Rng_uniform(&rng) - 1.0);
    }
-   int64_t oshape[TE_MAX_DIMS];
-   int orank = Op_outputShape(op, oshape);
-   t->outElems = 1;
-   for (int d = 0; d < orank; d++)
-      t->outElems *= oshape[d];
+   t->outElems = Op_outputElems(op);
    t->want = xMalloc((size_t)t->outElems * sizeof(float));
    Ref_run(op, (const float *const *)t->inputs, t->want);
    double sq = 0;
