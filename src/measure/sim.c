@@ -44,7 +44,6 @@
 #include "measure/sim.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,7 +117,8 @@
 #define SAMPLE_WARPS 4
 #define WARP_LANES 32           /* the lanes of a warp (warp_size is 32 on every profile) */
 #define MAX_LANES 128           /* 32 threads x a vector of up to 4 */
-#define EVAL_SLOTS 512          /* nodes of one index and its conditions */
+#define EVAL_SLOTS 128          /* nodes of one index and its conditions, to start with
+                                   (the largest lowering makes has 72); doubled when short */
 #define VAR_WORDS ((IR_MAX_VARS + 63) / 64)
 #define FLOAT_BYTES 4
 #define SECTOR_BYTES 32
@@ -178,7 +178,10 @@ typedef struct {
    uint32_t letStamp[IR_MAX_VARS];
    uint32_t stamp;
    int64_t tid0;                 /* the warp's first thread */
-   int nslots;
+   int nslots, capslots;
+   bool overflow;                /* an evaluation ran out of slots */
+   int64_t (*slots)[WARP_LANES];
+   int64_t spare[WARP_LANES];    /* what an evaluation that ran out writes to */
    /* per thread, so per warp */
    double instr, fp, mufu, flops;
    double memTrips;              /* global load round trips */
@@ -190,7 +193,6 @@ typedef struct {
    double sectors[IR_MAX_BUFFERS];
    double wavefronts;
    double localBytes;
-   int64_t slots[EVAL_SLOTS][WARP_LANES];   /* last: prepareNest clears what comes before */
 } Walk;
 
 /* ---- variables an expression reads ---- */
@@ -246,8 +248,10 @@ static bool letVarying(Walk *w, int var) {
 
 /* Scratch lanes for one evaluation: a slot per expression node evaluated. */
 static int64_t *slot(Walk *w) {
-   if (w->nslots == EVAL_SLOTS)
-      fatal("simulator: an index of more than %d operations", EVAL_SLOTS);
+   if (w->nslots == w->capslots) {
+      w->overflow = true;
+      return w->spare;
+   }
    return w->slots[w->nslots++];
 }
 
@@ -358,6 +362,29 @@ static int requestUnits(int64_t *idx, int n, BufferScope scope) {
    return most;
 }
 
+/* The index of an access in the warp's lanes, and in active[] whether each lane takes
+ * part: whether every enclosing condition holds for it. An evaluation that runs out of
+ * slots is done again with twice as many. */
+static const int64_t *evalAccess(Walk *w, int32_t index, int lanes, bool *active) {
+   for (;;) {
+      w->stamp++;
+      w->nslots = 0;
+      w->overflow = false;
+      for (int l = 0; l < lanes; l++)
+         active[l] = true;
+      for (int c = 0; c < w->ncond; c++) {
+         const int64_t *ok = evalWarp(w, w->cond[c]);
+         for (int l = 0; l < lanes; l++)
+            active[l] = active[l] && ok[l];
+      }
+      const int64_t *at = evalWarp(w, index);
+      if (!w->overflow)
+         return at;
+      w->capslots *= 2;
+      w->slots = xReallocArray(w->slots, (size_t)w->capslots, sizeof *w->slots);
+   }
+}
+
 /* The units (requestUnits) of one access summed over the block's warps, from up to
  * SAMPLE_WARPS warps spread over the block: the full warps share the weight of the
  * samples among them, the last (possibly partial) warp counts once. A lane takes part
@@ -376,17 +403,8 @@ static double blockUnits(Walk *w, int32_t index, BufferScope scope) {
       for (int64_t v = 0; v < w->vecWidth; v++) {
          if (w->vecVar >= 0)
             w->env[w->vecVar] = v;
-         w->stamp++;
-         w->nslots = 0;
          bool active[WARP_LANES];
-         for (int l = 0; l < lanes; l++)
-            active[l] = true;
-         for (int c = 0; c < w->ncond; c++) {
-            const int64_t *ok = evalWarp(w, w->cond[c]);
-            for (int l = 0; l < lanes; l++)
-               active[l] = active[l] && ok[l];
-         }
-         const int64_t *at = evalWarp(w, index);
+         const int64_t *at = evalAccess(w, index, lanes, active);
          for (int l = 0; l < lanes; l++)
             if (active[l])
                idx[m++] = at[l];
@@ -817,7 +835,7 @@ static void markLocalArray(Walk *w, int buffer, int32_t index) {
 }
 
 static void prepareNest(Walk *w, const LoopNest *ln) {
-   memset(w, 0, offsetof(Walk, slots));   /* the slots are scratch */
+   memset(w, 0, sizeof *w);
    w->ln = ln;
    for (int v = 0; v < ln->nvars; v++)
       if (ln->vars[v].kind == VAR_LOOP)
@@ -1129,6 +1147,8 @@ double Sim_latency(const Device *d, const LoopNest *ln, NvrtcKernelInfo *const *
       return -1;
    Walk *w = xMalloc(sizeof *w);
    prepareNest(w, ln);
+   w->capslots = EVAL_SLOTS;
+   w->slots = xMalloc(EVAL_SLOTS * sizeof *w->slots);
    SimReport local;
    SimReport *r = report ? report : &local;
    memset(r, 0, sizeof *r);
@@ -1138,6 +1158,7 @@ double Sim_latency(const Device *d, const LoopNest *ln, NvrtcKernelInfo *const *
       total = s < 0 ? -1 : total + s;
       r->nkernels += s >= 0;
    }
+   free(w->slots);
    free(w);
    if (total < 0)
       return -1;
