@@ -1,7 +1,7 @@
 /* Verification without a GPU: a lowered loop nest runs on the CPU executor (ir/exec.h)
  * over a task's seeded random inputs and its output is compared with the op's C
- * reference. `pruner-tui check` and the simulator's measurer both use it, so a wrong
- * kernel is a wrong answer whether or not a GPU is present.
+ * reference. It serves `pruner-tui check` and measurement on the simulator, where no GPU
+ * checks the answer, so that a wrong kernel is a wrong answer with or without a GPU.
  *
  * Large tasks are not run in full: the kernels before the last run every block (they
  * produce what the last one may read anywhere), the last one runs its first and last
@@ -52,10 +52,9 @@ typedef struct VerifyResult_ {
 
 /* Runs ln (lowered from a state of the task, and possibly altered since) on the CPU
  * executor and compares its output (the global buffer marked `output`) with the
- * reference. sampleSeed picks the random
- * blocks (check uses its seed ^ State_hash). Returns 0 when the output matched, -1
- * with res->why otherwise; res is filled either way. Threads may verify different
- * nests against one task at the same time. */
+ * reference. sampleSeed picks the random blocks (check uses its seed ^ State_hash).
+ * Returns 0 when the output matched, -1 with res->why otherwise; res is filled either
+ * way. Threads may verify different nests against one task at the same time. */
 int Verify_loopNest(const VerifyTask *t, const LoopNest *ln, uint64_t sampleSeed, VerifyResult *res);
 /* Frees what the result holds and zeroes it. */
 void VerifyResult_done(VerifyResult *r);
