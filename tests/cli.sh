@@ -102,7 +102,7 @@ last=$(tail -n1 "$tmp/out")
 ok "check verifies every state of every sketch kind ($last)" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^checked 26 states: 26 verified, (26|0) compiled, 0 failed$"' _ "$rc" "$last"
 
 run check "$src/tests/data/every-kind.task" --tasks 1,x
-ok "check rejects a bad task list" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --tasks takes task IDs from 0 to 12 separated by commas, not '1,x'" ]
+ok "check rejects a bad task list" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --tasks takes task IDs from 0 to 12 separated by commas, or all, not '1,x'" ]
 
 run check "$src/tests/data/every-kind.task" --arch sm_80,sm_090
 ok "check refuses an architecture NVRTC would refuse" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --arch takes sm_NN names separated by commas, like sm_80,sm_90; 'sm_090' is not one" ]

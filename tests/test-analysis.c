@@ -624,12 +624,9 @@ static void *runJob(void *arg) {
 
 static void test_every_kind_is_finite_and_deterministic(void **state) {
    (void)state;
-   char *path = TestUtil_srcPath("tests/data/every-kind.task");
    Network net;
    char *cause = NULL;
-   if (Network_load(&net, path, &cause) < 0)
-      fail_msg("%s", cause);
-   free(path);
+   TestUtil_loadNetwork(&net, "tests/data/every-kind.task");
    Analysis *a = Analysis_new();
    LoopNest ln;
    LoopNest_init(&ln);

@@ -9,18 +9,10 @@
 #include "testutil.h"
 #include "te/network.h"
 
-static void loadShipped(Network *net, const char *rel) {
-   char *path = TestUtil_srcPath(rel);
-   char *cause = NULL;
-   if (Network_load(net, path, &cause) < 0)
-      fail_msg("%s", cause);
-   free(path);
-}
-
 static void test_resnet_50(void **state) {
    (void)state;
    Network net;
-   loadShipped(&net, "models/resnet_50.task");
+   TestUtil_loadNetwork(&net, "models/resnet_50.task");
    assert_string_equal(net.name, "resnet_50");
    assert_int_equal(net.batch, 1);
    assert_int_equal(net.ntasks, 27);
@@ -57,7 +49,7 @@ static void test_other_networks(void **state) {
    };
    for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
       Network net;
-      loadShipped(&net, nets[i].file);
+      TestUtil_loadNetwork(&net, nets[i].file);
       assert_string_equal(net.name, nets[i].name);
       assert_int_equal(net.ntasks, nets[i].ntasks);
       assert_int_equal(Network_totalWeight(&net), nets[i].weight);

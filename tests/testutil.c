@@ -70,6 +70,14 @@ char *TestUtil_srcPath(const char *rel) {
    return xAsprintf("%s/%s", TestUtil_srcdir(), rel);
 }
 
+void TestUtil_loadNetwork(Network *net, const char *rel) {
+   char *path = TestUtil_srcPath(rel);
+   char *cause = NULL;
+   if (Network_load(net, path, &cause) < 0)
+      fail_msg("%s", cause);
+   free(path);
+}
+
 void TestUtil_fillRandom(float *buf, size_t n, uint64_t seed, float lo, float hi) {
    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
    for (size_t i = 0; i < n; i++) {

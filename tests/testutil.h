@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "te/network.h"
+
 /* A fresh directory under $TMPDIR (or /tmp); removed by TestUtil_removeTree. */
 char *TestUtil_tempDir(void);
 /* Writes text to dir/name and returns the path (caller frees). */
@@ -21,6 +23,8 @@ char *TestUtil_readFile(const char *path);
 /* The source tree ($PTUI_SRCDIR, else "."), and a path inside it (caller frees). */
 const char *TestUtil_srcdir(void);
 char *TestUtil_srcPath(const char *rel);
+/* Loads a task file of the source tree (rel to it), failing the test on an error. */
+void TestUtil_loadNetwork(Network *net, const char *rel);
 /* Deterministic uniform values in [lo, hi). */
 void TestUtil_fillRandom(float *buf, size_t n, uint64_t seed, float lo, float hi);
 /* Fails the current test, naming the first element where |got - want| exceeds

@@ -19,8 +19,9 @@ int Cli_usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
 int Cli_parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out);
 /* Loads a task file (looked up as Paths_findTaskFile does); 0 or EXIT_INPUT. */
 int Cli_loadNetwork(const char *file, Network *net);
-/* "3", "0,4,7" or "all" into selected[0..ntasks); 0, or EXIT_USAGE after reporting. */
-int Cli_parseTaskList(const char *cmd, const char *text, const Network *net, bool *selected);
+/* "3", "0,4,7" or "all" into selected[0..ntasks); 0, or EXIT_USAGE after reporting
+ * "CMD: WHAT takes task IDs ...". */
+int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const Network *net, bool *selected);
 /* A --state argument: the JSON itself, or @FILE for a file holding it. */
 char *Cli_readStateArg(const char *arg, char **cause);
 /* Loads the shipped devices.yaml, the user's, then `devicesFile` if not NULL. */

@@ -128,7 +128,7 @@ void Subject_done(Subject *s) {
    Network_done(&s->net);
 }
 
-int Cli_parseTaskList(const char *cmd, const char *text, const Network *net, bool *selected) {
+int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const Network *net, bool *selected) {
    if (strcmp(text, "all") == 0) {
       for (int i = 0; i < net->ntasks; i++)
          selected[i] = true;
@@ -140,7 +140,7 @@ int Cli_parseTaskList(const char *cmd, const char *text, const Network *net, boo
       errno = 0;
       long v = strtol(p, &end, 10);
       if (errno || end == p || (*end && *end != ',') || v < 0 || v >= net->ntasks)
-         return Cli_usage(cmd, "expected task IDs from 0 to %d separated by commas, or all, not '%s'",
+         return Cli_usage(cmd, "%s takes task IDs from 0 to %d separated by commas, or all, not '%s'", what,
                           net->ntasks - 1, text);
       selected[v] = true;
       p = *end ? end + 1 : end;

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,19 +15,12 @@
 #include <unistd.h>
 
 #include "codegen/cuda.h"
-#include "ir/exec.h"
 #include "ir/lower.h"
 #include "measure/nvrtc.h"
+#include "measure/verify.h"
 #include "te/network.h"
-#include "te/ref.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
-
-/* The largest relative error a state's output may have against the C reference. */
-#define CHECK_TOLERANCE 1e-4
-/* FLOPs of a task at most run in full on the CPU, and about how many a sample runs */
-#define CHECK_FULL_FLOPS 2e7
-#define CHECK_WORK_BUDGET 4e7
 
 /* "sm_80,sm_90" into a list; each must be an architecture NVRTC's rule accepts. */
 static int parseArchs(const char *cmd, const char *text, char archs[][16], int max, int *n) {
@@ -131,21 +123,13 @@ typedef struct {
    State state;
    bool verified, compiled, failed;
    int64_t blocksRun, grid;
-   int64_t compared;
    int registers;               /* of the last kernel, first architecture; -1 unknown */
    char *why;                   /* why it failed */
 } CheckResult;
 
 typedef struct {
    const SketchSet *set;
-   const OpParams *op;
-   float **inputs;              /* Op_inputShape order */
-   const float *want;
-   int64_t outElems;
-   double rms;                  /* of the reference output */
-   double flops;                /* of the task */
-   bool fullGrid;
-   int sampleBlocks;
+   const VerifyTask *task;
    uint64_t seed;
    char (*archs)[16];
    int narchs;
@@ -156,70 +140,20 @@ typedef struct {
    pthread_mutex_t lock;
 } CheckJob;
 
-static void verify(CheckJob *job, CheckResult *res, LoopNest *ln) {
-   const SketchSet *set = job->set;
-   Lower_state(set, &res->state, ln);
-   float *globals[IR_MAX_BUFFERS];
-   Exec_bindGlobals(ln, job->inputs, globals);
-   int out = Lower_globalBuffer(ln, Dag_output(&set->dag));
-   uint8_t *written = xCalloc((size_t)job->outElems, 1);
-   Exec *x = Exec_new(ln);
-   char *cause = NULL;
-   int rc = 0;
-   int last = ln->nkernels - 1;
-   res->grid = ln->kernels[last].grid;
-   for (int k = 0; k < ln->nkernels && rc == 0; k++) {
-      int64_t grid = ln->kernels[k].grid;
-      if (k < last || job->fullGrid || grid <= job->sampleBlocks + 2) {
-         /* kernels before the last produce what the last one reads anywhere */
-         rc = Exec_run(x, k, globals, NULL, 0, k == last ? written : NULL, &cause);
-         if (k == last)
-            res->blocksRun = grid;
-         continue;
-      }
-      int64_t *blocks = xCalloc((size_t)job->sampleBlocks + 2, sizeof *blocks);
-      int n = 0;
-      blocks[n++] = 0;
-      blocks[n++] = grid - 1;
-      /* random blocks up to --blocks, and up to a budget of work: a grid of a few big
-       * blocks would otherwise run most of the task on the CPU */
-      double perBlock = job->flops / (double)grid;
-      int64_t affordable = (int64_t)(CHECK_WORK_BUDGET / perBlock) - 2;
-      int extra = affordable < job->sampleBlocks ? (int)(affordable > 0 ? affordable : 0) : job->sampleBlocks;
-      Rng rng;
-      Rng_seed(&rng, job->seed ^ State_hash(&res->state));
-      for (int i = 0; i < extra; i++)
-         blocks[n++] = 1 + (int64_t)Rng_below(&rng, (uint64_t)(grid - 2));
-      rc = Exec_run(x, k, globals, blocks, n, written, &cause);
-      res->blocksRun = n;
-      free(blocks);
-   }
-   if (rc < 0) {
-      res->why = xAsprintf("CPU executor: %s", cause);
-      free(cause);
-   } else {
-      for (int64_t i = 0; i < job->outElems && !res->why; i++) {
-         if (!written[i])
-            continue;
-         res->compared++;
-         double g = globals[out][i], w = job->want[i];
-         /* relative error at the scale of the output: an element that cancels to
-          * nearly zero is judged against the output's RMS, not against itself */
-         double scale = fabs(w) > job->rms ? fabs(w) : job->rms;
-         if (!(fabs(g - w) <= CHECK_TOLERANCE * scale))
-            res->why = xAsprintf("element %lld of the output is %.8g, the reference %.8g (relative error %.2g)",
-                                 (long long)i, g, w, fabs(g - w) / scale);
-      }
-      if (!res->why && res->compared == 0)
-         res->why = xStrdup("the blocks run wrote no output element");
-      res->verified = !res->why;
-   }
-   Exec_free(x);
-   free(written);
-   Exec_releaseGlobals(ln, globals);
+static void checkState(CheckJob *job, CheckResult *res, LoopNest *ln) {
+   Lower_state(job->set, &res->state, ln);
+   VerifyResult v;
+   Verify_loopNest(job->task, ln, job->seed ^ State_hash(&res->state), &v);
+   res->verified = v.ok;
+   res->blocksRun = v.blocksRun;
+   res->grid = v.grid;
+   res->why = v.why;
+   v.why = NULL;
+   VerifyResult_done(&v);
 
    res->registers = -1;
    if (job->compile && !res->why) {
+      char *cause = NULL;
       char *src = Cuda_generate(ln, NULL);
       bool all = true;
       for (int a = 0; a < job->narchs && all; a++) {
@@ -229,7 +163,7 @@ static void verify(CheckJob *job, CheckResult *res, LoopNest *ln) {
             free(cause);
             all = false;
          } else if (a == 0 && r.nkernels > 0) {
-            const NvrtcKernelInfo *ki = NvrtcResult_kernel(&r, ln->kernels[last].name);
+            const NvrtcKernelInfo *ki = NvrtcResult_kernel(&r, ln->kernels[ln->nkernels - 1].name);
             res->registers = ki ? ki->registers : -1;
          }
          NvrtcResult_done(&r);
@@ -250,25 +184,10 @@ static void *checkWorker(void *arg) {
       pthread_mutex_unlock(&job->lock);
       if (i < 0)
          break;
-      verify(job, &job->results[i], &ln);
+      checkState(job, &job->results[i], &ln);
    }
    LoopNest_done(&ln);
    return NULL;
-}
-
-static int parseTaskList(const char *text, const Network *net, bool *selected) {
-   const char *p = text;
-   while (*p) {
-      char *end;
-      errno = 0;
-      long v = strtol(p, &end, 10);
-      if (errno || end == p || (*end && *end != ',') || v < 0 || v >= net->ntasks)
-         return Cli_usage("check", "--tasks takes task IDs from 0 to %d separated by commas, not '%s'",
-                      net->ntasks - 1, text);
-      selected[v] = true;
-      p = *end ? end + 1 : end;
-   }
-   return 0;
 }
 
 int Cli_check(int argc, char **argv) {
@@ -310,7 +229,7 @@ int Cli_check(int argc, char **argv) {
       return EXIT_INPUT;
    bool *selected = xCalloc((size_t)net.ntasks, sizeof *selected);
    if (tasksArg) {
-      if (parseTaskList(tasksArg, &net, selected)) {
+      if (Cli_parseTaskList("check", "--tasks", tasksArg, &net, selected)) {
          free(selected);
          Network_done(&net);
          return EXIT_USAGE;
@@ -336,7 +255,7 @@ int Cli_check(int argc, char **argv) {
    free(why);
    printf("tasks over %.0f MFLOP run the first, the last and up to %ld random blocks of their output kernel\n"
           "(about %.0f MFLOP of work per state); kernels before it run in full\n\n",
-          CHECK_FULL_FLOPS / 1e6, blocks, CHECK_WORK_BUDGET / 1e6);
+          VERIFY_FULL_FLOPS / 1e6, blocks, VERIFY_WORK_BUDGET / 1e6);
    printf("%3s  %-19s  %8s  %6s  %8s  %8s  %6s  %-17s  %s\n", "ID", "op", "sketches", "states", "verified",
           "compiled", "failed", "blocks run", "registers");
    SchedLimits lim;
@@ -352,41 +271,12 @@ int Cli_check(int argc, char **argv) {
       Op_buildDag(&task->op, &g);
       SketchSet set;
       SketchSet_generate(&set, &g);
-      CheckJob job = { .set = &set, .op = &task->op, .sampleBlocks = (int)blocks, .seed = (uint64_t)seed,
-                       .archs = archs, .narchs = narchs, .compile = compile };
-      pthread_mutex_init(&job.lock, NULL);
-      /* inputs: seeded values in [-1, 1), never zeros */
-      job.inputs = xCalloc(OP_MAX_INPUTS, sizeof(float *));
-      Rng rng;
-      Rng_seed(&rng, (uint64_t)seed * 7919 + (uint64_t)t);
-      for (int i = 0; i < Op_numInputs(&task->op); i++) {
-         int64_t shape[TE_MAX_DIMS];
-         const char *name;
-         int r = Op_inputShape(&task->op, i, shape, &name);
-         int64_t n = 1;
-         for (int d = 0; d < r; d++)
-            n *= shape[d];
-         job.inputs[i] = xMalloc((size_t)n * sizeof(float));
-         for (int64_t e = 0; e < n; e++)
-            job.inputs[i][e] = (float)(2.0 * Rng_uniform(&rng) - 1.0);
-      }
-      int64_t oshape[TE_MAX_DIMS];
-      int orank = Op_outputShape(&task->op, oshape);
-      job.outElems = 1;
-      for (int d = 0; d < orank; d++)
-         job.outElems *= oshape[d];
-      float *want = xMalloc((size_t)job.outElems * sizeof(float));
-      Ref_run(&task->op, (const float *const *)job.inputs, want);
-      job.want = want;
-      double sq = 0;
-      for (int64_t e = 0; e < job.outElems; e++)
-         sq += (double)want[e] * want[e];
-      job.rms = sqrt(sq / (double)job.outElems);
-      if (job.rms == 0)
-         job.rms = 1;
       /* small tasks run every block; the rest a sample */
-      job.fullGrid = task->flops <= CHECK_FULL_FLOPS;
-      job.flops = task->flops;
+      VerifyTask *vt = VerifyTask_new(&task->op, (uint64_t)seed * 7919 + (uint64_t)t, VERIFY_TOLERANCE,
+                                      (int)blocks, task->flops <= VERIFY_FULL_FLOPS);
+      CheckJob job = { .set = &set, .task = vt, .seed = (uint64_t)seed, .archs = archs, .narchs = narchs,
+                       .compile = compile };
+      pthread_mutex_init(&job.lock, NULL);
       job.results = xCalloc((size_t)samples, sizeof(CheckResult));
       char *cause = NULL;
       Rng srng;
@@ -453,10 +343,7 @@ int Cli_check(int argc, char **argv) {
       verified += tv;
       compiled += tc;
       failed += tf;
-      for (int i = 0; i < Op_numInputs(&task->op); i++)
-         free(job.inputs[i]);
-      free(job.inputs);
-      free(want);
+      VerifyTask_free(vt);
       free(job.results);
       pthread_mutex_destroy(&job.lock);
       SketchSet_done(&set);

@@ -92,6 +92,8 @@ int main(int argc, char **argv) {
       return Cli_check(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "explain") == 0)
       return Cli_explain(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "measure") == 0)
+      return Cli_measure(argc - 1, argv + 1);
    enum { OPT_LIST_DEVICES = 256, OPT_DEVICES };
    static const struct option options[] = {
       { "list", required_argument, NULL, 'l' },

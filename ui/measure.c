@@ -106,7 +106,7 @@ int Cli_measure(int argc, char **argv) {
    if (Cli_loadNetwork(argv[optind], &net))
       return EXIT_INPUT;
    bool *selected = xCalloc((size_t)net.ntasks, sizeof *selected);
-   if (Cli_parseTaskList("measure", argv[optind + 1], &net, selected)) {
+   if (Cli_parseTaskList("measure", "TASK", argv[optind + 1], &net, selected)) {
       free(selected);
       Network_done(&net);
       return EXIT_USAGE;

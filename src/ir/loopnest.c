@@ -36,15 +36,19 @@ void LoopNest_done(LoopNest *ln) {
       }                                                                     \
    } while (0)
 
+/* Lowering names thousands of variables per round: a copy, cut to fit, not snprintf. */
+static void copyName(char *dst, size_t size, const char *name) {
+   size_t n = strnlen(name, size - 1);
+   memcpy(dst, name, n);
+   dst[n] = '\0';
+}
+
 int Ir_var(LoopNest *ln, VarKind kind, const char *name, int64_t extent) {
    if (ln->nvars == IR_MAX_VARS)
       fatal("loop nest has more than %d variables", IR_MAX_VARS);
    IrVar *v = &ln->vars[ln->nvars];
    v->kind = kind;
-   /* lowering names thousands of variables per round: a copy, not snprintf */
-   size_t n = strnlen(name, sizeof v->name - 1);
-   memcpy(v->name, name, n);
-   v->name[n] = '\0';
+   copyName(v->name, sizeof v->name, name);
    v->extent = extent;
    v->value = -1;
    v->ref = -1;
@@ -57,9 +61,7 @@ int Ir_buffer(LoopNest *ln, const char *name, BufferScope scope, int stage, int 
       fatal("loop nest has more than %d buffers", IR_MAX_BUFFERS);
    IrBuffer *b = &ln->buffers[ln->nbuffers];
    memset(b, 0, sizeof *b);
-   size_t len = strnlen(name, sizeof b->name - 1);
-   memcpy(b->name, name, len);
-   b->name[len] = '\0';
+   copyName(b->name, sizeof b->name, name);
    b->scope = scope;
    b->stage = stage;
    b->kernel = kernel;
@@ -81,6 +83,22 @@ static inline void touch(LoopNest *ln, int buffer) {
 void Ir_kernelBegin(LoopNest *ln) {
    ln->touched = 0;
    ln->allreduce = false;
+}
+
+IrKernel *Ir_kernel(LoopNest *ln, const char *name, int root, int64_t grid, int64_t block) {
+   if (ln->nkernels == IR_MAX_KERNELS)
+      fatal("loop nest has more than %d kernels", IR_MAX_KERNELS);
+   IrKernel *kn = &ln->kernels[ln->nkernels++];
+   memset(kn, 0, sizeof *kn);
+   copyName(kn->name, sizeof kn->name, name);
+   kn->root = root;
+   kn->grid = grid;
+   kn->block = block;
+   kn->vthreads = 1;
+   Ir_kernelBegin(ln);
+   kn->blockVar = Ir_var(ln, VAR_BLOCK, "blockIdx.x", grid);
+   kn->threadVar = Ir_var(ln, VAR_THREAD, "threadIdx.x", block);
+   return kn;
 }
 
 static int32_t push(LoopNest *ln, Expr e) {

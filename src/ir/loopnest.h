@@ -140,6 +140,10 @@ void LoopNest_done(LoopNest *ln);
  * the statements and expressions made from now on use: one kernel's parameters. Every
  * load and store made is part of the kernel; nothing is made and then dropped. */
 void Ir_kernelBegin(LoopNest *ln);
+/* A new kernel of grid blocks of `block` threads computing te stage `root`, with its
+ * blockIdx.x and threadIdx.x variables; calls Ir_kernelBegin. Its body, shared bytes,
+ * unroll step and parameters are the caller's to set. */
+IrKernel *Ir_kernel(LoopNest *ln, const char *name, int root, int64_t grid, int64_t block);
 int Ir_var(LoopNest *ln, VarKind kind, const char *name, int64_t extent);
 int Ir_buffer(LoopNest *ln, const char *name, BufferScope scope, int stage, int kernel, int ndim,
               const int64_t *shape);

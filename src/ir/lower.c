@@ -410,20 +410,9 @@ static int32_t fetch(Lower *L, const KernelPlan *k, int c, int64_t threads, int3
 }
 
 static IrKernel *newKernel(Lower *L, int root, int64_t grid, int64_t block) {
-   LoopNest *ln = L->ln;
-   if (ln->nkernels == IR_MAX_KERNELS)
-      fatal("lowering: more than %d kernels", IR_MAX_KERNELS);
-   IrKernel *kn = &ln->kernels[ln->nkernels++];
-   memset(kn, 0, sizeof *kn);
-   join(kn->name, sizeof kn->name, L->g->stages[root].name, "kernel");
-   kn->root = root;
-   kn->grid = grid;
-   kn->block = block;
-   kn->vthreads = 1;
-   Ir_kernelBegin(ln);
-   kn->blockVar = Ir_var(ln, VAR_BLOCK, "blockIdx.x", grid);
-   kn->threadVar = Ir_var(ln, VAR_THREAD, "threadIdx.x", block);
-   return kn;
+   char name[IR_NAME_MAX];
+   join(name, sizeof name, L->g->stages[root].name, "kernel");
+   return Ir_kernel(L->ln, name, root, grid, block);
 }
 
 static int loopVar(Lower *L, const char *axis, const char *level, int64_t extent) {

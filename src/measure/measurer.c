@@ -54,18 +54,12 @@ void MeasurerConfig_default(MeasurerConfig *c) {
    c->seed = 1;
 }
 
-static void knownProfiles(const DeviceSet *set, TextBuf *t) {
-   for (int i = 0; i < set->count; i++)
-      TextBuf_printf(t, "%s%s", i ? ", " : "", set->devices[i].name);
-}
-
 static int unknownProfile(const DeviceSet *set, const char *name, const char *where, char **cause) {
-   TextBuf t;
-   TextBuf_init(&t);
-   knownProfiles(set, &t);
-   setCause(cause, "%s: no device profile is called '%s' (known: %s)", where, name, t.data ? t.data : "none");
-   TextBuf_done(&t);
-   return -1;
+   char known[1024] = "none";
+   TextBuf t = TextBuf_over(known, sizeof known);
+   for (int i = 0; i < set->count; i++)
+      TextBuf_add(&t, "%s%s", i ? ", " : "", set->devices[i].name);
+   return setCause(cause, "%s: no device profile is called '%s' (known: %s)", where, name, known);
 }
 
 /* Fills what the profile lacks from what the driver said; what neither knows stays
@@ -113,7 +107,7 @@ static void profileFromDriver(Device *d, const ProtoDevice *p) {
    while (n > 0 && d->name[n - 1] == '_')
       n--;
    d->name[n] = '\0';
-   snprintf(d->product, sizeof d->product, "%s", p->name);
+   snprintf(d->product, sizeof d->product, "%.*s", (int)sizeof d->product - 1, p->name);
    completeFromDriver(d, p);
 }
 
@@ -354,12 +348,13 @@ static void lower(Measurer *m, const State *s) {
    Inject_apply(&m->ln, m->cfg.inject);
 }
 
-/* Builds every state's program; reqs[i].source is owned by the caller afterwards. */
-static void buildAll(Measurer *m, const State *states, int n, BuildRequest *reqs) {
+/* Builds every state's program; the caller frees sources[i]. */
+static void buildAll(Measurer *m, const State *states, int n, BuildRequest *reqs, char **sources) {
    memset(reqs, 0, (size_t)n * sizeof *reqs);
    for (int i = 0; i < n; i++) {
       lower(m, &states[i]);
-      reqs[i].source = Cuda_generate(&m->ln, NULL);
+      sources[i] = Cuda_generate(&m->ln, NULL);
+      reqs[i].source = sources[i];
       reqs[i].name = "candidate.cu";
    }
    Builder_build(m->builder, reqs, n);
@@ -367,7 +362,8 @@ static void buildAll(Measurer *m, const State *states, int n, BuildRequest *reqs
 
 static void measureGpu(Measurer *m, const State *states, int n, MeasureOutcome *out) {
    BuildRequest *reqs = xCalloc((size_t)n, sizeof *reqs);
-   buildAll(m, states, n, reqs);
+   char **sources = xCalloc((size_t)n, sizeof *sources);
+   buildAll(m, states, n, reqs, sources);
    for (int i = 0; i < n; i++) {
       MeasureOutcome *o = &out[i];
       outcomeInit(o);
@@ -395,10 +391,11 @@ static void measureGpu(Measurer *m, const State *states, int n, MeasureOutcome *
       outcomeCosts(o, res.costs, res.ncosts);
    }
    for (int i = 0; i < n; i++) {
-      free((char *)reqs[i].source);
+      free(sources[i]);
       BuildRequest_done(&reqs[i]);
    }
    free(reqs);
+   free(sources);
 }
 
 static uint64_t mix64(uint64_t x) {
@@ -410,9 +407,11 @@ static uint64_t mix64(uint64_t x) {
 
 static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *out) {
    BuildRequest *reqs = NULL;
+   char **sources = NULL;
    if (m->builder) {
       reqs = xCalloc((size_t)n, sizeof *reqs);
-      buildAll(m, states, n, reqs);
+      sources = xCalloc((size_t)n, sizeof *sources);
+      buildAll(m, states, n, reqs, sources);
    }
    const RunnerConfig *rc = &m->cfg.runner;
    int every = m->cfg.simVerifyEvery > 0 ? m->cfg.simVerifyEvery : 1;
@@ -476,10 +475,11 @@ static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *
    }
    if (reqs) {
       for (int i = 0; i < n; i++) {
-         free((char *)reqs[i].source);
+         free(sources[i]);
          BuildRequest_done(&reqs[i]);
       }
       free(reqs);
+      free(sources);
    }
 }
 

@@ -313,6 +313,24 @@ int Op_inputShape(const OpParams *p, int i, int64_t *s, const char **name) {
    }
 }
 
+static int64_t elems(const int64_t *shape, int rank) {
+   int64_t n = 1;
+   for (int d = 0; d < rank; d++)
+      n *= shape[d];
+   return n;
+}
+
+int64_t Op_inputElems(const OpParams *p, int i) {
+   int64_t shape[TE_MAX_DIMS];
+   const char *name;
+   return elems(shape, Op_inputShape(p, i, shape, &name));
+}
+
+int64_t Op_outputElems(const OpParams *p) {
+   int64_t shape[TE_MAX_DIMS];
+   return elems(shape, Op_outputShape(p, shape));
+}
+
 /* ---- DAG construction ---- */
 
 static const char *const nchwAxes[] = { "nn", "ff", "yy", "xx" };

@@ -92,6 +92,9 @@ int Op_numInputs(const OpParams *p);
 int Op_numOwnInputs(const OpParams *p);
 /* Shape of input i; returns its rank. *name gets the placeholder's name. */
 int Op_inputShape(const OpParams *p, int i, int64_t *shape, const char **name);
+/* Element counts of input i and of the output. */
+int64_t Op_inputElems(const OpParams *p, int i);
+int64_t Op_outputElems(const OpParams *p);
 
 /* Builds the compute DAG into an initialized, empty g. */
 void Op_buildDag(const OpParams *p, Dag *g);

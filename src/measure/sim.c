@@ -1,0 +1,1172 @@
+/* The analytical GPU model behind `sim:PROFILE`. One walk per kernel counts what one
+ * thread (so one warp) issues and what one block moves; the occupancy calculation says
+ * how many blocks share an SM; the busiest SM's time is then a sum of rounds, each the
+ * larger of the throughput bound of its resident blocks and one warp's own latency
+ * path. The walk never runs the kernel: addresses are evaluated for the lanes of a few
+ * sample warps, at the first iteration of every loop, to count 32-byte sectors and
+ * shared-memory bank conflicts.
+ *
+ * The model was written from the hardware's documented behaviour (the CUDA C++
+ * Programming Guide's occupancy rules and throughput table, the architecture
+ * whitepapers' cache and bandwidth figures), not from PSA: nothing here reads PSA's
+ * symbols or shares its formulas, so that simulated measurements can judge the draft
+ * model rather than echo it.
+ *
+ * A kernel of T threads (W = ceil(T / 32) warps) in G blocks, on P sub-partitions:
+ *   walk      per warp: I issued instructions, F FP32-pipe and U special-function
+ *             instructions, M global load round trips, X other latency (cycles); per
+ *             block: S shared/L1 wavefronts and, per global buffer, its sectors
+ *   registers R = ptxas' count, else 24 + register arrays + loaded operands (at most
+ *             64), at most what __launch_bounds__(T) leaves; the rest spills
+ *   occupancy B = min(floor(maxWarpsPerSm / W), floor(warpsByRegs / W),
+ *             floor(sharedPerSm / alloc), maxBlocksPerSm), where warpsByRegs =
+ *             P x floor(regsPerSm / P / (ceil(32 R / 256) x 256)) and alloc = the
+ *             shared bytes + 1 KB reserved (cc >= 8.0) in 128-byte units
+ *   traffic   L2 = 32 x sectors x G (+ local memory beyond L1); footprint
+ *             Fp = sum over buffers of min(their traffic, their size); DRAM =
+ *             Fp + (L2 - Fp) x (1 - h), h = min(1, 0.5 x l2_bytes / Fp)
+ *   a round   of b resident blocks while `a` SMs are busy, in cycles:
+ *             compute = max(ceil(bW / P) x I x icache, bW x F / fpRate, bW x U / 0.5)
+ *             shared = b x S;  memory = max(b x L2 / G / 48, b x DRAM / G / (BW / a / clock))
+ *             thr = largest + (sum of the other two) / (1 + (barriers ? b : bW))
+ *             lat = I + X + M x (200 + 300 x DRAM / L2)
+ *             round = max(thr, lat) + 0.2 x min(thr, lat) + 200
+ *   kernel    the busiest SM runs n = ceil(G / SMs) blocks: floor(n / B) rounds of B
+ *             (a = min(SMs, G)), then one of n mod B (a = the SMs left with blocks);
+ *             seconds = cycles / clock + 3 us of launch
+ *   latency   the sum over kernels x (1 + 0.01 x (2u - 1)), u uniform from the key.
+ * The clock is the profile's, or the peak over 2 x SMs x the FP32 lanes per SM of its
+ * compute capability; fpRate = peak / (2 x SMs x clock x 32) warp instructions per
+ * clock. The kernel's unrollStep is not read again: lowering already turned it into
+ * the loops' kinds (LOOP_UNROLL), which the walk honours. */
+#include "config.h"
+
+#include "measure/sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sketch.h"
+#include "util/rng.h"
+#include "util/xalloc.h"
+
+/* ---- occupancy (CUDA occupancy calculator rules) ---- */
+/* Registers are allocated per warp in units of 256 (cc 3.0 to 9.0), each warp from
+ * the register file of its own sub-partition. */
+#define REG_ALLOC_UNIT 256
+/* Shared memory is allocated per block in units of 128 bytes from cc 7.0 on, 256
+ * before; from cc 8.0 on the runtime reserves 1 KB of every block's shared memory. */
+#define SHARED_ALLOC_UNIT 128
+#define SHARED_ALLOC_UNIT_OLD 256
+#define SHARED_RESERVED_CC8 1024
+
+/* ---- throughputs per SM and clock ---- */
+/* Special-function unit (exp, rsqrt, reciprocal, int-to-float): 16 lanes per SM per
+ * clock on every architecture since Maxwell (Programming Guide throughput table). */
+#define MUFU_LANES 16
+/* One shared-memory wavefront per SM per clock: 32 banks of 4 bytes. */
+#define SHARED_BANKS 32
+/* Bytes an SM can move from L2 per clock: the A100 whitepaper's 5120 bytes per clock
+ * of L2 bandwidth over its 108 SMs is 47; taken for every device. */
+#define L2_BYTES_PER_CLK_PER_SM 48.0
+/* Fraction of the L2 that holds distinct data: A100 and H100 split the L2 into two
+ * partitions and may keep a line in both, so about half is the working capacity. */
+#define L2_USABLE 0.5
+/* Instructions the instruction caches hold (128 KB of 16-byte instructions); code
+ * beyond this is fetched again each time it runs. */
+#define ICACHE_INSTR 8192.0
+
+/* ---- latencies in cycles (microbenchmarks of Volta, Ampere and Hopper agree within
+ * a factor of about 1.5; the model only needs their order) ---- */
+#define L2_LATENCY 200.0        /* a global load that hits L2 */
+#define DRAM_LATENCY 500.0      /* one that misses to DRAM */
+#define SHARED_LATENCY 30.0
+#define L1_LATENCY 35.0         /* local memory (stack arrays, spills) hitting L1 */
+#define FP_LATENCY 4.0          /* a dependent FP32 instruction after an FMA */
+#define BARRIER_CYCLES 20.0     /* __syncthreads once every warp has arrived */
+#define SHUFFLE_CYCLES 30.0     /* a warp shuffle and the operation on its result */
+#define BLOCK_CYCLES 200.0      /* retiring a block and starting the next on an SM */
+
+/* ---- code shape ---- */
+/* Per iteration of a loop left serial: increment, compare, branch. */
+#define LOOP_INSTR 3.0
+/* nvcc unrolls a constant-trip loop without a pragma by up to 4 ... */
+#define NVCC_UNROLL 4
+/* ... and fully when the loop's unrolled body is at most this many statements, which
+ * also lets it keep a local array indexed by that loop in registers. */
+#define NVCC_FULL_UNROLL 64
+/* Independent loads one warp keeps in flight at most. */
+#define MLP_MAX 8.0
+/* Registers a thread needs besides its register arrays and loaded operands: indices,
+ * pointers, loop counters, the block's coordinates. */
+#define REG_BASE 24
+/* Loaded operands held in registers at once at most (the compiler schedules loads to
+ * stay within this when more are loaded per iteration). */
+#define OPERAND_REGS_MAX 64.0
+
+/* ---- combining ---- */
+/* Latency and throughput never overlap perfectly (pipeline fill, the first loads of a
+ * round): the smaller of the two adds this share to the larger. */
+#define OVERLAP_LOSS 0.2
+/* Launching a kernel and the gap between back-to-back kernels. */
+#define LAUNCH_SECONDS 3e-6
+
+#define MAX_DEPTH 32
+#define MAX_CONDS 16
+#define SAMPLE_WARPS 4
+#define WARP_LANES 32           /* the lanes of a warp (warp_size is 32 on every profile) */
+#define MAX_LANES 128           /* 32 threads x a vector of up to 4 */
+#define EVAL_SLOTS 128          /* nodes of one index and its conditions, to start with
+                                   (the largest lowering makes has 72); doubled when short */
+#define VAR_WORDS ((IR_MAX_VARS + 63) / 64)
+#define FLOAT_BYTES 4
+#define SECTOR_BYTES 32
+
+typedef struct {
+   uint64_t w[VAR_WORDS];
+} VarSet;
+
+typedef struct {
+   int var;
+   uint8_t kind;                 /* effective LoopKind */
+   int64_t extent;
+} Loop;
+
+typedef struct {
+   double cost;                  /* issue slots per execution */
+   bool varying;                 /* depends on a loop variable */
+   bool nonAffine;               /* contains a varying division, modulo, min, max, comparison or select */
+} IntCost;
+
+/* The device numbers the model uses, in its units. */
+typedef struct {
+   double sms, partitions, warp;
+   double maxWarpsPerSm, maxBlocksPerSm, regsPerSm, maxRegs, sharedPerSm;
+   double sharedUnit, sharedReserved;
+   double clock;                 /* Hz */
+   double fpPerClk;              /* FP32 warp instructions per SM per clock */
+   double dramBytesPerSec, l2Bytes;
+} Hw;
+
+typedef struct {
+   const LoopNest *ln;
+   const IrKernel *kn;
+   int64_t threads, warps;
+   /* per nest */
+   uint8_t kindOf[IR_MAX_VARS];  /* effective kind of each loop variable */
+   bool setDone[IR_MAX_VARS];
+   VarSet letSet[IR_MAX_VARS];   /* loop, block and thread variables a LET reads */
+   VarSet loopVars;
+   bool inMemory[IR_MAX_BUFFERS];/* a local array the compiler must keep in local memory */
+   bool fenced[IR_MAX_VARS];     /* the loop's body has a barrier: shared loads stay inside */
+   uint64_t writtenBy[IR_MAX_KERNELS];   /* buffers each kernel stores to */
+   uint64_t written;             /* those of the kernel at hand */
+   /* the loop stack */
+   int depth;
+   Loop loop[MAX_DEPTH];
+   double trip;                  /* executions per thread of the statement at hand */
+   double staticMult;            /* its copies in the code */
+   double copies;                /* virtual-thread copies around it */
+   int ncond;
+   int32_t cond[MAX_CONDS];
+   int vecVar;
+   int64_t vecWidth;
+   /* lane evaluation */
+   int64_t env[IR_MAX_VARS];
+   const int64_t *letVal[IR_MAX_VARS];   /* a LET's lanes, valid when its stamp is current */
+   uint32_t letStamp[IR_MAX_VARS];
+   uint32_t stamp;
+   int64_t tid0;                 /* the warp's first thread */
+   int nslots, capslots;
+   bool overflow;                /* an evaluation ran out of slots */
+   int64_t (*slots)[WARP_LANES];
+   int64_t spare[WARP_LANES];    /* what an evaluation that ran out writes to */
+   /* per thread, so per warp */
+   double instr, fp, mufu, flops;
+   double memTrips;              /* global load round trips */
+   double path;                  /* other latency on the warp's own path, cycles */
+   double barriers;
+   double staticInstr;
+   double operands, operandMax;  /* loaded values live per serial iteration */
+   /* per block */
+   double sectors[IR_MAX_BUFFERS];
+   double wavefronts;
+   double localBytes;
+} Walk;
+
+/* ---- variables an expression reads ---- */
+
+static inline bool hasVar(const VarSet *s, int v) {
+   return (s->w[v / 64] >> (v % 64)) & 1;
+}
+
+static inline bool meets(const VarSet *a, const VarSet *b) {
+   for (int i = 0; i < VAR_WORDS; i++)
+      if (a->w[i] & b->w[i])
+         return true;
+   return false;
+}
+
+static void varsOf(Walk *w, int32_t e, VarSet *out);
+
+static const VarSet *letVars(Walk *w, int var) {
+   if (!w->setDone[var]) {
+      VarSet s;
+      memset(&s, 0, sizeof s);
+      varsOf(w, w->ln->vars[var].value, &s);
+      w->letSet[var] = s;
+      w->setDone[var] = true;
+   }
+   return &w->letSet[var];
+}
+
+/* Adds the loop, block and thread variables e reads, through LET values, to out. */
+static void varsOf(Walk *w, int32_t e, VarSet *out) {
+   const Expr *x = &w->ln->expr[e];
+   if (x->kind == EXPR_INT || x->kind == EXPR_FLOAT)
+      return;
+   if (x->kind == EXPR_AXIS) {
+      if (w->ln->vars[x->ref].kind == VAR_LET) {
+         const VarSet *s = letVars(w, x->ref);
+         for (int i = 0; i < VAR_WORDS; i++)
+            out->w[i] |= s->w[i];
+      } else {
+         out->w[x->ref / 64] |= UINT64_C(1) << (x->ref % 64);
+      }
+      return;
+   }
+   for (int i = 0; i < x->nargs; i++)
+      varsOf(w, x->args[i], out);
+}
+
+static bool letVarying(Walk *w, int var) {
+   return meets(letVars(w, var), &w->loopVars);
+}
+
+/* ---- evaluating an index for the lanes of a warp ---- */
+
+/* Scratch lanes for one evaluation: a slot per expression node evaluated. */
+static int64_t *slot(Walk *w) {
+   if (w->nslots == w->capslots) {
+      w->overflow = true;
+      return w->spare;
+   }
+   return w->slots[w->nslots++];
+}
+
+/* e's value in every lane of the warp at hand (threads w->tid0 + lane) with every loop
+ * variable at w->env (its first iteration, or the vector lane). Both sides of a select
+ * are evaluated: indices have no effects, and division by zero gives 0. */
+static const int64_t *evalWarp(Walk *w, int32_t e) {
+   const Expr *x = &w->ln->expr[e];
+   int64_t *r;
+   switch ((ExprKind)x->kind) {
+   case EXPR_INT:
+      r = slot(w);
+      for (int l = 0; l < WARP_LANES; l++)
+         r[l] = x->v.i;
+      return r;
+   case EXPR_AXIS: {
+      const IrVar *v = &w->ln->vars[x->ref];
+      if (v->kind == VAR_LET) {
+         if (w->letStamp[x->ref] != w->stamp) {
+            w->letVal[x->ref] = evalWarp(w, v->value);
+            w->letStamp[x->ref] = w->stamp;
+         }
+         return w->letVal[x->ref];
+      }
+      r = slot(w);
+      for (int l = 0; l < WARP_LANES; l++)
+         r[l] = v->kind == VAR_THREAD ? w->tid0 + l : v->kind == VAR_LOOP ? w->env[x->ref] : 0;
+      return r;
+   }
+   case EXPR_SELECT: {
+      const int64_t *c = evalWarp(w, x->args[0]), *p = evalWarp(w, x->args[1]), *q = evalWarp(w, x->args[2]);
+      r = slot(w);
+      for (int l = 0; l < WARP_LANES; l++)
+         r[l] = c[l] ? p[l] : q[l];
+      return r;
+   }
+   default:
+      break;
+   }
+   r = slot(w);
+   if (x->nargs != 2 || w->ln->expr[x->args[0]].dtype == TE_FLOAT32) {
+      for (int l = 0; l < WARP_LANES; l++)
+         r[l] = 1;               /* a float comparison in a condition: taken */
+      return r;
+   }
+   const int64_t *a = evalWarp(w, x->args[0]), *b = evalWarp(w, x->args[1]);
+#define LANEWISE(expr)                          \
+   for (int l = 0; l < WARP_LANES; l++) {       \
+      int64_t p = a[l], q = b[l];               \
+      r[l] = (expr);                            \
+   }                                            \
+   return r
+   switch ((ExprKind)x->kind) {
+   case EXPR_ADD: LANEWISE(p + q);
+   case EXPR_SUB: LANEWISE(p - q);
+   case EXPR_MUL: LANEWISE(p * q);
+   case EXPR_FLOORDIV: LANEWISE(q ? Expr_floorDiv(p, q) : 0);
+   case EXPR_FLOORMOD: LANEWISE(q ? Expr_floorMod(p, q) : 0);
+   case EXPR_MIN: LANEWISE(p < q ? p : q);
+   case EXPR_MAX: LANEWISE(p > q ? p : q);
+   case EXPR_LT: LANEWISE(p < q);
+   case EXPR_LE: LANEWISE(p <= q);
+   case EXPR_GE: LANEWISE(p >= q);
+   case EXPR_GT: LANEWISE(p > q);
+   case EXPR_EQ: LANEWISE(p == q);
+   case EXPR_AND: LANEWISE(p && q);
+   default: LANEWISE(0 * p * q);
+   }
+#undef LANEWISE
+}
+
+static void sortInts(int64_t *v, int n) {
+   for (int i = 1; i < n; i++) {
+      int64_t x = v[i];
+      int j = i - 1;
+      while (j >= 0 && v[j] > x) {
+         v[j + 1] = v[j];
+         j--;
+      }
+      v[j + 1] = x;
+   }
+}
+
+/* Sectors (global) or wavefronts (shared) one warp's request takes, from the element
+ * indices of its active lanes. Shared: the most distinct 4-byte words that fall into
+ * one bank (words read by several lanes are broadcast). */
+static int requestUnits(int64_t *idx, int n, BufferScope scope) {
+   if (n == 0)
+      return 0;
+   if (scope == SCOPE_GLOBAL)
+      for (int i = 0; i < n; i++)
+         idx[i] = Expr_floorDiv(idx[i] * FLOAT_BYTES, SECTOR_BYTES);
+   sortInts(idx, n);
+   if (scope == SCOPE_GLOBAL) {
+      int distinct = 1;
+      for (int i = 1; i < n; i++)
+         distinct += idx[i] != idx[i - 1];
+      return distinct;
+   }
+   int perBank[SHARED_BANKS] = { 0 }, most = 0;
+   for (int i = 0; i < n; i++) {
+      if (i > 0 && idx[i] == idx[i - 1])
+         continue;
+      int b = (int)Expr_floorMod(idx[i], SHARED_BANKS);
+      if (++perBank[b] > most)
+         most = perBank[b];
+   }
+   return most;
+}
+
+/* The index of an access in the warp's lanes, and in active[] whether each lane takes
+ * part: whether every enclosing condition holds for it. An evaluation that runs out of
+ * slots is done again with twice as many. */
+static const int64_t *evalAccess(Walk *w, int32_t index, int lanes, bool *active) {
+   for (;;) {
+      w->stamp++;
+      w->nslots = 0;
+      w->overflow = false;
+      for (int l = 0; l < lanes; l++)
+         active[l] = true;
+      for (int c = 0; c < w->ncond; c++) {
+         const int64_t *ok = evalWarp(w, w->cond[c]);
+         for (int l = 0; l < lanes; l++)
+            active[l] = active[l] && ok[l];
+      }
+      const int64_t *at = evalWarp(w, index);
+      if (!w->overflow)
+         return at;
+      w->capslots *= 2;
+      w->slots = xReallocArray(w->slots, (size_t)w->capslots, sizeof *w->slots);
+   }
+}
+
+/* The units (requestUnits) of one access summed over the block's warps, from up to
+ * SAMPLE_WARPS warps spread over the block: the full warps share the weight of the
+ * samples among them, the last (possibly partial) warp counts once. A lane takes part
+ * when every enclosing condition holds for it at the loops' first iteration. */
+static double blockUnits(Walk *w, int32_t index, BufferScope scope) {
+   int64_t W = w->warps, T = w->threads;
+   int n = W < SAMPLE_WARPS ? (int)W : SAMPLE_WARPS;
+   double total = 0;
+   for (int k = 0; k < n; k++) {
+      int64_t warp = n == 1 ? 0 : (int64_t)k * (W - 1) / (n - 1);
+      double weight = k == n - 1 ? 1.0 : (double)(W - 1) / (n - 1);
+      int64_t idx[MAX_LANES];
+      int m = 0;
+      w->tid0 = warp * WARP_LANES;
+      int lanes = T - w->tid0 < WARP_LANES ? (int)(T - w->tid0) : WARP_LANES;
+      for (int64_t v = 0; v < w->vecWidth; v++) {
+         if (w->vecVar >= 0)
+            w->env[w->vecVar] = v;
+         bool active[WARP_LANES];
+         const int64_t *at = evalAccess(w, index, lanes, active);
+         for (int l = 0; l < lanes; l++)
+            if (active[l])
+               idx[m++] = at[l];
+      }
+      if (w->vecVar >= 0)
+         w->env[w->vecVar] = 0;
+      total += weight * requestUnits(idx, m, scope);
+   }
+   return total;
+}
+
+/* ---- counting ---- */
+
+static inline void issue(Walk *w, double perExec, double execs, double copies) {
+   w->instr += perExec * execs;
+   w->staticInstr += perExec * copies;
+}
+
+static inline bool isPow2(int64_t v) {
+   return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* The integer arithmetic of an index or condition that runs each time the statement
+ * does. Affine arithmetic of loop variables costs nothing: unrolled copies fold it into
+ * the address offset and serial loops advance a pointer instead (counted per access).
+ * What does not fold: division and modulo by a constant (a multiply-high and a shift,
+ * one shift or mask for a power of two), min, max, comparisons and selects, and the
+ * additions and multiplications applied to their results. Terms that vary with no loop
+ * are computed once, outside the loops. */
+static IntCost intCost(Walk *w, int32_t e) {
+   const Expr *x = &w->ln->expr[e];
+   IntCost r = { 0, false, false };
+   switch ((ExprKind)x->kind) {
+   case EXPR_INT:
+   case EXPR_FLOAT:
+      return r;
+   case EXPR_AXIS: {
+      VarKind k = w->ln->vars[x->ref].kind;
+      r.varying = k == VAR_LOOP || (k == VAR_LET && letVarying(w, x->ref));
+      return r;
+   }
+   default:
+      break;
+   }
+   for (int i = 0; i < x->nargs; i++) {
+      IntCost a = intCost(w, x->args[i]);
+      r.cost += a.cost;
+      r.varying |= a.varying;
+      r.nonAffine |= a.nonAffine;
+   }
+   if (!r.varying)
+      return (IntCost){ 0, false, false };
+   switch ((ExprKind)x->kind) {
+   case EXPR_ADD:
+   case EXPR_SUB:
+   case EXPR_MUL:
+      r.cost += r.nonAffine ? 1 : 0;
+      break;
+   case EXPR_FLOORDIV:
+   case EXPR_FLOORMOD: {
+      const Expr *d = &w->ln->expr[x->args[1]];
+      r.cost += d->kind == EXPR_INT && isPow2(d->v.i) ? 1 : 2;
+      r.nonAffine = true;
+      break;
+   }
+   default:
+      r.cost += 1;
+      r.nonAffine = true;
+      break;
+   }
+   return r;
+}
+
+/* Every operation of a LET's value: it runs each time the LET does. */
+static double letCost(const LoopNest *ln, int32_t e) {
+   const Expr *x = &ln->expr[e];
+   double c = 0;
+   for (int i = 0; i < x->nargs; i++)
+      c += letCost(ln, x->args[i]);
+   switch ((ExprKind)x->kind) {
+   case EXPR_INT:
+   case EXPR_FLOAT:
+   case EXPR_AXIS:
+      return c;
+   case EXPR_FLOORDIV:
+   case EXPR_FLOORMOD:
+      return c + (ln->expr[x->args[1]].kind == EXPR_INT && isPow2(ln->expr[x->args[1]].v.i) ? 1 : 2);
+   default:
+      return c + 1;
+   }
+}
+
+/* The unrolled loops between the statement and its innermost serial loop: their
+ * extents' product `all` (the copies in one serial iteration) and the position of that
+ * serial loop (-1 when none). With vs, also the product `invariant` of the extents of
+ * loops whose variable vs does not contain: unrolled copies of a load that do not
+ * differ are one load (value numbering), and a load that no loop from some serial
+ * loop inwards changes is hoisted out of it when nothing in the loop can change what
+ * it reads (hoistable: a read-only global buffer, or shared memory in a loop without
+ * barriers). */
+static void innerRun(const Walk *w, const VarSet *vs, bool hoistable, bool sharedLoad, double *all,
+                     double *invariant, int *serial) {
+   *all = *invariant = 1;
+   int i = w->depth - 1;
+   bool used = false;
+   for (; i >= 0 && w->loop[i].kind != LOOP_SERIAL; i--) {
+      *all *= (double)w->loop[i].extent;
+      if (vs && !hasVar(vs, w->loop[i].var))
+         *invariant *= (double)w->loop[i].extent;
+      else
+         used = true;
+   }
+   *serial = i;
+   if (!vs || !hoistable)
+      return;
+   for (int j = i; j >= 0 && !used; j--) {
+      const Loop *l = &w->loop[j];
+      used = hasVar(vs, l->var) || (sharedLoad && w->fenced[l->var]);
+      if (!used)
+         *invariant *= (double)l->extent;
+   }
+}
+
+/* One load or store of buffer at index. Local arrays in registers cost nothing; the
+ * others cost an issue slot per execution (one for a whole vector), their index
+ * arithmetic, a pointer step per serial iteration, and their traffic: sectors for
+ * global memory, wavefronts for shared and local memory. Loads also add to the warp's
+ * latency path, divided by how many the warp has in flight at once. */
+static void access(Walk *w, int buffer, int32_t index, bool load) {
+   const IrBuffer *b = &w->ln->buffers[buffer];
+   if (b->scope == SCOPE_LOCAL && !w->inMemory[buffer])
+      return;
+   VarSet vs;
+   memset(&vs, 0, sizeof vs);
+   varsOf(w, index, &vs);
+   double all, invariant;
+   int serial;
+   bool hoistable = b->scope == SCOPE_SHARED || (b->scope == SCOPE_GLOBAL && !(w->written >> buffer & 1));
+   innerRun(w, load ? &vs : NULL, hoistable, b->scope == SCOPE_SHARED, &all, &invariant, &serial);
+   double execs = w->trip / invariant;
+   double distinct = fmax(all / invariant, 1);
+   double mlp = distinct * w->copies * (serial >= 0 ? fmin(NVCC_UNROLL, (double)w->loop[serial].extent) : 1);
+   mlp = fmin(fmax(mlp, 1), MLP_MAX);
+   IntCost ic = intCost(w, index);
+   issue(w, 1 + ic.cost, execs, w->staticMult / invariant);
+   if (ic.varying && serial >= 0)
+      issue(w, 1, w->trip / all, 1);
+   double vec = (double)w->vecWidth;
+   switch (b->scope) {
+   case SCOPE_LOCAL:
+      w->wavefronts += execs * (double)w->warps * vec;
+      w->localBytes += execs * (double)w->threads * FLOAT_BYTES * vec;
+      if (load)
+         w->path += execs * L1_LATENCY / mlp;
+      break;
+   case SCOPE_SHARED: {
+      double units = blockUnits(w, index, SCOPE_SHARED);
+      w->wavefronts += execs * units;
+      if (load)
+         w->path += execs * (SHARED_LATENCY + fmax(units / (double)w->warps - 1, 0)) / mlp;
+      break;
+   }
+   case SCOPE_GLOBAL:
+      w->sectors[buffer] += execs * blockUnits(w, index, SCOPE_GLOBAL);
+      if (load)
+         w->memTrips += execs / mlp;
+      break;
+   }
+   if (load)
+      w->operands += distinct * vec;
+}
+
+typedef struct {
+   double fp, mufu, flops, other;
+} ValueCost;
+
+/* The arithmetic of a value, per execution; its loads are counted as accesses. An add
+ * or subtract of a product is one FMA (2 FLOPs). Division is a reciprocal on the
+ * special-function unit and two FMAs to refine it; exp, tanh, sqrt and rsqrt one
+ * special-function operation and the FMAs around it; erf a polynomial of about ten. */
+static void valueCost(Walk *w, int32_t e, ValueCost *c) {
+   const Expr *x = &w->ln->expr[e];
+   bool isFloat = x->dtype == TE_FLOAT32;
+   switch ((ExprKind)x->kind) {
+   case EXPR_INT:
+   case EXPR_FLOAT:
+   case EXPR_AXIS:
+      return;
+   case EXPR_LOAD:
+      access(w, x->ref, x->args[0], true);
+      return;
+   case EXPR_ADD:
+   case EXPR_SUB:
+      if (isFloat) {
+         for (int i = 0; i < 2; i++) {
+            const Expr *m = &w->ln->expr[x->args[i]];
+            if (m->kind == EXPR_MUL && m->dtype == TE_FLOAT32) {
+               valueCost(w, m->args[0], c);
+               valueCost(w, m->args[1], c);
+               valueCost(w, x->args[1 - i], c);
+               c->fp += 1;
+               c->flops += 2;
+               return;
+            }
+         }
+      }
+      break;
+   case EXPR_SELECT:
+      c->other += intCost(w, x->args[0]).cost + 1;
+      valueCost(w, x->args[1], c);
+      valueCost(w, x->args[2], c);
+      return;
+   case EXPR_CAST:
+      c->other += intCost(w, x->args[0]).cost;
+      c->mufu += 1;
+      return;
+   default:
+      break;
+   }
+   for (int i = 0; i < x->nargs; i++)
+      valueCost(w, x->args[i], c);
+   switch ((ExprKind)x->kind) {
+   case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_MIN: case EXPR_MAX:
+      if (isFloat) {
+         c->fp += 1;
+         c->flops += 1;
+      } else {
+         c->other += 1;
+      }
+      return;
+   case EXPR_DIV: c->fp += 2; c->mufu += 1; c->flops += 1; return;
+   case EXPR_EXP: case EXPR_TANH: c->fp += 2; c->mufu += 1; c->flops += 1; return;
+   case EXPR_SQRT: case EXPR_RSQRT: c->fp += 1; c->mufu += 1; c->flops += 1; return;
+   case EXPR_ERF: c->fp += 10; c->flops += 1; return;
+   default:
+      c->other += 1;        /* comparisons and logic in a value */
+      return;
+   }
+}
+
+/* Counts a statement's value each time the statement runs. */
+static ValueCost arithmetic(Walk *w, int32_t value) {
+   ValueCost c = { 0, 0, 0, 0 };
+   valueCost(w, value, &c);
+   issue(w, c.fp + c.mufu + c.other, w->trip, w->staticMult);
+   w->fp += c.fp * w->trip;
+   w->mufu += c.mufu * w->trip;
+   w->flops += c.flops * w->trip;
+   return c;
+}
+
+static bool readsBuffer(const LoopNest *ln, int32_t e, int buffer) {
+   const Expr *x = &ln->expr[e];
+   if (x->kind == EXPR_LOAD && x->ref == buffer)
+      return true;
+   for (int i = 0; i < x->nargs; i++)
+      if (readsBuffer(ln, x->args[i], buffer))
+         return true;
+   return false;
+}
+
+/* A store and the arithmetic of its value. An update of an accumulator waits for the
+ * previous update of the same accumulator: the unrolled copies and virtual threads that
+ * update different accumulators (the store's index differs) overlap, and a chain
+ * shorter than FP_LATENCY stalls the warp for the rest. */
+static void store(Walk *w, const IrStmt *st) {
+   ValueCost c = arithmetic(w, st->value);
+   access(w, st->buffer, st->index, false);
+   if (c.fp <= 0)
+      return;
+   VarSet vs;
+   memset(&vs, 0, sizeof vs);
+   varsOf(w, st->index, &vs);
+   double all, invariant;
+   int serial;
+   innerRun(w, &vs, false, false, &all, &invariant, &serial);
+   double ilp = (readsBuffer(w->ln, st->value, st->buffer) ? all / invariant : all) * w->copies;
+   if (ilp < FP_LATENCY)
+      w->path += c.fp * w->trip * (FP_LATENCY / ilp - 1);
+}
+
+/* A reduction over the block's threads: shuffles within a warp (a step per halving,
+ * and a broadcast), or a tree in shared memory with a barrier per step. */
+static void allreduce(Walk *w, const IrStmt *st) {
+   arithmetic(w, st->value);
+   double steps = ceil(log2((double)w->threads));
+   if (Sketch_reduceWithShuffles(w->threads)) {
+      issue(w, 2 * steps + 1, w->trip, w->staticMult);
+      w->fp += steps * w->trip;
+      w->path += (steps + 1) * SHUFFLE_CYCLES * w->trip;
+   } else {
+      issue(w, 4 * steps + 3, w->trip, w->staticMult);
+      w->fp += steps * w->trip;
+      w->barriers += (steps + 2) * w->trip;
+      w->wavefronts += (3 * steps + 2) * w->trip * (double)w->warps;
+      w->path += (steps + 2) * (BARRIER_CYCLES + SHARED_LATENCY) * w->trip;
+   }
+   access(w, st->buffer, st->index, false);
+}
+
+static void walkStmt(Walk *w, int32_t s) {
+   const IrStmt *st = &w->ln->stmt[s];
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ: {
+      double copies = w->copies;
+      if (st->vthread)
+         w->copies *= st->count;
+      for (int i = 0; i < st->count; i++)
+         walkStmt(w, w->ln->list[st->first + i]);
+      w->copies = copies;
+      return;
+   }
+   case STMT_FOR: {
+      uint8_t kind = w->kindOf[st->var];
+      if (kind == LOOP_VECTOR) {
+         /* one access for all lanes: the lanes only widen the addresses */
+         w->vecVar = st->var;
+         w->vecWidth = st->extent;
+         walkStmt(w, st->body);
+         w->vecVar = -1;
+         w->vecWidth = 1;
+         return;
+      }
+      if (w->depth == MAX_DEPTH)
+         fatal("simulator: loops nested deeper than %d", MAX_DEPTH);
+      w->loop[w->depth++] = (Loop){ st->var, kind, st->extent };
+      double trip = w->trip, mult = w->staticMult, operands = w->operands;
+      w->trip *= (double)st->extent;
+      if (kind == LOOP_UNROLL) {
+         w->staticMult *= (double)st->extent;
+      } else {
+         issue(w, LOOP_INSTR / fmin(NVCC_UNROLL, (double)st->extent), w->trip, w->staticMult);
+         w->operands = 0;
+      }
+      walkStmt(w, st->body);
+      if (kind != LOOP_UNROLL) {
+         w->operandMax = fmax(w->operandMax, w->operands);
+         w->operands = operands;
+      }
+      w->trip = trip;
+      w->staticMult = mult;
+      w->depth--;
+      return;
+   }
+   case STMT_LET:
+      issue(w, letCost(w->ln, st->value), w->trip, w->staticMult);
+      return;
+   case STMT_STORE:
+      store(w, st);
+      return;
+   case STMT_IF: {
+      /* the condition and a branch; the body as if taken (the mask decides which
+       * lanes' addresses count) */
+      issue(w, intCost(w, st->value).cost + 1, w->trip, w->staticMult);
+      if (w->ncond == MAX_CONDS)
+         fatal("simulator: conditions nested deeper than %d", MAX_CONDS);
+      w->cond[w->ncond++] = st->value;
+      walkStmt(w, st->body);
+      w->ncond--;
+      return;
+   }
+   case STMT_BARRIER:
+      issue(w, 1, w->trip, w->staticMult);
+      w->barriers += w->trip;
+      w->path += BARRIER_CYCLES * w->trip;
+      return;
+   case STMT_ALLREDUCE:
+      allreduce(w, st);
+      return;
+   }
+}
+
+/* ---- what the compiler decides ---- */
+
+/* Statements of s in the code once loops are unrolled, and the effective kind of every
+ * loop: unrolled as marked, a vector only of 2 or 4 lanes (code generation writes
+ * other widths as unrolled loops), and a serial loop unrolled when nvcc would do it
+ * fully by itself. */
+static double decideLoops(Walk *w, int k, int32_t s, bool *barrier) {
+   const IrStmt *st = &w->ln->stmt[s];
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ: {
+      double n = 0;
+      for (int i = 0; i < st->count; i++)
+         n += decideLoops(w, k, w->ln->list[st->first + i], barrier);
+      return n;
+   }
+   case STMT_FOR: {
+      bool inside = false;
+      double body = decideLoops(w, k, st->body, &inside);
+      w->fenced[st->var] = inside;
+      *barrier |= inside;
+      uint8_t kind = st->loop;
+      if (kind == LOOP_VECTOR && st->extent != 2 && st->extent != 4)
+         kind = LOOP_UNROLL;
+      if (kind == LOOP_SERIAL && (double)st->extent * body <= NVCC_FULL_UNROLL)
+         kind = LOOP_UNROLL;
+      w->kindOf[st->var] = kind;
+      return kind == LOOP_SERIAL ? body : body * (double)st->extent;
+   }
+   case STMT_IF:
+      return decideLoops(w, k, st->body, barrier);
+   case STMT_ALLREDUCE:
+      *barrier = true;
+      /* fall through */
+   case STMT_STORE:
+      w->writtenBy[k] |= UINT64_C(1) << st->buffer;
+      return 1;
+   case STMT_BARRIER:
+      *barrier = true;
+      return 0;
+   default:
+      return 0;
+   }
+}
+
+/* A local array stays in registers only when every index is a constant once loops are
+ * unrolled; one indexed by a serial loop lives in local memory (ptxas' stack frame). */
+static void markLocalArray(Walk *w, int buffer, int32_t index) {
+   if (w->ln->buffers[buffer].scope != SCOPE_LOCAL)
+      return;
+   VarSet vs;
+   memset(&vs, 0, sizeof vs);
+   varsOf(w, index, &vs);
+   for (int v = 0; v < w->ln->nvars; v++)
+      if (hasVar(&vs, v) && w->ln->vars[v].kind == VAR_LOOP && w->kindOf[v] == LOOP_SERIAL)
+         w->inMemory[buffer] = true;
+}
+
+static void prepareNest(Walk *w, const LoopNest *ln) {
+   memset(w, 0, sizeof *w);
+   w->ln = ln;
+   for (int v = 0; v < ln->nvars; v++)
+      if (ln->vars[v].kind == VAR_LOOP)
+         w->loopVars.w[v / 64] |= UINT64_C(1) << (v % 64);
+   for (int k = 0; k < ln->nkernels; k++) {
+      bool barrier = false;
+      decideLoops(w, k, ln->kernels[k].body, &barrier);
+   }
+   for (int32_t s = 0; s < ln->nstmt; s++)
+      if (ln->stmt[s].kind == STMT_STORE || ln->stmt[s].kind == STMT_ALLREDUCE)
+         markLocalArray(w, ln->stmt[s].buffer, ln->stmt[s].index);
+   for (int32_t e = 0; e < ln->nexpr; e++)
+      if (ln->expr[e].kind == EXPR_LOAD)
+         markLocalArray(w, ln->expr[e].ref, ln->expr[e].args[0]);
+}
+
+static void walkKernel(Walk *w, int k) {
+   const IrKernel *kn = &w->ln->kernels[k];
+   w->kn = kn;
+   w->written = w->writtenBy[k];
+   w->threads = kn->block;
+   w->warps = (kn->block + WARP_LANES - 1) / WARP_LANES;
+   w->depth = 0;
+   w->trip = w->staticMult = w->copies = 1;
+   w->ncond = 0;
+   w->vecVar = -1;
+   w->vecWidth = 1;
+   w->instr = w->fp = w->mufu = w->flops = w->memTrips = w->path = w->barriers = 0;
+   w->staticInstr = w->operands = w->operandMax = 0;
+   memset(w->sectors, 0, sizeof w->sectors);
+   w->wavefronts = w->localBytes = 0;
+   memset(w->env, 0, sizeof w->env);
+   memset(w->letStamp, 0, sizeof w->letStamp);
+   w->stamp = 0;
+   walkStmt(w, kn->body);
+   w->operandMax = fmax(w->operandMax, w->operands);
+}
+
+/* ---- the device ---- */
+
+/* FP32 lanes per SM by compute capability (Programming Guide throughput table), to
+ * derive the clock from the peak when the profile gives none; 0 when unknown. */
+static int fp32Lanes(int major, int minor) {
+   switch (major) {
+   case 3: return 192;
+   case 5: return 128;
+   case 6: return minor == 0 ? 64 : 128;
+   case 7: return 64;
+   case 8: return minor == 0 ? 64 : 128;
+   case 9: case 10: case 12: return 128;
+   default: return 0;
+   }
+}
+
+static int hwFromDevice(const Device *d, Hw *h, char **cause) {
+   static const DeviceField needed[] = {
+      DEV_COMPUTE_CAPABILITY, DEV_PEAK_FP32_GFLOPS, DEV_MEM_BANDWIDTH_GBS, DEV_SM_COUNT,
+      DEV_SM_PARTITIONS, DEV_WARP_SIZE, DEV_MAX_THREADS_PER_SM, DEV_MAX_THREADS_PER_BLOCK,
+      DEV_MAX_BLOCKS_PER_SM, DEV_REGS_PER_SM, DEV_MAX_REGS_PER_THREAD, DEV_SHARED_PER_SM,
+      DEV_SHARED_PER_BLOCK, DEV_L2_BYTES,
+   };
+   for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
+      if (!Device_has(d, needed[i]))
+         return setCause(cause, "device %s (%s:%d) has no %s, which the simulator needs", d->name,
+                         d->file ? d->file : "?", d->line, Device_fieldInfo(needed[i])->key);
+   if (d->warp_size != WARP_LANES)
+      return setCause(cause, "device %s (%s:%d) has warps of %lld threads; the simulator models warps of %d",
+                      d->name, d->file ? d->file : "?", d->line, (long long)d->warp_size, WARP_LANES);
+   h->sms = (double)d->sm_count;
+   h->partitions = (double)d->sm_partitions;
+   h->warp = (double)d->warp_size;
+   h->maxWarpsPerSm = floor((double)d->max_threads_per_sm / h->warp);
+   h->maxBlocksPerSm = (double)d->max_blocks_per_sm;
+   h->regsPerSm = (double)d->regs_per_sm;
+   h->maxRegs = (double)d->max_regs_per_thread;
+   h->sharedPerSm = (double)d->shared_per_sm;
+   h->sharedUnit = d->cc_major >= 7 ? SHARED_ALLOC_UNIT : SHARED_ALLOC_UNIT_OLD;
+   h->sharedReserved = d->cc_major >= 8 ? SHARED_RESERVED_CC8 : 0;
+   double peak = d->peak_fp32_gflops * 1e9;
+   if (Device_has(d, DEV_CLOCK_MHZ)) {
+      h->clock = d->clock_mhz * 1e6;
+   } else {
+      /* the peak is 2 FLOPs per FMA x lanes x SMs x clock */
+      int lanes = fp32Lanes(d->cc_major, d->cc_minor);
+      if (lanes == 0)
+         return setCause(cause,
+                         "device %s (%s:%d) has no %s, which the simulator needs for compute capability %d.%d",
+                         d->name, d->file ? d->file : "?", d->line, Device_fieldInfo(DEV_CLOCK_MHZ)->key,
+                         d->cc_major, d->cc_minor);
+      h->clock = peak / (2.0 * h->sms * lanes);
+   }
+   h->fpPerClk = peak / (2.0 * h->sms * h->clock * h->warp);
+   h->dramBytesPerSec = d->mem_bandwidth_gbs * 1e9;
+   h->l2Bytes = (double)d->l2_bytes;
+   return 0;
+}
+
+/* ---- one kernel ---- */
+
+typedef struct {
+   double W;                     /* warps per block */
+   double instr, fp, mufu;       /* per warp */
+   double wavefronts, l2Bytes, dramBytes;   /* per block */
+   double barriers;
+   double path;                  /* one warp's latency path, cycles */
+   double icache;                /* issue slowdown from code beyond the instruction cache */
+} KernelLoad;
+
+/* Cycles of one round on an SM holding b blocks while `active` SMs share DRAM. */
+static double roundCycles(const Hw *h, const KernelLoad *L, double b, double active, double *parts) {
+   double warpsPerPartition = ceil(b * L->W / h->partitions);
+   double issueC = warpsPerPartition * L->instr * L->icache;
+   double fpC = b * L->W * L->fp / h->fpPerClk;
+   double mufuC = b * L->W * L->mufu / (MUFU_LANES / h->warp);
+   double compute = fmax(issueC, fmax(fpC, mufuC));
+   double shared = b * L->wavefronts;
+   double dramPerClk = h->dramBytesPerSec / active / h->clock;
+   double memory = fmax(b * L->l2Bytes / L2_BYTES_PER_CLK_PER_SM, b * L->dramBytes / dramPerClk);
+   parts[0] = compute;
+   parts[1] = shared;
+   parts[2] = memory;
+   double most = fmax(compute, fmax(shared, memory));
+   double rest = compute + shared + memory - most;
+   /* the parts overlap across warps; barriers hold a block's warps in one phase, so
+    * only other resident blocks fill the gaps */
+   double others = L->barriers > 0 ? b : b * L->W;
+   double throughput = most + rest / (1 + others);
+   return fmax(throughput, L->path) + OVERLAP_LOSS * fmin(throughput, L->path) + BLOCK_CYCLES;
+}
+
+static const char *const limiterNames[] = { "threads", "registers", "shared memory", "blocks" };
+
+/* Blocks per SM and what limits them; -1 with *cause when none fits. */
+static int occupancy(const Hw *h, const Device *d, const IrKernel *kn, int regs, int *bps,
+                     const char **limiter, char **cause) {
+   double W = ceil((double)kn->block / h->warp);
+   double regsPerWarp = ceil(regs * h->warp / REG_ALLOC_UNIT) * REG_ALLOC_UNIT;
+   double warpsByRegs = floor(h->regsPerSm / h->partitions / regsPerWarp) * h->partitions;
+   if (warpsByRegs < W)
+      return setCause(cause,
+                      "kernel %s needs %.0f registers per block (%d per thread, allocated %.0f per warp, "
+                      "x %.0f warps); device %s has %.0f per SM",
+                      kn->name, regsPerWarp * W, regs, regsPerWarp, W, d->name, h->regsPerSm);
+   double sharedAlloc = ceil(((double)kn->sharedBytes + h->sharedReserved) / h->sharedUnit) * h->sharedUnit;
+   double limit[4] = {
+      floor(h->maxWarpsPerSm / W),
+      floor(warpsByRegs / W),
+      sharedAlloc > 0 ? floor(h->sharedPerSm / sharedAlloc) : INFINITY,
+      h->maxBlocksPerSm,
+   };
+   int at = 0;
+   for (int i = 1; i < 4; i++)
+      if (limit[i] < limit[at])
+         at = i;
+   if (limit[at] < 1)
+      return setCause(cause, "kernel %s fits no block on an SM of device %s (%s)", kn->name, d->name,
+                      limiterNames[at]);
+   *bps = (int)limit[at];
+   *limiter = limiterNames[at];
+   return 0;
+}
+
+static int checkLimits(const Device *d, const IrKernel *kn, int regs, char **cause) {
+   if (kn->block > d->max_threads_per_block)
+      return setCause(cause, "kernel %s has %lld threads per block; device %s allows at most %lld", kn->name,
+                      (long long)kn->block, d->name, (long long)d->max_threads_per_block);
+   if (kn->sharedBytes > d->shared_per_block)
+      return setCause(cause, "kernel %s uses %lld bytes of shared memory per block; device %s allows at most %lld",
+                      kn->name, (long long)kn->sharedBytes, d->name, (long long)d->shared_per_block);
+   if (regs > d->max_regs_per_thread)
+      return setCause(cause, "kernel %s uses %d registers per thread; device %s allows at most %lld", kn->name, regs,
+                      d->name, (long long)d->max_regs_per_thread);
+   return 0;
+}
+
+/* The most registers per thread ptxas gives a kernel of W warps: code generation
+ * declares __launch_bounds__(block), so one block must fit, each warp's registers
+ * coming from its sub-partition's share of the file. */
+static double launchBoundsRegs(const Hw *h, double W) {
+   double perPartition = h->regsPerSm / h->partitions;
+   double perWarp = floor(perPartition / ceil(W / h->partitions) / REG_ALLOC_UNIT) * REG_ALLOC_UNIT;
+   return fmin(h->maxRegs, floor(perWarp / h->warp));
+}
+
+static double simKernel(const Hw *h, const Device *d, Walk *w, int k, const NvrtcKernelInfo *ptx,
+                        SimKernel *out, char **cause) {
+   const LoopNest *ln = w->ln;
+   const IrKernel *kn = &ln->kernels[k];
+   int64_t wantRegs = ptx && ptx->registers >= 0 ? ptx->registers : 0;
+   if (checkLimits(d, kn, (int)wantRegs, cause) < 0)
+      return -1;
+   walkKernel(w, k);
+   double T = (double)kn->block, G = (double)kn->grid;
+
+   /* registers: ptxas' count, or the register arrays, the operands loaded per serial
+    * iteration and a base; past what __launch_bounds__ allows the rest spills (a store
+    * and a load of each value) */
+   double spillBytes, regs;
+   if (ptx && ptx->registers >= 0) {
+      regs = ptx->registers;
+      spillBytes = (double)(ptx->spillStores > 0 ? ptx->spillStores : 0) +
+                   (double)(ptx->spillLoads > 0 ? ptx->spillLoads : 0);
+   } else {
+      double need = REG_BASE + fmin(w->operandMax, OPERAND_REGS_MAX);
+      for (int b = 0; b < ln->nbuffers; b++)
+         if (ln->buffers[b].scope == SCOPE_LOCAL && ln->buffers[b].kernel == k && !w->inMemory[b])
+            need += (double)ln->buffers[b].elems;
+      regs = fmin(need, launchBoundsRegs(h, (double)w->warps));
+      spillBytes = (need - regs) * FLOAT_BYTES * 2;
+   }
+   if (spillBytes > 0) {
+      /* ptxas gives the spill code's size, not how often it runs: it is taken to run as
+       * often as the kernel's average instruction, a 4-byte local access per 4 bytes */
+      double accesses = spillBytes / FLOAT_BYTES * w->instr / fmax(w->staticInstr, 1);
+      w->instr += accesses;
+      w->wavefronts += accesses * (double)w->warps;
+      w->localBytes += accesses * FLOAT_BYTES * T;
+      w->path += accesses / 2 * L1_LATENCY / (MLP_MAX / 2);
+   }
+   int bps = 0;
+   const char *limiter = NULL;
+   if (occupancy(h, d, kn, (int)regs, &bps, &limiter, cause) < 0)
+      return -1;
+
+   /* global traffic: every sector requested crosses L2; DRAM serves each buffer's
+    * footprint once, and the re-reads that L2 cannot hold: when the kernel's
+    * footprint exceeds the usable L2, a re-read hits with probability usable /
+    * footprint */
+   double l2 = 0, footprint = 0;
+   for (int b = 0; b < ln->nbuffers; b++) {
+      if (ln->buffers[b].scope != SCOPE_GLOBAL || w->sectors[b] <= 0)
+         continue;
+      double traffic = w->sectors[b] * SECTOR_BYTES * G;
+      l2 += traffic;
+      footprint += fmin(traffic, (double)ln->buffers[b].elems * FLOAT_BYTES);
+   }
+   double hit = footprint > 0 ? fmin(1, L2_USABLE * h->l2Bytes / footprint) : 1;
+   double dram = footprint + (l2 - footprint) * (1 - hit);
+   /* local memory (each thread's frame: arrays kept there and spill slots) lives in
+    * the L1 part of the SM's unified memory, what the resident blocks' shared memory
+    * leaves of it; the share of the frames that does not fit is served by L2 */
+   double frame = spillBytes / 2;
+   for (int b = 0; b < ln->nbuffers; b++)
+      if (ln->buffers[b].scope == SCOPE_LOCAL && ln->buffers[b].kernel == k && w->inMemory[b])
+         frame += (double)ln->buffers[b].elems * FLOAT_BYTES;
+   if (ptx && ptx->stackBytes > frame)
+      frame = ptx->stackBytes;
+   double localFoot = bps * T * frame;
+   if (localFoot > 0 && w->localBytes > 0) {
+      double room = fmax(h->sharedPerSm - bps * (double)kn->sharedBytes, 0);
+      double over = localFoot > room ? 1 - room / localFoot : 0;
+      l2 += over * w->localBytes * G;
+   }
+   double memLatency = L2_LATENCY + (l2 > 0 ? dram / l2 : 0) * (DRAM_LATENCY - L2_LATENCY);
+
+   KernelLoad L;
+   L.W = (double)w->warps;
+   L.instr = w->instr;
+   L.fp = w->fp;
+   L.mufu = w->mufu;
+   L.wavefronts = w->wavefronts;
+   L.l2Bytes = l2 / G;
+   L.dramBytes = dram / G;
+   L.barriers = w->barriers;
+   L.path = w->instr + w->path + w->memTrips * memLatency;
+   L.icache = 1 + fmax(0, w->staticInstr - ICACHE_INSTR) / fmax(w->staticInstr, 1);
+
+   /* the busiest SM gets ceil(grid / SMs) blocks, bps at a time; the last round holds
+    * the rest, on as many SMs as have blocks left */
+   double perSm = ceil(G / h->sms);
+   double full = floor(perSm / bps), rest = perSm - full * bps;
+   double parts[3], sum[3] = { 0, 0, 0 };
+   double cycles = 0;
+   if (full > 0) {
+      cycles += full * roundCycles(h, &L, bps, fmin(h->sms, G), parts);
+      for (int i = 0; i < 3; i++)
+         sum[i] += full * parts[i];
+   }
+   if (rest > 0) {
+      double tail = G - full * bps * h->sms;
+      cycles += roundCycles(h, &L, rest, fmin(h->sms, tail), parts);
+      for (int i = 0; i < 3; i++)
+         sum[i] += parts[i];
+   }
+   double rounds = full + (rest > 0);
+   double seconds = cycles / h->clock + LAUNCH_SECONDS;
+
+   memset(out, 0, sizeof *out);
+   out->seconds = seconds;
+   out->blocksPerSm = bps;
+   out->occupancy = bps * L.W / h->maxWarpsPerSm;
+   out->waves = G / (h->sms * bps);
+   out->registers = (int)regs;
+   out->registersFromPtxas = ptx && ptx->registers >= 0;
+   out->flops = w->flops * T * G;
+   out->dramBytes = dram;
+   out->computeSeconds = sum[0] / h->clock;
+   out->sharedSeconds = sum[1] / h->clock;
+   out->memorySeconds = sum[2] / h->clock;
+   out->latencySeconds = rounds * L.path / h->clock;
+   out->limiter = limiter;
+   return seconds;
+}
+
+double Sim_latency(const Device *d, const LoopNest *ln, const NvrtcKernelInfo *const *ptxas, uint64_t jitterKey,
+                   SimReport *report, char **cause) {
+   Hw h;
+   if (hwFromDevice(d, &h, cause) < 0)
+      return -1;
+   Walk *w = xMalloc(sizeof *w);
+   prepareNest(w, ln);
+   w->capslots = EVAL_SLOTS;
+   w->slots = xMalloc(EVAL_SLOTS * sizeof *w->slots);
+   SimReport local;
+   SimReport *r = report ? report : &local;
+   memset(r, 0, sizeof *r);
+   double total = 0;
+   for (int k = 0; k < ln->nkernels && total >= 0; k++) {
+      double s = simKernel(&h, d, w, k, ptxas ? ptxas[k] : NULL, &r->kernels[k], cause);
+      total = s < 0 ? -1 : total + s;
+      r->nkernels += s >= 0;
+   }
+   free(w->slots);
+   free(w);
+   if (total < 0)
+      return -1;
+   /* a deterministic jitter in [1 - SIM_JITTER, 1 + SIM_JITTER), so that ties between
+    * equal estimates break the same way every run */
+   Rng rng;
+   Rng_seed(&rng, jitterKey);
+   total *= 1 + SIM_JITTER * (2 * Rng_uniform(&rng) - 1);
+   r->seconds = total;
+   return total;
+}

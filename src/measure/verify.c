@@ -1,0 +1,161 @@
+/* Verification of loop nests on the CPU executor: a task's inputs and reference output
+ * made once, then any number of nests run and compared against them. */
+#include "config.h"
+
+#include "measure/verify.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/exec.h"
+#include "te/ref.h"
+#include "util/rng.h"
+#include "util/xalloc.h"
+
+struct VerifyTask_ {
+   int ninputs;
+   float *inputs[OP_MAX_INPUTS];   /* Op_inputShape order */
+   float *want;
+   int64_t outElems;
+   double rms;                     /* of the reference output; 1 when it is all zeros */
+   double flops;                   /* of the task */
+   double tolerance;
+   int sampleBlocks;
+   bool fullGrid;
+};
+
+VerifyTask *VerifyTask_new(const OpParams *op, uint64_t seed, double tolerance, int sampleBlocks,
+                           bool fullGrid) {
+   VerifyTask *t = xCalloc(1, sizeof *t);
+   t->tolerance = tolerance;
+   t->sampleBlocks = sampleBlocks;
+   t->fullGrid = fullGrid;
+   t->flops = Op_flops(op);
+   /* values in [-1, 1): an all-zero input would let many wrong kernels pass */
+   Rng rng;
+   Rng_seed(&rng, seed);
+   t->ninputs = Op_numInputs(op);
+   for (int i = 0; i < t->ninputs; i++) {
+      int64_t n = Op_inputElems(op, i);
+      t->inputs[i] = xMalloc((size_t)n * sizeof(float));
+      for (int64_t e = 0; e < n; e++)
+         t->inputs[i][e] = (float)(2.0 * Rng_uniform(&rng) - 1.0);
+   }
+   t->outElems = Op_outputElems(op);
+   t->want = xMalloc((size_t)t->outElems * sizeof(float));
+   Ref_run(op, (const float *const *)t->inputs, t->want);
+   double sq = 0;
+   for (int64_t e = 0; e < t->outElems; e++)
+      sq += (double)t->want[e] * t->want[e];
+   t->rms = sqrt(sq / (double)t->outElems);
+   if (t->rms == 0)
+      t->rms = 1;
+   return t;
+}
+
+void VerifyTask_free(VerifyTask *t) {
+   if (!t)
+      return;
+   for (int i = 0; i < t->ninputs; i++)
+      free(t->inputs[i]);
+   free(t->want);
+   free(t);
+}
+
+const float *const *VerifyTask_inputs(const VerifyTask *t) {
+   return (const float *const *)t->inputs;
+}
+
+const float *VerifyTask_reference(const VerifyTask *t, int64_t *elems) {
+   if (elems)
+      *elems = t->outElems;
+   return t->want;
+}
+
+void VerifyResult_done(VerifyResult *r) {
+   free(r->why);
+   memset(r, 0, sizeof *r);
+}
+
+/* The last kernel's blocks to run: the first, the last and random ones in between, as
+ * many as --blocks asks and the work budget allows (a grid of a few big blocks would
+ * otherwise run most of the task on the CPU). Returns how many it wrote. */
+static int pickBlocks(const VerifyTask *t, int64_t grid, uint64_t seed, int64_t *blocks) {
+   int n = 0;
+   blocks[n++] = 0;
+   blocks[n++] = grid - 1;
+   double perBlock = t->flops / (double)grid;
+   int64_t affordable = (int64_t)(VERIFY_WORK_BUDGET / perBlock) - 2;
+   int extra = affordable < t->sampleBlocks ? (int)(affordable > 0 ? affordable : 0) : t->sampleBlocks;
+   Rng rng;
+   Rng_seed(&rng, seed);
+   for (int i = 0; i < extra; i++)
+      blocks[n++] = 1 + (int64_t)Rng_below(&rng, (uint64_t)(grid - 2));
+   return n;
+}
+
+/* Compares the written output elements with the reference; the first that differs
+ * becomes res->why. */
+static void compare(const VerifyTask *t, const float *got, const uint8_t *written, VerifyResult *res) {
+   for (int64_t i = 0; i < t->outElems && !res->why; i++) {
+      if (!written[i])
+         continue;
+      res->compared++;
+      double g = got[i], w = t->want[i];
+      /* relative error at the scale of the output: an element that cancels to nearly
+       * zero is judged against the output's RMS, not against itself */
+      double scale = fabs(w) > t->rms ? fabs(w) : t->rms;
+      if (!(fabs(g - w) <= t->tolerance * scale))
+         res->why = xAsprintf("element %lld of the output is %.8g, the reference %.8g (relative error %.2g)",
+                              (long long)i, g, w, fabs(g - w) / scale);
+   }
+   if (!res->why && res->compared == 0)
+      res->why = xStrdup("the blocks run wrote no output element");
+}
+
+int Verify_loopNest(const VerifyTask *t, const LoopNest *ln, uint64_t sampleSeed, VerifyResult *res) {
+   memset(res, 0, sizeof *res);
+   int out = -1;
+   for (int b = 0; b < ln->nbuffers; b++)
+      if (ln->buffers[b].scope == SCOPE_GLOBAL && ln->buffers[b].output)
+         out = b;
+   if (out < 0 || ln->nkernels == 0 || ln->buffers[out].elems != t->outElems) {
+      res->why = xStrdup("the loop nest has no output buffer of the task's output size");
+      return -1;
+   }
+   float *globals[IR_MAX_BUFFERS];
+   Exec_bindGlobals(ln, (float *const *)t->inputs, globals);
+   uint8_t *written = xCalloc((size_t)t->outElems, 1);
+   Exec *x = Exec_new(ln);
+   char *cause = NULL;
+   int rc = 0;
+   int last = ln->nkernels - 1;
+   res->grid = ln->kernels[last].grid;
+   for (int k = 0; k < ln->nkernels && rc == 0; k++) {
+      int64_t grid = ln->kernels[k].grid;
+      if (k < last || t->fullGrid || grid <= t->sampleBlocks + 2) {
+         /* kernels before the last produce what the last one reads anywhere */
+         rc = Exec_run(x, k, globals, NULL, 0, k == last ? written : NULL, &cause);
+         if (k == last)
+            res->blocksRun = grid;
+         continue;
+      }
+      int64_t *blocks = xCalloc((size_t)t->sampleBlocks + 2, sizeof *blocks);
+      int n = pickBlocks(t, grid, sampleSeed, blocks);
+      rc = Exec_run(x, k, globals, blocks, n, written, &cause);
+      res->blocksRun = n;
+      free(blocks);
+   }
+   if (rc < 0) {
+      res->why = xAsprintf("CPU executor: %s", cause);
+      free(cause);
+   } else {
+      compare(t, globals[out], written, res);
+   }
+   Exec_free(x);
+   free(written);
+   Exec_releaseGlobals(ln, globals);
+   res->ok = !res->why;
+   return res->ok ? 0 : -1;
+}

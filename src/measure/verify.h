@@ -1,0 +1,62 @@
+/* Verification without a GPU: a lowered loop nest runs on the CPU executor (ir/exec.h)
+ * over a task's seeded random inputs and its output is compared with the op's C
+ * reference. It serves `pruner-tui check` and measurement on the simulator, where no GPU
+ * checks the answer, so that a wrong kernel is a wrong answer with or without a GPU.
+ *
+ * Large tasks are not run in full: the kernels before the last run every block (they
+ * produce what the last one may read anywhere), the last one runs its first and last
+ * block and up to `sampleBlocks` random ones, fewer when its blocks are so large that
+ * they would exceed VERIFY_WORK_BUDGET FLOPs of work. Only the output elements the
+ * blocks run wrote are compared. */
+#ifndef HEADER_verify
+#define HEADER_verify
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/loopnest.h"
+#include "te/op.h"
+
+/* The largest relative error an output element may have against the reference, at the
+ * scale max(|reference element|, RMS of the reference output). */
+#define VERIFY_TOLERANCE 1e-4
+/* Tasks of at most this many FLOPs are worth running over the whole grid. */
+#define VERIFY_FULL_FLOPS 2e7
+/* About how many FLOPs the sampled blocks of the last kernel may run. */
+#define VERIFY_WORK_BUDGET 4e7
+
+/* One task's inputs and reference output; read-only once made, so threads share it. */
+typedef struct VerifyTask_ VerifyTask;
+
+/* Makes the inputs of op (seeded values in [-1, 1), in Op_inputShape order), runs the
+ * C reference on them, and keeps its output and RMS. fullGrid runs every block of the
+ * last kernel; otherwise it is sampled (above). */
+VerifyTask *VerifyTask_new(const OpParams *op, uint64_t seed, double tolerance, int sampleBlocks,
+                           bool fullGrid);
+void VerifyTask_free(VerifyTask *t);
+
+/* The inputs, in Op_inputShape order. */
+const float *const *VerifyTask_inputs(const VerifyTask *t);
+/* The reference output and its element count. */
+const float *VerifyTask_reference(const VerifyTask *t, int64_t *elems);
+
+typedef struct VerifyResult_ {
+   bool ok;
+   int64_t blocksRun;           /* blocks of the last kernel that ran */
+   int64_t grid;                /* the last kernel's grid */
+   int64_t compared;            /* output elements compared */
+   char *why;                   /* when not ok: the executor's error, or the first element
+                                   that differs ("element I of the output is G, the
+                                   reference W (relative error E)") */
+} VerifyResult;
+
+/* Runs ln (lowered from a state of the task, and possibly altered since) on the CPU
+ * executor and compares its output (the global buffer marked `output`) with the
+ * reference. sampleSeed picks the random blocks (check uses its seed ^ State_hash).
+ * Returns 0 when the output matched, -1 with res->why otherwise; res is filled either
+ * way. Threads may verify different nests against one task at the same time. */
+int Verify_loopNest(const VerifyTask *t, const LoopNest *ln, uint64_t sampleSeed, VerifyResult *res);
+/* Frees what the result holds and zeroes it. */
+void VerifyResult_done(VerifyResult *r);
+
+#endif
