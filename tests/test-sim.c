@@ -44,12 +44,7 @@ static int teardownDevices(void **state) {
 }
 
 static double simulate(const Device *d, const LoopNest *ln, const NvrtcKernelInfo *ptx, SimReport *r) {
-   NvrtcKernelInfo copy;
-   NvrtcKernelInfo *per[IR_MAX_KERNELS] = { NULL };
-   if (ptx) {
-      copy = *ptx;
-      per[0] = &copy;
-   }
+   const NvrtcKernelInfo *per[IR_MAX_KERNELS] = { ptx };
    char *cause = NULL;
    double s = Sim_latency(d, ln, per, 42, r, &cause);
    if (s < 0)
@@ -473,7 +468,7 @@ static void test_out_of_range_kernels(void **state) {
    /* 1024 threads of 72 registers: 72 x 32 = 2304 a warp, 32 warps = 73728 > 65536 */
    copyNest(&ln, 1 << 20, 1024, false);
    NvrtcKernelInfo k72 = ptxas(72, 0, 0);
-   NvrtcKernelInfo *per[IR_MAX_KERNELS] = { &k72 };
+   const NvrtcKernelInfo *per[IR_MAX_KERNELS] = { &k72 };
    assert_true(Sim_latency(h100, &ln, per, 1, NULL, &cause) == -1);
    assert_string_equal(cause, "kernel copy_kernel needs 73728 registers per block (72 per thread, allocated 2304 per "
                               "warp, x 32 warps); device h100_sxm has 65536 per SM");
