@@ -27,7 +27,7 @@ run() {
    err=$(cat "$tmp/err")
 }
 
-echo "1..31"
+echo "1..43"
 
 run --help
 ok "--help exits 0" [ "$rc" -eq 0 ]
@@ -121,5 +121,32 @@ ok "explain rejects an unknown device" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")"
 
 XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --devices "$tmp/mine.yaml" --device mygpu
 ok "explain refuses a device PSA cannot use, naming the field" [ "$rc" -eq 1 -a "$err" = "pruner-tui: device mygpu ($tmp/mine.yaml:2) has no peak_fp32_gflops, which PSA needs" ]
+
+# measure: the simulator stands in for a GPU, labelled as such; records are written
+XDG_CONFIG_HOME="$tmp/none" PRUNER_TUI_LIBCUDA=/nonexistent/libcuda.so.1 run measure "$tmp/mm.task" 0 --samples 2 --verify-every 1 --records "$tmp/rec.jsonl"
+ok "measure falls back to the simulator and says so" sh -c '[ "$1" -eq 0 ] && grep -q "^measuring mm (.*) on sim:h100_sxm (simulated NVIDIA H100 80GB HBM3): SIMULATED, not a GPU$" "$2" && grep -q "^note: no CUDA GPU (no CUDA driver: cannot open /nonexistent/libcuda.so.1 " "$2"' _ "$rc" "$tmp/out"
+ok "measure prints a row per state and the totals" sh -c '[ "$(grep -cE "^ +[01] +[0-9.]+ +[0-9.]+ +[0-9.]+% .* ok$" "$1")" -eq 2 ] && tail -n1 "$1" | grep -qx "measured 2 states: 2 ok (simulated)"' _ "$tmp/out"
+ok "measure appends one record per state" sh -c '[ "$(wc -l < "$1")" -eq 2 ] && grep -c "\"simulated\":true" "$1" | grep -qx 2' _ "$tmp/rec.jsonl"
+
+XDG_CONFIG_HOME="$tmp/none" run measure "$tmp/mm.task" all --device sim:a100 --samples 1 --inject wrong
+ok "measure catches a wrong kernel without a GPU" sh -c '[ "$1" -eq 0 ] && grep -q " wrong answer: element [0-9]* of the output is " "$2" && tail -n1 "$2" | grep -qx "measured 1 states: 0 ok, 1 wrong answer (simulated)"' _ "$rc" "$tmp/out"
+
+XDG_CONFIG_HOME="$tmp/none" run measure "$tmp/mm.task" 0 --device sim:a100 --samples 1 --inject hang
+ok "measure reports an endless kernel as a run timeout" sh -c 'grep -q " run timeout: the simulated program runs .* s per launch, beyond the run timeout of 10 s$" "$1"' _ "$tmp/out"
+
+run measure "$tmp/mm.task" 1
+ok "measure rejects a task that does not exist" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: TASK takes task IDs from 0 to 0 separated by commas, or all, not '1'" ]
+run measure "$tmp/mm.task" 0 --device gpu0
+ok "measure rejects a bad --device" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: --device takes auto, cuda:N or sim:PROFILE, not 'gpu0'" ]
+XDG_CONFIG_HOME="$tmp/none" run measure "$tmp/mm.task" 0 --device sim:b200
+ok "measure rejects an unknown profile" sh -c '[ "$1" -eq 1 ] && head -n1 "$2" | grep -q "^pruner-tui measure: sim:b200: no device profile is called .b200. (known: .*h100_sxm"' _ "$rc" "$tmp/err"
+XDG_CONFIG_HOME="$tmp/none" PRUNER_TUI_LIBCUDA=/nonexistent/libcuda.so.1 run measure "$tmp/mm.task" 0 --device cuda:0
+ok "measure on cuda:0 without a driver says why" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: no CUDA driver: cannot open /nonexistent/libcuda.so.1 (/nonexistent/libcuda.so.1: cannot open shared object file: No such file or directory)" ]
+run measure "$tmp/mm.task" 0 --repeats 0
+ok "measure checks its counts" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: --repeats must be an integer from 1 to 32, not '0'" ]
+run measure "$tmp/mm.task" 0 --inject sometimes
+ok "measure names the injections" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: --inject takes none, wrong, oob or hang, not 'sometimes'" ]
+run measure "$tmp/mm.task" 0 --records /nonexistent/dir/r.jsonl
+ok "measure names a records file it cannot write" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: /nonexistent/dir/r.jsonl: No such file or directory" ]
 
 [ "$failed" -eq 0 ]

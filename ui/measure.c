@@ -98,6 +98,9 @@ int Cli_measure(int argc, char **argv) {
    }
    if (argc - optind != 2)
       return Cli_usage("measure", "expected FILE.task TASK (a task ID, IDs separated by commas, or all)");
+   if (cfg.device && strcmp(cfg.device, "auto") != 0 && strncmp(cfg.device, "cuda:", 5) != 0 &&
+       strncmp(cfg.device, "sim:", 4) != 0)
+      return Cli_usage("measure", "--device takes auto, cuda:N or sim:PROFILE, not '%s'", cfg.device);
    cfg.runner.timing.repeats = (int)repeats;
    cfg.buildThreads = (int)jobs;
    cfg.simVerifyEvery = (int)verifyEvery;
@@ -132,7 +135,8 @@ int Cli_measure(int argc, char **argv) {
    }
    if (rc) {
       free(cause);
-      RecordWriter_close(rw, NULL);
+      if (rw)
+         RecordWriter_close(rw, NULL);
       DeviceSet_done(&devices);
       free(selected);
       Network_done(&net);

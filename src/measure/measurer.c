@@ -483,6 +483,10 @@ static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *
    }
 }
 
+void Measurer_setInject(Measurer *m, InjectKind k) {
+   m->cfg.inject = k;
+}
+
 void Measurer_measure(Measurer *m, const State *states, int n, MeasureOutcome *out) {
    if (m->simulated)
       measureSim(m, states, n, out);

@@ -76,6 +76,9 @@ bool Measurer_compiles(const Measurer *m);
  * program checked against it. -1 with *cause when the GPU disagrees with the CPU. */
 int Measurer_setTask(Measurer *m, const Task *task, const SketchSet *set, char **cause);
 
+/* Breaks the programs of the batches that follow this way (tests; INJECT_NONE stops). */
+void Measurer_setInject(Measurer *m, InjectKind k);
+
 /* Measures n states of the current task into out[0..n). */
 void Measurer_measure(Measurer *m, const State *states, int n, MeasureOutcome *out);
 
