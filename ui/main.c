@@ -21,10 +21,12 @@ static void usage(FILE *out) {
       "                        [--blocks N] [--jobs N]\n"
       "       pruner-tui explain FILE.task TASK [--seed N | --state JSON|@FILE]\n"
       "                          [--device NAME] [--devices FILE]\n"
+      "       pruner-tui measure FILE.task TASK|LIST|all [--samples N] [--device D] [OPTION]...\n"
       "Auto-tune the CUDA kernels of a deep-learning network (Pruner's draft-then-verify\n"
       "search on Ansor's schedule space). This version reads networks and devices,\n"
-      "generates and checks kernels and explains what PSA and the features see in them;\n"
-      "the tuner, the workbench screen and batch mode are not part of it yet.\n"
+      "generates and checks kernels, explains what PSA and the features see in them, and\n"
+      "measures them on a GPU or the simulator; the tuner, the workbench screen and batch\n"
+      "mode are not part of it yet.\n"
       "\n"
       "Subcommands:\n"
       "  kernel     print a state of a task (sampled with --seed, default 1, or given with\n"
@@ -37,6 +39,16 @@ static void usage(FILE *out) {
       "             a table; exit status 1 if any state failed\n"
       "  explain    print a state's loop nest, PSA's symbols, penalties and latency\n"
       "             estimate on --device (default a100_40), and its feature vectors\n"
+      "  measure    sample --samples states (default 10) of the tasks given (an ID, IDs\n"
+      "             separated by commas, or all) and measure them: latency, GFLOPS, spread,\n"
+      "             registers, spills and errors per state. --device auto (default: CUDA\n"
+      "             device 0, else the simulator for --sim-profile, default h100_sxm),\n"
+      "             cuda:N or sim:PROFILE. Also --repeats N (3), --min-repeat-ms MS (10),\n"
+      "             --timeout S (run timeout, 10), --build-timeout S (15), --jobs N (compile\n"
+      "             threads, default one per core), --verify-every N (the simulator checks\n"
+      "             1 state in N on the CPU, default 8), --same N (measure each state N\n"
+      "             times), --seed N, --records FILE (append one JSON line per state),\n"
+      "             --devices FILE, --inject wrong|oob|hang (break every program, to test)\n"
       "\n"
       "  -l, --list FILE.task   print the network's tuning tasks (ID, op, shape, epilogue,\n"
       "                         weight, FLOPs, weight x FLOPs) and the totals\n"
@@ -51,7 +63,8 @@ static void usage(FILE *out) {
       "$XDG_CONFIG_HOME/pruner-tui/devices.yaml when it exists, then --devices FILE.\n"
       "\n"
       "Exit status: 0 on success, 1 for a bad input file, 2 for bad usage.\n"
-      "See pruner-tui(1), pruner-tui-task(5) and pruner-tui-devices(5).\n",
+      "See pruner-tui(1), pruner-tui-task(5), pruner-tui-devices(5) and\n"
+      "pruner-tui-records(5).\n",
       PKGDATADIR);
 }
 
