@@ -119,14 +119,8 @@ static void test_wrong_kernel(void **state) {
 }
 
 int main(void) {
-   char *path = TestUtil_srcPath("devices.yaml");
    char *cause = NULL;
-   DeviceSet_init(&devices);
-   if (DeviceSet_load(&devices, path, &cause) < 0) {
-      fprintf(stderr, "%s\n", cause);
-      return 1;
-   }
-   free(path);
+   TestUtil_loadDevices(&devices);
    TestUtil_loadNetwork(&net, "models/resnet_50.task");
    const char *b = getenv("PTUI_BUILDDIR");
    char *runner = xAsprintf("%s/pruner-tui", b ? b : ".");

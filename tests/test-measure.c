@@ -248,14 +248,8 @@ static void test_records(void **state) {
 }
 
 int main(void) {
-   char *path = TestUtil_srcPath("devices.yaml");
    char *cause = NULL;
-   DeviceSet_init(&devices);
-   if (DeviceSet_load(&devices, path, &cause) < 0) {
-      fprintf(stderr, "%s\n", cause);
-      return 1;
-   }
-   free(path);
+   TestUtil_loadDevices(&devices);
    if (Network_loadString(&net, "measuring.task", tasks, strlen(tasks), &cause) < 0) {
       fprintf(stderr, "%s\n", cause);
       return 1;

@@ -26,12 +26,7 @@ static SchedLimits limits;
 
 static int setupDevices(void **state) {
    (void)state;
-   char *path = TestUtil_srcPath("devices.yaml");
-   char *cause = NULL;
-   DeviceSet_init(&devices);
-   if (DeviceSet_load(&devices, path, &cause) < 0)
-      fail_msg("%s", cause);
-   free(path);
+   TestUtil_loadDevices(&devices);
    h100 = DeviceSet_find(&devices, "h100_sxm");
    assert_non_null(h100);
    return 0;

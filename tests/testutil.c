@@ -78,6 +78,15 @@ void TestUtil_loadNetwork(Network *net, const char *rel) {
    free(path);
 }
 
+void TestUtil_loadDevices(DeviceSet *set) {
+   char *path = TestUtil_srcPath("devices.yaml");
+   char *cause = NULL;
+   DeviceSet_init(set);
+   if (DeviceSet_load(set, path, &cause) < 0)
+      fail_msg("%s", cause);
+   free(path);
+}
+
 void TestUtil_fillRandom(float *buf, size_t n, uint64_t seed, float lo, float hi) {
    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
    for (size_t i = 0; i < n; i++) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "device/device.h"
 #include "te/network.h"
 
 /* A fresh directory under $TMPDIR (or /tmp); removed by TestUtil_removeTree. */
@@ -25,6 +26,8 @@ const char *TestUtil_srcdir(void);
 char *TestUtil_srcPath(const char *rel);
 /* Loads a task file of the source tree (rel to it), failing the test on an error. */
 void TestUtil_loadNetwork(Network *net, const char *rel);
+/* The shipped devices.yaml into a fresh set; fails the current test when it cannot. */
+void TestUtil_loadDevices(DeviceSet *set);
 /* Deterministic uniform values in [lo, hi). */
 void TestUtil_fillRandom(float *buf, size_t n, uint64_t seed, float lo, float hi);
 /* Fails the current test, naming the first element where |got - want| exceeds

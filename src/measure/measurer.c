@@ -343,6 +343,27 @@ static void outcomeCosts(MeasureOutcome *o, const double *costs, int n) {
    o->spread = ProtoResult_spread(&r);
 }
 
+/* Takes a build's outcome into o; false when it failed. */
+static bool takeBuild(const BuildRequest *req, MeasureOutcome *o) {
+   o->compileSeconds = req->seconds;
+   o->cached = req->cached;
+   if (req->error != MEASURE_OK) {
+      outcomeFail(o, req->error, req->message ? req->message : MeasureError_name(req->error));
+      return false;
+   }
+   ptxasTotals(req->artifact, &o->registers, &o->spillBytes);
+   return true;
+}
+
+static void freeBuilds(BuildRequest *reqs, char **sources, int n) {
+   for (int i = 0; reqs && i < n; i++) {
+      free(sources[i]);
+      BuildRequest_done(&reqs[i]);
+   }
+   free(reqs);
+   free(sources);
+}
+
 static void lower(Measurer *m, const State *s) {
    Lower_state(m->set, s, &m->ln);
    Inject_apply(&m->ln, m->cfg.inject);
@@ -367,13 +388,8 @@ static void measureGpu(Measurer *m, const State *states, int n, MeasureOutcome *
    for (int i = 0; i < n; i++) {
       MeasureOutcome *o = &out[i];
       outcomeInit(o);
-      o->compileSeconds = reqs[i].seconds;
-      o->cached = reqs[i].cached;
-      if (reqs[i].error != MEASURE_OK) {
-         outcomeFail(o, reqs[i].error, reqs[i].message ? reqs[i].message : MeasureError_name(reqs[i].error));
+      if (!takeBuild(&reqs[i], o))
          continue;
-      }
-      ptxasTotals(reqs[i].artifact, &o->registers, &o->spillBytes);
       lower(m, &states[i]);
       ProtoProgram p;
       describeProgram(&m->ln, &p);
@@ -390,12 +406,7 @@ static void measureGpu(Measurer *m, const State *states, int n, MeasureOutcome *
       o->checked = true;
       outcomeCosts(o, res.costs, res.ncosts);
    }
-   for (int i = 0; i < n; i++) {
-      free(sources[i]);
-      BuildRequest_done(&reqs[i]);
-   }
-   free(reqs);
-   free(sources);
+   freeBuilds(reqs, sources, n);
 }
 
 static uint64_t mix64(uint64_t x) {
@@ -419,15 +430,8 @@ static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *
       MeasureOutcome *o = &out[i];
       outcomeInit(o);
       const NvrtcKernelInfo *ptxas[IR_MAX_KERNELS] = { NULL };
-      if (reqs) {
-         o->compileSeconds = reqs[i].seconds;
-         o->cached = reqs[i].cached;
-         if (reqs[i].error != MEASURE_OK) {
-            outcomeFail(o, reqs[i].error, reqs[i].message ? reqs[i].message : MeasureError_name(reqs[i].error));
-            continue;
-         }
-         ptxasTotals(reqs[i].artifact, &o->registers, &o->spillBytes);
-      }
+      if (reqs && !takeBuild(&reqs[i], o))
+         continue;
       double t0 = Clock_now();
       lower(m, &states[i]);
       if (reqs)
@@ -473,14 +477,7 @@ static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *
       }
       o->runSeconds = Clock_now() - t0;
    }
-   if (reqs) {
-      for (int i = 0; i < n; i++) {
-         free(sources[i]);
-         BuildRequest_done(&reqs[i]);
-      }
-      free(reqs);
-      free(sources);
-   }
+   freeBuilds(reqs, sources, n);
 }
 
 void Measurer_setInject(Measurer *m, InjectKind k) {
