@@ -197,6 +197,39 @@ static void test_reference_program(void **state) {
    Network_done(&net);
 }
 
+/* Every task of the shipped networks has a reference program within the nest's limits,
+ * its last kernel computing the output. */
+static void test_reference_program_of_every_network(void **state) {
+   (void)state;
+   const char *files[] = { "models/resnet_50.task", "models/resnet_18.task", "models/mobilenet_v2.task",
+                           "models/bert_base.task" };
+   LoopNest ln;
+   LoopNest_init(&ln);
+   int programs = 0;
+   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+      Network net;
+      TestUtil_loadNetwork(&net, files[f]);
+      for (int t = 0; t < net.ntasks; t++) {
+         Dag g;
+         Dag_init(&g);
+         Op_buildDag(&net.tasks[t].op, &g);
+         SketchSet set;
+         SketchSet_generate(&set, &g);
+         Lower_reference(&set, &ln);
+         assert_true(ln.nkernels >= 1 && ln.nkernels <= IR_MAX_KERNELS);
+         const IrKernel *last = &ln.kernels[ln.nkernels - 1];
+         assert_int_equal(last->root, Dag_output(&g));
+         assert_true(last->grid * last->block >= Dag_numElements(&g, Dag_output(&g)));
+         programs++;
+         SketchSet_done(&set);
+         Dag_done(&g);
+      }
+      Network_done(&net);
+   }
+   assert_true(programs > 60);
+   LoopNest_done(&ln);
+}
+
 static void test_tiled_conv_structure(void **state) {
    (void)state;
    const char *file = "network: c\nbatch: 1\ntasks:\n"
@@ -280,6 +313,7 @@ int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_sketch_matches_the_reference),
       cmocka_unit_test(test_reference_program),
+      cmocka_unit_test(test_reference_program_of_every_network),
       cmocka_unit_test(test_tiled_conv_structure),
       cmocka_unit_test(test_executor_reports_out_of_bounds),
    };
