@@ -1,0 +1,76 @@
+/* The cost-model interface (DESIGN 3.4): a struct of operations every model fills in,
+ * as nvtop does for GPU vendors. A model scores a batch of samples of one or more
+ * tasks (higher is better; -INFINITY for a sample without feature rows), learns from
+ * measured samples, and saves itself to a checkpoint that CostModel_load reads back.
+ * A frozen model never learns. Models: random, psa (Pruner's draft model, from the
+ * samples' PSA estimate), xgb (XGBoost, pack-sum objective), mlp (TenSet's MLP), pam
+ * (Pruner's verify model) and pam-moa (PAM with MoA's momentum-updated slow copy). */
+#ifndef HEADER_model
+#define HEADER_model
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cost/dataset.h"
+
+typedef enum {
+   MODEL_RANDOM,
+   MODEL_PSA,
+   MODEL_XGB,
+   MODEL_MLP,
+   MODEL_PAM,
+   MODEL_PAM_MOA,
+   MODEL_KIND_COUNT
+} ModelKind;
+
+/* "random", "psa", "xgb", "mlp", "pam", "pam-moa" */
+const char *ModelKind_name(ModelKind k);
+int ModelKind_parse(const char *name);      /* -1 when unknown */
+
+/* How a learned model trains (pruner.md 2.4, ansor.md 5.3-5.4 for the defaults). */
+typedef struct TrainConfig_ {
+   int epochs;                  /* at most; 50 */
+   int earlyStop;               /* epochs without a better training loss; 16 */
+   int batch;                   /* 512 */
+   double lr;                   /* 7e-4 */
+   double weightDecay;          /* 1e-6 */
+   double clip;                 /* gradient-norm clipping; 0.5 */
+   bool fromScratch;            /* re-initialize before training (else warm start) */
+   uint64_t seed;
+   /* called after every epoch, when set; return false to stop early */
+   bool (*progress)(void *ctx, int epoch, int epochs, double loss);
+   void *ctx;
+} TrainConfig;
+
+void TrainConfig_default(TrainConfig *c);
+
+typedef struct CostModel_ CostModel;
+
+typedef struct CostModelOps_ {
+   /* scores[i] for every sample of batch */
+   void (*predict)(CostModel *m, const Dataset *batch, float *scores);
+   /* learns from the labelled samples of train; -1 with *cause when it cannot */
+   int (*fit)(CostModel *m, const Dataset *train, const TrainConfig *cfg, char **cause);
+   int (*save)(const CostModel *m, const char *path, char **cause);   /* NULL: nothing to save */
+   void (*free)(CostModel *m);
+} CostModelOps;
+
+struct CostModel_ {
+   ModelKind kind;
+   const CostModelOps *ops;
+   bool frozen;                 /* fit does nothing */
+   bool trained;                /* has learned from data (or was loaded) */
+   uint64_t seed;
+   void *impl;
+};
+
+/* A fresh model of that kind. -1 with *cause for xgb when XGBoost was not built in. */
+CostModel *CostModel_new(ModelKind kind, uint64_t seed, char **cause);
+/* A model saved by CostModel_save; the file says its kind. */
+CostModel *CostModel_load(const char *path, char **cause);
+void CostModel_predict(CostModel *m, const Dataset *batch, float *scores);
+int CostModel_fit(CostModel *m, const Dataset *train, const TrainConfig *cfg, char **cause);
+int CostModel_save(const CostModel *m, const char *path, char **cause);
+void CostModel_free(CostModel *m);
+
+#endif
