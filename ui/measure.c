@@ -57,6 +57,7 @@ int Cli_measure(int argc, char **argv) {
       { "same", required_argument, NULL, 'S' },
       { "verify-every", required_argument, NULL, 'v' },
       { "inject", required_argument, NULL, 'i' },
+      { "no-compile", no_argument, NULL, 'C' },
       { NULL, 0, NULL, 0 },
    };
    MeasurerConfig cfg;
@@ -83,6 +84,7 @@ int Cli_measure(int argc, char **argv) {
       case 'p': cfg.simProfile = optarg; break;
       case 'D': devicesFile = optarg; break;
       case 'R': recordsFile = optarg; break;
+      case 'C': cfg.simNoCompile = true; break;
       case 'i': {
          int k = Inject_parse(optarg);
          if (k < 0)
@@ -151,7 +153,7 @@ int Cli_measure(int argc, char **argv) {
       printf(", each %ld times", same);
    printf(", %d repeats of at least %g ms, run timeout %g s, compiled for %s%s", cfg.runner.timing.repeats,
           cfg.runner.timing.minRepeatMs, cfg.runner.runTimeout, Measurer_arch(m),
-          Measurer_compiles(m) ? "" : " (not compiled: no NVRTC)");
+          Measurer_compiles(m) ? "" : cfg.simNoCompile ? " (not compiled: --no-compile)" : " (not compiled: no NVRTC)");
    if (Measurer_simulated(m))
       printf("; 1 state in %d checked on the CPU executor", cfg.simVerifyEvery);
    if (cfg.inject != INJECT_NONE)

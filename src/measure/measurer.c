@@ -130,6 +130,8 @@ static int openSimulator(Measurer *m, const char *profile, const char *where, ch
    Device_arch(&m->device, m->arch, sizeof m->arch);
    snprintf(m->describe, sizeof m->describe, "sim:%s (simulated %s)", d->name, d->product);
    char *why = NULL;
+   if (m->cfg.simNoCompile)
+      return 0;
    if (openBuilder(m, &why) < 0) {
       char *note = xAsprintf("%s%sNVRTC is not available (%s): the simulator estimates registers", m->note ? m->note : "",
                              m->note ? "; " : "", why);

@@ -29,6 +29,7 @@ typedef struct MeasurerConfig_ {
    int buildThreads;            /* 0: one per core */
    double buildTimeout;         /* seconds per compile */
    int simVerifyEvery;          /* the simulator runs 1 state in N on the CPU executor */
+   bool simNoCompile;           /* the simulator skips NVRTC (registers estimated): fast */
    InjectKind inject;           /* break every program this way (tests) */
    uint64_t seed;               /* of the task's input values */
 } MeasurerConfig;
