@@ -1,0 +1,134 @@
+/* Records to datasets. */
+#include "config.h"
+
+#include "measure/featurize.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost/analysis.h"
+#include "cost/psa.h"
+#include "ir/lower.h"
+#include "util/xalloc.h"
+
+typedef struct {
+   const Task *task;
+   Dag dag;
+   SketchSet set;
+   bool made;
+} TaskEntry;
+
+typedef struct {
+   char name[32];
+   bool usable;
+   PsaParams params;
+   SchedLimits limits;
+} DeviceEntry;
+
+struct Featurizer_ {
+   const DeviceSet *devices;
+   int ntasks;
+   TaskEntry *tasks;
+   int ndevices;
+   DeviceEntry devs[32];
+   Analysis *analysis;
+   LoopNest ln;
+   Features features;
+   PsaSymbols psa;
+};
+
+Featurizer *Featurizer_new(const Network *const *nets, int nnets, const DeviceSet *devices) {
+   Featurizer *f = xCalloc(1, sizeof *f);
+   f->devices = devices;
+   for (int n = 0; n < nnets; n++)
+      f->ntasks += nets[n]->ntasks;
+   f->tasks = xCalloc((size_t)(f->ntasks ? f->ntasks : 1), sizeof *f->tasks);
+   int k = 0;
+   for (int n = 0; n < nnets; n++)
+      for (int t = 0; t < nets[n]->ntasks; t++)
+         f->tasks[k++].task = &nets[n]->tasks[t];
+   f->analysis = Analysis_new();
+   LoopNest_init(&f->ln);
+   return f;
+}
+
+void Featurizer_free(Featurizer *f) {
+   if (!f)
+      return;
+   for (int i = 0; i < f->ntasks; i++)
+      if (f->tasks[i].made) {
+         SketchSet_done(&f->tasks[i].set);
+         Dag_done(&f->tasks[i].dag);
+      }
+   free(f->tasks);
+   Analysis_free(f->analysis);
+   LoopNest_done(&f->ln);
+   free(f);
+}
+
+static TaskEntry *findTask(Featurizer *f, const char *key) {
+   for (int i = 0; i < f->ntasks; i++)
+      if (strcmp(f->tasks[i].task->key, key) == 0) {
+         TaskEntry *e = &f->tasks[i];
+         if (!e->made) {
+            Dag_init(&e->dag);
+            Op_buildDag(&e->task->op, &e->dag);
+            SketchSet_generate(&e->set, &e->dag);
+            e->made = true;
+         }
+         return e;
+      }
+   return NULL;
+}
+
+/* The device's PSA parameters and limits; NULL name or an unknown device: defaults,
+ * and PSA unusable. */
+static DeviceEntry *findDevice(Featurizer *f, const char *name) {
+   const char *key = name ? name : "";
+   for (int i = 0; i < f->ndevices; i++)
+      if (strcmp(f->devs[i].name, key) == 0)
+         return &f->devs[i];
+   DeviceEntry *e = &f->devs[f->ndevices < 32 ? f->ndevices++ : 31];
+   memset(e, 0, sizeof *e);
+   snprintf(e->name, sizeof e->name, "%s", key);
+   const Device *d = name && f->devices ? DeviceSet_find(f->devices, name) : NULL;
+   if (d) {
+      SchedLimits_fromDevice(&e->limits, d);
+      e->usable = PsaParams_fromDevice(&e->params, d, NULL) == 0;
+   } else {
+      SchedLimits_default(&e->limits);
+   }
+   return e;
+}
+
+static void addLowered(Featurizer *f, Dataset *d, const Task *task, const SketchSet *set, const DeviceEntry *dev,
+                       const State *s, double cost) {
+   Lower_state(set, s, &f->ln);
+   Analysis_run(f->analysis, &f->ln, &f->psa, &f->features);
+   float workload[WORKLOAD_LEN];
+   Features_workload(&task->op, workload);
+   double psa = dev && dev->usable ? Psa_latency(&f->psa, &dev->params, NULL) : INFINITY;
+   Dataset_add(d, Dataset_task(d, task->key), &f->features, workload, psa, cost);
+}
+
+int Featurizer_addRecord(Featurizer *f, const Record *r, Dataset *d, char **cause) {
+   TaskEntry *e = findTask(f, r->task);
+   if (!e)
+      return setCause(cause, "task %s is in none of the task files given", r->task);
+   DeviceEntry *dev = findDevice(f, r->device);
+   State s;
+   char *why = NULL;
+   if (State_parse(&e->set, r->state, &dev->limits, &s, &why) < 0) {
+      setCause(cause, "task %s: the state does not parse: %s", r->task, why);
+      free(why);
+      return -1;
+   }
+   addLowered(f, d, e->task, &e->set, dev, &s, r->error == MEASURE_OK ? Record_meanCost(r) : MEASURE_FAILED_COST);
+   return 0;
+}
+
+void Featurizer_addState(Featurizer *f, const Task *task, const SketchSet *set, const State *s,
+                         const char *psaDevice, Dataset *d) {
+   addLowered(f, d, task, set, psaDevice ? findDevice(f, psaDevice) : NULL, s, 0);
+}

@@ -1,0 +1,324 @@
+/* `pruner-tui train` fits a learned cost model to measurement records and saves it;
+ * `pruner-tui eval` scores records with a model (a checkpoint, psa or random) and
+ * prints how well it ranks them, per task and weighted over tasks. */
+#include "config.h"
+
+#include "cli.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cost/metrics.h"
+#include "cost/model.h"
+#include "measure/featurize.h"
+#include "measure/record.h"
+#include "util/clock.h"
+#include "util/paths.h"
+#include "util/xalloc.h"
+
+#define MAX_FILES 64
+
+static const char *const shippedNetworks[] = { "resnet_50.task", "resnet_18.task", "mobilenet_v2.task",
+                                               "bert_base.task" };
+
+/* What train and eval share: the records, the networks that define their tasks, the
+ * devices, and the dataset made from them. */
+typedef struct {
+   const char *cmd;
+   int nrecordFiles, nnetworkFiles;
+   const char *recordFiles[MAX_FILES];
+   const char *networkFiles[MAX_FILES];
+   const char *devicesFile;
+   int nnets;
+   Network nets[MAX_FILES + 4];
+   DeviceSet devices;
+   Dataset data;
+} Offline;
+
+static int addFile(const char *cmd, const char *what, const char **files, int *n, const char *arg) {
+   if (*n == MAX_FILES)
+      return Cli_usage(cmd, "at most %d %s files", MAX_FILES, what);
+   files[(*n)++] = arg;
+   return 0;
+}
+
+/* Loads everything; returns 0 or the exit status after reporting. */
+static int offlineLoad(Offline *o) {
+   Dataset_init(&o->data);
+   DeviceSet_init(&o->devices);
+   if (o->nrecordFiles == 0)
+      return Cli_usage(o->cmd, "--records FILE is needed (one or more)");
+   if (Cli_loadDevices(&o->devices, o->devicesFile))
+      return EXIT_INPUT;
+   for (size_t i = 0; i < sizeof shippedNetworks / sizeof shippedNetworks[0]; i++) {
+      char *path = Paths_findTaskFile(shippedNetworks[i]);
+      char *cause = NULL;
+      if (Network_load(&o->nets[o->nnets], path, &cause) == 0)
+         o->nnets++;
+      free(cause);
+      free(path);
+   }
+   for (int i = 0; i < o->nnetworkFiles; i++) {
+      if (Cli_loadNetwork(o->networkFiles[i], &o->nets[o->nnets]))
+         return EXIT_INPUT;
+      o->nnets++;
+   }
+   const Network *nets[MAX_FILES + 4];
+   for (int i = 0; i < o->nnets; i++)
+      nets[i] = &o->nets[i];
+   Featurizer *fz = Featurizer_new(nets, o->nnets, &o->devices);
+   int rc = 0;
+   for (int i = 0; i < o->nrecordFiles && rc == 0; i++) {
+      RecordSet set;
+      RecordSet_init(&set);
+      char *notice = NULL, *cause = NULL;
+      if (Records_read(o->recordFiles[i], &set, &notice, &cause) < 0) {
+         fprintf(stderr, "pruner-tui %s: %s\n", o->cmd, cause);
+         free(cause);
+         rc = EXIT_INPUT;
+      }
+      if (notice) {
+         fprintf(stderr, "pruner-tui %s: %s\n", o->cmd, notice);
+         free(notice);
+      }
+      for (int r = 0; r < set.count && rc == 0; r++)
+         if (Featurizer_addRecord(fz, &set.records[r], &o->data, &cause) < 0) {
+            fprintf(stderr, "pruner-tui %s: %s: record %d: %s (add its task file with --network)\n", o->cmd,
+                    o->recordFiles[i], r + 1, cause);
+            free(cause);
+            rc = EXIT_INPUT;
+         }
+      RecordSet_done(&set);
+   }
+   Featurizer_free(fz);
+   if (rc == 0 && o->data.n == 0) {
+      fprintf(stderr, "pruner-tui %s: the records hold no measurement\n", o->cmd);
+      rc = EXIT_INPUT;
+   }
+   Dataset_relabel(&o->data);
+   return rc;
+}
+
+static void offlineDone(Offline *o) {
+   Dataset_done(&o->data);
+   DeviceSet_done(&o->devices);
+   for (int i = 0; i < o->nnets; i++)
+      Network_done(&o->nets[i]);
+}
+
+/* The metrics table: one row per task, then the weighted totals. */
+static void printMetrics(const Dataset *d, const float *scores, bool perTask) {
+   RankMetrics *rows = xCalloc((size_t)d->ntasks, sizeof *rows);
+   RankMetrics all;
+   Metrics_weighted(d, scores, rows, &all);
+   if (perTask) {
+      printf("%-64s  %7s  %8s  %6s  %6s\n", "task", "samples", "pairwise", "top-1", "top-5");
+      for (int t = 0; t < d->ntasks; t++)
+         printf("%-64.64s  %7d  %8.4f  %6.4f  %6.4f\n", d->taskKey[t], rows[t].samples, rows[t].pairwise,
+                rows[t].top1, rows[t].top5);
+   }
+   printf("weighted over %d tasks (%d samples): pairwise accuracy %.4f, top-1 %.4f, top-5 %.4f\n", d->ntasks,
+          d->n, all.pairwise, all.top1, all.top5);
+   free(rows);
+}
+
+static bool showProgress(void *ctx, int epoch, int epochs, double loss) {
+   double *t0 = ctx;
+   fprintf(stderr, "\repoch %d/%d: loss %.6g (%.1f s)%s", epoch, epochs, loss, Clock_now() - *t0,
+           isatty(2) ? "" : "\n");
+   return true;
+}
+
+int Cli_train(int argc, char **argv) {
+   static const struct option options[] = {
+      { "records", required_argument, NULL, 'r' },
+      { "network", required_argument, NULL, 'n' },
+      { "devices", required_argument, NULL, 'D' },
+      { "model", required_argument, NULL, 'm' },
+      { "init", required_argument, NULL, 'i' },
+      { "out", required_argument, NULL, 'o' },
+      { "holdout", required_argument, NULL, 'H' },
+      { "epochs", required_argument, NULL, 'e' },
+      { "seed", required_argument, NULL, 's' },
+      { "per-task", no_argument, NULL, 'p' },
+      { NULL, 0, NULL, 0 },
+   };
+   Offline o;
+   memset(&o, 0, sizeof o);
+   o.cmd = "train";
+   const char *modelName = NULL, *init = NULL, *out = NULL;
+   double holdout = 0;
+   long epochs = -1, seed = 1;
+   bool perTask = false;
+   optind = 1;
+   opterr = 0;
+   int c;
+   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+      int bad = 0;
+      switch (c) {
+      case 'r': bad = addFile("train", "records", o.recordFiles, &o.nrecordFiles, optarg); break;
+      case 'n': bad = addFile("train", "task", o.networkFiles, &o.nnetworkFiles, optarg); break;
+      case 'D': o.devicesFile = optarg; break;
+      case 'm': modelName = optarg; break;
+      case 'i': init = optarg; break;
+      case 'o': out = optarg; break;
+      case 'p': perTask = true; break;
+      case 'e': bad = Cli_parseCount("train", "--epochs", optarg, 1, 10000, &epochs); break;
+      case 's': bad = Cli_parseCount("train", "--seed", optarg, 0, 2147483647L, &seed); break;
+      case 'H': {
+         char *end;
+         holdout = strtod(optarg, &end);
+         if (end == optarg || *end || !(holdout > 0 && holdout < 1))
+            return Cli_usage("train", "--holdout takes a share between 0 and 1, like 0.2, not '%s'", optarg);
+         break;
+      }
+      case ':': return Cli_usage("train", "option '%s' needs an argument", argv[optind - 1]);
+      default: return Cli_usage("train", "unknown option '%s'", argv[optind - 1]);
+      }
+      if (bad)
+         return EXIT_USAGE;
+   }
+   if (optind < argc)
+      return Cli_usage("train", "unexpected argument '%s'", argv[optind]);
+   int kind = modelName ? ModelKind_parse(modelName) : -1;
+   if (!init && (kind < 0 || kind == MODEL_RANDOM || kind == MODEL_PSA))
+      return Cli_usage("train", "--model takes pam, pam-moa, mlp or xgb%s", modelName ? "" : " (or --init CHECKPOINT)");
+   if (!out)
+      return Cli_usage("train", "--out FILE is needed");
+   int rc = offlineLoad(&o);
+   if (rc) {
+      offlineDone(&o);
+      return rc;
+   }
+   char *cause = NULL;
+   CostModel *m = init ? CostModel_load(init, &cause) : CostModel_new((ModelKind)kind, (uint64_t)seed, &cause);
+   if (!m) {
+      fprintf(stderr, "pruner-tui train: %s\n", cause);
+      free(cause);
+      offlineDone(&o);
+      return EXIT_INPUT;
+   }
+   Dataset train, test;
+   Dataset_init(&train);
+   Dataset_init(&test);
+   if (holdout > 0)
+      Dataset_split(&o.data, 1 - holdout, (uint64_t)seed, &train, &test);
+   const Dataset *fitOn = holdout > 0 ? &train : &o.data;
+   TrainConfig cfg;
+   TrainConfig_default(&cfg);
+   cfg.seed = (uint64_t)seed;
+   if (epochs > 0)
+      cfg.epochs = (int)epochs;
+   double t0 = Clock_now();
+   cfg.progress = showProgress;
+   cfg.ctx = &t0;
+   printf("training %s on %d samples of %d tasks%s\n", ModelKind_name(m->kind), fitOn->n, fitOn->ntasks,
+          init ? " from the checkpoint given" : "");
+   fflush(stdout);
+   if (CostModel_fit(m, fitOn, &cfg, &cause) < 0) {
+      fprintf(stderr, "\npruner-tui train: %s\n", cause);
+      free(cause);
+      rc = EXIT_INPUT;
+   } else {
+      fprintf(stderr, isatty(2) ? "\n" : "");
+      printf("trained in %.1f s\n", Clock_now() - t0);
+      if (CostModel_save(m, out, &cause) < 0) {
+         fprintf(stderr, "pruner-tui train: %s\n", cause);
+         free(cause);
+         rc = EXIT_INPUT;
+      } else {
+         printf("saved %s\n", out);
+      }
+      float *scores = xCalloc((size_t)fitOn->n + 1, sizeof *scores);
+      CostModel_predict(m, fitOn, scores);
+      printf("on the training samples: ");
+      printMetrics(fitOn, scores, false);
+      free(scores);
+      if (holdout > 0) {
+         scores = xCalloc((size_t)test.n + 1, sizeof *scores);
+         CostModel_predict(m, &test, scores);
+         printf("on the %.0f%% held out: ", 100 * holdout);
+         printMetrics(&test, scores, perTask);
+         free(scores);
+      }
+   }
+   CostModel_free(m);
+   Dataset_done(&train);
+   Dataset_done(&test);
+   offlineDone(&o);
+   return rc;
+}
+
+int Cli_eval(int argc, char **argv) {
+   static const struct option options[] = {
+      { "records", required_argument, NULL, 'r' },
+      { "network", required_argument, NULL, 'n' },
+      { "devices", required_argument, NULL, 'D' },
+      { "model", required_argument, NULL, 'm' },
+      { "seed", required_argument, NULL, 's' },
+      { "per-task", no_argument, NULL, 'p' },
+      { NULL, 0, NULL, 0 },
+   };
+   Offline o;
+   memset(&o, 0, sizeof o);
+   o.cmd = "eval";
+   const char *modelArg = NULL;
+   long seed = 1;
+   bool perTask = false;
+   optind = 1;
+   opterr = 0;
+   int c;
+   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+      int bad = 0;
+      switch (c) {
+      case 'r': bad = addFile("eval", "records", o.recordFiles, &o.nrecordFiles, optarg); break;
+      case 'n': bad = addFile("eval", "task", o.networkFiles, &o.nnetworkFiles, optarg); break;
+      case 'D': o.devicesFile = optarg; break;
+      case 'm': modelArg = optarg; break;
+      case 's': bad = Cli_parseCount("eval", "--seed", optarg, 0, 2147483647L, &seed); break;
+      case 'p': perTask = true; break;
+      case ':': return Cli_usage("eval", "option '%s' needs an argument", argv[optind - 1]);
+      default: return Cli_usage("eval", "unknown option '%s'", argv[optind - 1]);
+      }
+      if (bad)
+         return EXIT_USAGE;
+   }
+   if (optind < argc)
+      return Cli_usage("eval", "unexpected argument '%s'", argv[optind]);
+   if (!modelArg)
+      return Cli_usage("eval", "--model takes a checkpoint file, psa or random");
+   int rc = offlineLoad(&o);
+   if (rc) {
+      offlineDone(&o);
+      return rc;
+   }
+   char *cause = NULL;
+   int kind = ModelKind_parse(modelArg);
+   CostModel *m = kind == MODEL_PSA || kind == MODEL_RANDOM ? CostModel_new((ModelKind)kind, (uint64_t)seed, &cause)
+                                                           : CostModel_load(modelArg, &cause);
+   if (!m) {
+      fprintf(stderr, "pruner-tui eval: %s\n", cause);
+      free(cause);
+      offlineDone(&o);
+      return EXIT_INPUT;
+   }
+   float *scores = xCalloc((size_t)o.data.n + 1, sizeof *scores);
+   CostModel_predict(m, &o.data, scores);
+   printf("%s on %d records of %d tasks\n", ModelKind_name(m->kind), o.data.n, o.data.ntasks);
+   printMetrics(&o.data, scores, perTask);
+   if (m->kind == MODEL_PSA) {
+      LatencyError le;
+      Metrics_latencyError(&o.data, &le);
+      printf("PSA's latency estimate against the measured latency (%d samples): median |log2(estimate/measured)| "
+             "%.3f, mean %.3f; Spearman %.4f, Kendall tau %.4f\n",
+             le.samples, le.medianLog2, le.meanLog2, le.spearman, le.kendall);
+   }
+   free(scores);
+   CostModel_free(m);
+   offlineDone(&o);
+   return rc;
+}
