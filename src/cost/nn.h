@@ -10,8 +10,8 @@
  * Attention cache their last forward, which their backward reads: call backward after
  * the forward of the same input, with no other forward of that layer in between. The
  * forward functions of BatchNorm and Attention write into the layer (caches, scratch),
- * so one layer serves one thread at a time. Outputs never alias inputs, except for the
- * in-place functions. */
+ * so one layer serves one thread at a time. An output never aliases an input unless
+ * said so. */
 #ifndef HEADER_nn
 #define HEADER_nn
 
