@@ -48,10 +48,11 @@ int main(int argc, char **argv) {
    if (strcmp(start, "fatal") == 0) {
       Wire_putStr(&b, "no CUDA device: the fake runner was told to have none");
       Wire_send(fd, MSG_FATAL, &b, NULL);
+      WireBuf_done(&b);
       return 1;
    }
    if (strcmp(start, "die") == 0)
-      return 5;
+      _exit(5);
    if (strcmp(start, "hang") == 0)
       for (;;)
          pause();
