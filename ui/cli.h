@@ -59,4 +59,9 @@ int Cli_explain(int argc, char **argv);
 /* `measure FILE.task TASK [--samples N] [--device D] ...`; argv[0] is "measure". */
 int Cli_measure(int argc, char **argv);
 
+/* `train --records FILE... --model KIND --out FILE ...`; argv[0] is "train". */
+int Cli_train(int argc, char **argv);
+/* `eval --records FILE... --model FILE|psa|random ...`; argv[0] is "eval". */
+int Cli_eval(int argc, char **argv);
+
 #endif

@@ -108,6 +108,10 @@ int main(int argc, char **argv) {
       return Cli_explain(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "measure") == 0)
       return Cli_measure(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "train") == 0)
+      return Cli_train(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "eval") == 0)
+      return Cli_eval(argc - 1, argv + 1);
    enum { OPT_LIST_DEVICES = 256, OPT_DEVICES };
    static const struct option options[] = {
       { "list", required_argument, NULL, 'l' },

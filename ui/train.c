@@ -311,11 +311,12 @@ int Cli_eval(int argc, char **argv) {
    printf("%s on %d records of %d tasks\n", ModelKind_name(m->kind), o.data.n, o.data.ntasks);
    printMetrics(&o.data, scores, perTask);
    if (m->kind == MODEL_PSA) {
-      LatencyError le;
-      Metrics_latencyError(&o.data, &le);
-      printf("PSA's latency estimate against the measured latency (%d samples): median |log2(estimate/measured)| "
-             "%.3f, mean %.3f; Spearman %.4f, Kendall tau %.4f\n",
-             le.samples, le.medianLog2, le.meanLog2, le.spearman, le.kendall);
+      LatencyMetrics le;
+      Metrics_latencyWeighted(&o.data, o.data.psaLatency, NULL, &le);
+      printf("PSA's latency estimate against the measured latency (%d samples, weighted over tasks): typically "
+             "off by a factor %.2f (median |ln(estimate/measured)| %.3f, mean %.3f, bias %+.3f); "
+             "Spearman %.4f, Kendall tau %.4f\n",
+             le.samples, exp(le.medianAbsLog), le.medianAbsLog, le.meanAbsLog, le.meanLog, le.spearman, le.kendall);
    }
    free(scores);
    CostModel_free(m);

@@ -4,7 +4,12 @@
  * measured samples, and saves itself to a checkpoint that CostModel_load reads back.
  * A frozen model never learns. Models: random, psa (Pruner's draft model, from the
  * samples' PSA estimate), xgb (XGBoost, pack-sum objective), mlp (TenSet's MLP), pam
- * (Pruner's verify model) and pam-moa (PAM with MoA's momentum-updated slow copy). */
+ * (Pruner's verify model) and pam-moa (PAM with MoA's momentum-updated slow copy).
+ * A checkpoint is a little-endian file: the magic "PTUICKPT", u32 format version (1),
+ * u32 model kind (the ModelKind number), u32 header bytes (20), then the model's own
+ * payload; cost/checkpoint.h has the details and the readers and writers. Each model
+ * lives in its own file and is listed once in model.c's table (cost/models.h). A model
+ * is used from one thread at a time. */
 #ifndef HEADER_model
 #define HEADER_model
 
@@ -13,6 +18,7 @@
 
 #include "cost/dataset.h"
 
+/* The numbers are part of the checkpoint format (cost/checkpoint.h): append only. */
 typedef enum {
    MODEL_RANDOM,
    MODEL_PSA,
@@ -23,7 +29,7 @@ typedef enum {
    MODEL_KIND_COUNT
 } ModelKind;
 
-/* "random", "psa", "xgb", "mlp", "pam", "pam-moa" */
+/* "random", "psa", "xgb", "mlp", "pam", "pam-moa"; "?" out of range */
 const char *ModelKind_name(ModelKind k);
 int ModelKind_parse(const char *name);      /* -1 when unknown */
 
@@ -64,13 +70,23 @@ struct CostModel_ {
    void *impl;
 };
 
-/* A fresh model of that kind. -1 with *cause for xgb when XGBoost was not built in. */
+/* A fresh model of that kind. NULL with *cause for a kind this build lacks (xgb when
+ * XGBoost was not built in). random and psa start frozen: they never learn. */
 CostModel *CostModel_new(ModelKind kind, uint64_t seed, char **cause);
-/* A model saved by CostModel_save; the file says its kind. */
+/* A model saved by CostModel_save; the file says its kind (cost/checkpoint.h). */
 CostModel *CostModel_load(const char *path, char **cause);
+/* Whether this build has the kind; *why says what it lacks when not (static text). */
+bool CostModel_available(ModelKind kind, const char **why);
 void CostModel_predict(CostModel *m, const Dataset *batch, float *scores);
+/* Learns from the labels of train (Dataset_relabel's); cfg NULL for the defaults.
+ * Does nothing and returns 0 when m is frozen; sets trained when it learned. */
 int CostModel_fit(CostModel *m, const Dataset *train, const TrainConfig *cfg, char **cause);
+/* A checkpoint of m at path; for a model without state (ops->save NULL), the header
+ * alone, which CostModel_load turns into a fresh model of the kind. */
 int CostModel_save(const CostModel *m, const char *path, char **cause);
-void CostModel_free(CostModel *m);
+/* A copy that predicts exactly as m does (through a checkpoint in $TMPDIR); NULL with
+ * *cause when it cannot be made. */
+CostModel *CostModel_clone(const CostModel *m, char **cause);
+void CostModel_free(CostModel *m);  /* NULL is fine */
 
 #endif

@@ -1,0 +1,84 @@
+/* Checkpoints of the cost models: one little-endian binary file per model, a header
+ * that names the model's kind and then the model's own payload.
+ *
+ * Layout (integers unsigned unless said, floats IEEE-754 binary32, all little-endian):
+ *   byte  0  8 bytes  magic "PTUICKPT"
+ *   byte  8  u32      format version, CHECKPOINT_VERSION (1)
+ *   byte 12  u32      model kind, ModelKind's number: 0 random, 1 psa, 2 xgb, 3 mlp,
+ *                     4 pam, 5 pam-moa
+ *   byte 16  u32      header bytes: where the payload starts (20 in version 1; a reader
+ *                     skips header fields it does not know, up to there)
+ *   byte 20  ...      the payload, which each model's file describes:
+ *                     random: u64 seed; psa: nothing; xgb: u64 n, then n bytes of
+ *                     XGBoost's own model in UBJSON (n = 0: the model had not learned)
+ * A reader refuses a file with another magic, a newer version, an unknown kind, a file
+ * that ends early (naming the byte where it ends and what was expected there) and
+ * bytes after the payload.
+ *
+ * Writing goes to PATH.tmp, renamed over PATH only when everything was written, so a
+ * failed save leaves an earlier checkpoint as it was. */
+#ifndef HEADER_checkpoint
+#define HEADER_checkpoint
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cost/model.h"
+
+#define CHECKPOINT_MAGIC "PTUICKPT"
+#define CHECKPOINT_MAGIC_LEN 8
+#define CHECKPOINT_VERSION 1
+#define CHECKPOINT_HEADER_BYTES 20
+
+/* The header, at the stream's position; -1 when it cannot be written. */
+int Checkpoint_writeHeader(FILE *f, ModelKind kind);
+/* Reads and checks the header at the stream's position (the start of the file), and
+ * leaves the stream at the payload; -1 with *cause ("PATH: ...") when it is not one
+ * this program reads. */
+int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, char **cause);
+
+/* ---- writing a checkpoint ---- */
+typedef struct CheckpointWriter_ {
+   FILE *f;
+   char *path, *tmpPath;
+} CheckpointWriter;
+
+/* Opens PATH.tmp and writes the header; the payload goes to w->f. */
+int Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, char **cause);
+/* Closes the file and renames it over PATH; on any error (a write that failed on the
+ * way included) removes it and says why. Frees w's strings either way. */
+int Checkpoint_commit(CheckpointWriter *w, char **cause);
+/* Gives the checkpoint up: closes and removes PATH.tmp. */
+void Checkpoint_abandon(CheckpointWriter *w);
+
+/* Little-endian writers; -1 when the stream failed (Checkpoint_commit reports it). */
+int Checkpoint_putU32(FILE *f, uint32_t v);
+int Checkpoint_putU64(FILE *f, uint64_t v);
+int Checkpoint_putU32s(FILE *f, const uint32_t *v, size_t n);
+int Checkpoint_putI32s(FILE *f, const int32_t *v, size_t n);
+int Checkpoint_putF32s(FILE *f, const float *v, size_t n);
+int Checkpoint_putBytes(FILE *f, const void *v, size_t n);
+
+/* ---- reading a checkpoint ---- */
+
+/* Opens path and reads its header; NULL with *cause when either fails. */
+FILE *Checkpoint_open(const char *path, ModelKind *kind, char **cause);
+/* Little-endian readers. `what` names the value for the message when the file ends
+ * early: "PATH: cut short at byte N (expected WHAT, B bytes from byte M)". */
+int Checkpoint_getU32(FILE *f, const char *path, const char *what, uint32_t *v, char **cause);
+int Checkpoint_getU64(FILE *f, const char *path, const char *what, uint64_t *v, char **cause);
+int Checkpoint_getU32s(FILE *f, const char *path, const char *what, uint32_t *v, size_t n, char **cause);
+int Checkpoint_getI32s(FILE *f, const char *path, const char *what, int32_t *v, size_t n, char **cause);
+int Checkpoint_getF32s(FILE *f, const char *path, const char *what, float *v, size_t n, char **cause);
+int Checkpoint_getBytes(FILE *f, const char *path, const char *what, void *v, size_t n, char **cause);
+/* The bytes from the stream's position to the end of the file (-1 when unknown). */
+int64_t Checkpoint_remaining(FILE *f);
+/* Checks that `bytes` more bytes follow, with the message of a file cut short when
+ * not: for a size read from the file, before allocating for it. */
+int Checkpoint_expect(FILE *f, const char *path, const char *what, uint64_t bytes, char **cause);
+/* Checks that nothing follows the payload: "PATH: N bytes after the end of the
+ * model (a damaged or foreign file?)". */
+int Checkpoint_getEnd(FILE *f, const char *path, char **cause);
+
+#endif

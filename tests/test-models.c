@@ -1,0 +1,679 @@
+/* The cost models and their checkpoints: kind names, the dispatch (a frozen model
+ * never learns), the random and psa models, models this build lacks, the checkpoint
+ * format's bytes and every error its reader gives, and, where XGBoost is built in, the
+ * xgb model learning a synthetic task well enough to rank held-out programs and
+ * predicting bit for bit the same after a save and a load. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "cost/checkpoint.h"
+#include "cost/metrics.h"
+#include "cost/model.h"
+#include "cost/models.h"
+#include "util/rng.h"
+#include "util/xalloc.h"
+
+static char *tmpDir;
+
+static int setUpDir(void **state) {
+   tmpDir = TestUtil_tempDir();
+   return 0;
+}
+
+static int tearDownDir(void **state) {
+   TestUtil_removeTree(tmpDir);
+   free(tmpDir);
+   return 0;
+}
+
+static char *pathOf(const char *name) {
+   return xAsprintf("%s/%s", tmpDir, name);
+}
+
+static char *writeBytes(const char *name, const void *bytes, size_t n) {
+   char *path = pathOf(name);
+   FILE *f = fopen(path, "wb");
+   assert_non_null(f);
+   assert_int_equal(fwrite(bytes, 1, n, f), n);
+   assert_int_equal(fclose(f), 0);
+   return path;
+}
+
+/* The whole file; *n its length. */
+static unsigned char *readBytes(const char *path, size_t *n) {
+   FILE *f = fopen(path, "rb");
+   assert_non_null(f);
+   size_t cap = 1 << 16;
+   unsigned char *buf = xMalloc(cap);
+   *n = 0;
+   size_t got;
+   while ((got = fread(buf + *n, 1, cap - *n, f)) > 0) {
+      *n += got;
+      if (*n == cap)
+         buf = xRealloc(buf, cap *= 2);
+   }
+   fclose(f);
+   return buf;
+}
+
+/* Loading path fails with exactly "PATH: <want>". */
+static void assertLoadFails(const char *path, const char *want) {
+   char *cause = NULL;
+   CostModel *m = CostModel_load(path, &cause);
+   assert_null(m);
+   assert_non_null(cause);
+   char *full = xAsprintf("%s: %s", path, want);
+   assert_string_equal(cause, full);
+   free(full);
+   free(cause);
+}
+
+/* A batch of n one-row samples of one task (the last without rows), with PSA
+ * estimates 1, 2, ... ms (the row-less one INFINITY). */
+static void smallBatch(Dataset *d, int n) {
+   Dataset_init(d);
+   int t = Dataset_task(d, "t");
+   Features f;
+   memset(&f, 0, sizeof f);
+   f.patternAt = -1;
+   for (int i = 0; i < n; i++) {
+      f.nrows = i < n - 1 ? 1 : 0;
+      f.row[0][0] = (float)i;
+      Dataset_add(d, t, &f, NULL, i < n - 1 ? i + 1 : INFINITY, 0);
+   }
+}
+
+static void test_kind_names(void **state) {
+   static const char *const names[] = { "random", "psa", "xgb", "mlp", "pam", "pam-moa" };
+   assert_int_equal(MODEL_KIND_COUNT, 6);
+   for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+      assert_string_equal(ModelKind_name((ModelKind)k), names[k]);
+      assert_int_equal(ModelKind_parse(names[k]), k);
+   }
+   assert_int_equal(ModelKind_parse("xgboost"), -1);
+   assert_int_equal(ModelKind_parse(""), -1);
+   assert_string_equal(ModelKind_name(MODEL_KIND_COUNT), "?");
+   assert_string_equal(ModelKind_name((ModelKind)-1), "?");
+}
+
+static void test_train_defaults(void **state) {
+   TrainConfig c;
+   TrainConfig_default(&c);
+   assert_int_equal(c.epochs, 50);
+   assert_int_equal(c.earlyStop, 16);
+   assert_int_equal(c.batch, 512);
+   assert_float_equal(c.lr, 7e-4, 0);
+   assert_float_equal(c.weightDecay, 1e-6, 0);
+   assert_float_equal(c.clip, 0.5, 0);
+   assert_false(c.fromScratch);
+   assert_null(c.progress);
+}
+
+/* ---- the dispatch, with a model that counts its fits ---- */
+
+static int fits;
+
+static void countingPredict(CostModel *m, const Dataset *batch, float *scores) {
+   for (int i = 0; i < batch->n; i++)
+      scores[i] = (float)fits;
+}
+
+static int countingFit(CostModel *m, const Dataset *train, const TrainConfig *cfg, char **cause) {
+   assert_non_null(cfg); /* the defaults when the caller gives none */
+   if (train->n == 0)
+      return setCause(cause, "no data");
+   fits++;
+   return 0;
+}
+
+static void countingFree(CostModel *m) {
+}
+
+static const CostModelOps countingOps = { countingPredict, countingFit, NULL, countingFree };
+
+static void test_fit_dispatch(void **state) {
+   Dataset d, empty;
+   smallBatch(&d, 3);
+   Dataset_init(&empty);
+   CostModel *m = CostModel_alloc(MODEL_MLP, &countingOps, 7, NULL);
+   assert_false(m->frozen || m->trained);
+   assert_int_equal(m->seed, 7);
+   char *cause = NULL;
+   fits = 0;
+   assert_int_equal(CostModel_fit(m, &empty, NULL, &cause), -1);
+   assert_string_equal(cause, "no data");
+   free(cause);
+   assert_false(m->trained);
+   assert_int_equal(CostModel_fit(m, &d, NULL, NULL), 0);
+   assert_true(m->trained);
+   assert_int_equal(fits, 1);
+   /* frozen: fit returns 0 and the model is not asked */
+   m->frozen = true;
+   m->trained = false;
+   assert_int_equal(CostModel_fit(m, &d, NULL, NULL), 0);
+   assert_int_equal(fits, 1);
+   assert_false(m->trained);
+   float s[3];
+   CostModel_predict(m, &d, s);
+   assert_true(s[0] == 1);
+   CostModel_free(m);
+   CostModel_free(NULL);
+   Dataset_done(&empty);
+   Dataset_done(&d);
+}
+
+/* ---- random and psa ---- */
+
+/* Models of `kind` score uniformly in [0, 1) from their seed, and -inf without rows:
+ * the same seed the same scores, another seed others. */
+static void assertSeededUniform(ModelKind kind, const Dataset *d) {
+   char *cause = NULL;
+   CostModel *a = CostModel_new(kind, 5, &cause);
+   CostModel *b = CostModel_new(kind, 5, &cause);
+   CostModel *c = CostModel_new(kind, 6, &cause);
+   assert_non_null(a);
+   assert_int_equal(a->kind, kind);
+   int n = d->n;
+   float *sa = xMalloc((size_t)n * sizeof *sa), *sb = xMalloc((size_t)n * sizeof *sb);
+   float *sc = xMalloc((size_t)n * sizeof *sc);
+   CostModel_predict(a, d, sa);
+   CostModel_predict(b, d, sb);
+   CostModel_predict(c, d, sc);
+   assert_memory_equal(sa, sb, (size_t)n * sizeof *sa);
+   assert_true(memcmp(sa, sc, (size_t)n * sizeof *sa) != 0);
+   for (int i = 0; i < n; i++)
+      if (Dataset_rows(d, i) > 0)
+         assert_true(sa[i] >= 0 && sa[i] < 1);
+      else
+         assert_true(isinf(sa[i]) && sa[i] < 0);
+   /* the scores keep coming from the same generator */
+   CostModel_predict(a, d, sb);
+   assert_true(memcmp(sa, sb, (size_t)n * sizeof *sa) != 0);
+   free(sa);
+   free(sb);
+   free(sc);
+   CostModel_free(a);
+   CostModel_free(b);
+   CostModel_free(c);
+}
+
+/* m saved to tmpDir/name (of wantBytes bytes, 0 for any) and loaded back. */
+static CostModel *saveAndLoad(const CostModel *m, const char *name, size_t wantBytes) {
+   char *cause = NULL;
+   char *path = pathOf(name);
+   if (CostModel_save(m, path, &cause) < 0)
+      fail_msg("%s", cause);
+   size_t n;
+   unsigned char *bytes = readBytes(path, &n);
+   if (wantBytes)
+      assert_int_equal(n, wantBytes);
+   assert_memory_equal(bytes, CHECKPOINT_MAGIC, CHECKPOINT_MAGIC_LEN);
+   assert_int_equal(bytes[12], m->kind);
+   free(bytes);
+   CostModel *l = CostModel_load(path, &cause);
+   if (!l)
+      fail_msg("%s", cause);
+   assert_int_equal(l->kind, m->kind);
+   free(path);
+   return l;
+}
+
+/* a and b give d the same scores, to the bit. */
+static void assertSameScores(CostModel *a, CostModel *b, const Dataset *d) {
+   float *sa = xMalloc((size_t)d->n * sizeof *sa), *sb = xMalloc((size_t)d->n * sizeof *sb);
+   CostModel_predict(a, d, sa);
+   CostModel_predict(b, d, sb);
+   assert_memory_equal(sa, sb, (size_t)d->n * sizeof *sa);
+   free(sa);
+   free(sb);
+}
+
+static void test_random_model(void **state) {
+   Dataset d;
+   smallBatch(&d, 50);
+   assertSeededUniform(MODEL_RANDOM, &d);
+   char *cause = NULL;
+   CostModel *m = CostModel_new(MODEL_RANDOM, 6, &cause);
+   assert_true(m->frozen);
+   /* unfrozen, fit still learns nothing */
+   m->frozen = false;
+   assert_int_equal(CostModel_fit(m, &d, NULL, &cause), 0);
+   /* a checkpoint holds the seed: the loaded model starts the same sequence again */
+   CostModel *l = saveAndLoad(m, "random.ckpt", 28);
+   assert_int_equal(l->seed, 6);
+   assertSameScores(m, l, &d);
+   CostModel_free(l);
+   CostModel_free(m);
+   Dataset_done(&d);
+}
+
+static void test_psa_model(void **state) {
+   Dataset d;
+   smallBatch(&d, 5);
+   d.psaLatency[2] = 0; /* an empty estimate is no estimate */
+   char *cause = NULL;
+   CostModel *m = CostModel_new(MODEL_PSA, 0, &cause);
+   assert_non_null(m);
+   assert_true(m->frozen);
+   float s[5];
+   CostModel_predict(m, &d, s);
+   assert_float_equal(s[0], 1, 0);
+   assert_float_equal(s[1], 0.5, 0);
+   assert_true(isinf(s[2]) && s[2] < 0);
+   assert_float_equal(s[3], 0.25, 0);
+   assert_true(isinf(s[4]) && s[4] < 0);
+   /* frozen by nature; unfrozen, its fit still learns nothing */
+   assert_int_equal(CostModel_fit(m, &d, NULL, &cause), 0);
+   m->frozen = false;
+   assert_int_equal(CostModel_fit(m, &d, NULL, &cause), 0);
+   float again[5];
+   CostModel_predict(m, &d, again);
+   assert_memory_equal(s, again, sizeof s);
+   /* its checkpoint is the header alone */
+   CostModel *l = saveAndLoad(m, "psa.ckpt", CHECKPOINT_HEADER_BYTES);
+   assertSameScores(m, l, &d);
+   CostModel_free(l);
+   CostModel_free(m);
+   Dataset_done(&d);
+}
+
+static void test_unavailable_kinds(void **state) {
+   static const ModelKind later[] = { MODEL_MLP, MODEL_PAM, MODEL_PAM_MOA };
+   for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
+      char *cause = NULL;
+      const char *why = NULL;
+      assert_false(CostModel_available(later[i], &why));
+      assert_string_equal(why, "not implemented yet");
+      assert_null(CostModel_new(later[i], 1, &cause));
+      char *want = xAsprintf("model %s is not available in this build: not implemented yet",
+                             ModelKind_name(later[i]));
+      assert_string_equal(cause, want);
+      free(want);
+      free(cause);
+   }
+   /* a checkpoint of such a model, from a build that has it */
+   char *path = pathOf("pam.ckpt");
+   FILE *f = fopen(path, "wb");
+   assert_int_equal(Checkpoint_writeHeader(f, MODEL_PAM), 0);
+   fclose(f);
+   assertLoadFails(path, "model pam is not available in this build: not implemented yet");
+   free(path);
+   assert_true(CostModel_available(MODEL_RANDOM, NULL));
+   assert_true(CostModel_available(MODEL_PSA, NULL));
+#ifdef HAVE_XGBOOST
+   assert_true(CostModel_available(MODEL_XGB, NULL));
+#else
+   char *cause = NULL;
+   assert_null(CostModel_new(MODEL_XGB, 1, &cause));
+   assert_non_null(strstr(cause, "model xgb is not available in this build"));
+   free(cause);
+#endif
+}
+
+/* ---- the checkpoint format ---- */
+
+static void test_checkpoint_values(void **state) {
+   char *path = pathOf("values.bin");
+   FILE *f = fopen(path, "wb");
+   assert_non_null(f);
+   int32_t ints[2] = { -2, 0x12345678 };
+   float floats[2] = { 1.0f, -0.5f };
+   assert_int_equal(Checkpoint_putU32(f, 0x01020304u), 0);
+   assert_int_equal(Checkpoint_putU64(f, 0x0102030405060708ull), 0);
+   assert_int_equal(Checkpoint_putI32s(f, ints, 2), 0);
+   assert_int_equal(Checkpoint_putF32s(f, floats, 2), 0);
+   /* more than one chunk's worth */
+   enum { BIG = 3001 };
+   float *big = xMalloc(BIG * sizeof *big);
+   TestUtil_fillRandom(big, BIG, 3, -1e6f, 1e6f);
+   big[7] = NAN;
+   big[8] = -INFINITY;
+   assert_int_equal(Checkpoint_putF32s(f, big, BIG), 0);
+   fclose(f);
+   size_t n;
+   unsigned char *bytes = readBytes(path, &n);
+   static const unsigned char want[28] = { 4,    3,    2,    1,    8,    7,    6,    5,    4,    3,
+                                           2,    1,    0xfe, 0xff, 0xff, 0xff, 0x78, 0x56, 0x34, 0x12,
+                                           0,    0,    0x80, 0x3f, 0,    0,    0,    0xbf };
+   assert_int_equal(n, sizeof want + 4 * BIG);
+   assert_memory_equal(bytes, want, sizeof want);
+   free(bytes);
+
+   f = fopen(path, "rb");
+   char *cause = NULL;
+   uint32_t u;
+   uint64_t v;
+   int32_t i2[2];
+   float f2[2];
+   float *back = xMalloc(BIG * sizeof *back);
+   assert_int_equal(Checkpoint_getU32(f, path, "u", &u, &cause), 0);
+   assert_int_equal(Checkpoint_getU64(f, path, "v", &v, &cause), 0);
+   assert_int_equal(Checkpoint_getI32s(f, path, "i", i2, 2, &cause), 0);
+   assert_int_equal(Checkpoint_getF32s(f, path, "f", f2, 2, &cause), 0);
+   assert_int_equal(Checkpoint_getF32s(f, path, "big", back, BIG, &cause), 0);
+   assert_int_equal(u, 0x01020304u);
+   assert_true(v == 0x0102030405060708ull);
+   assert_memory_equal(i2, ints, sizeof ints);
+   assert_memory_equal(f2, floats, sizeof floats);
+   assert_memory_equal(back, big, BIG * sizeof *big);
+   assert_int_equal(Checkpoint_getEnd(f, path, &cause), 0);
+   /* reading past the end names the byte and the value */
+   assert_int_equal(Checkpoint_getU32(f, path, "one more", &u, &cause), -1);
+   char *msg = xAsprintf("%s: cut short at byte %d (expected one more, 4 bytes from byte %d)", path,
+                         28 + 4 * BIG, 28 + 4 * BIG);
+   assert_string_equal(cause, msg);
+   free(msg);
+   free(cause);
+   fclose(f);
+   free(back);
+   free(big);
+   free(path);
+}
+
+/* The header fields of version 1 with these values, then `payload`. */
+static char *headerFile(const char *name, const char *magic, uint32_t version, uint32_t kind, uint32_t headerBytes,
+                        const void *payload, size_t n) {
+   unsigned char buf[256];
+   memcpy(buf, magic, 8);
+   uint32_t fields[3] = { version, kind, headerBytes };
+   for (int i = 0; i < 3; i++)
+      for (int b = 0; b < 4; b++)
+         buf[8 + 4 * i + b] = (unsigned char)(fields[i] >> (8 * b));
+   memcpy(buf + 20, payload, n);
+   return writeBytes(name, buf, 20 + n);
+}
+
+static void test_checkpoint_errors(void **state) {
+   static const unsigned char seed[8] = { 9 };
+   char *path = headerFile("good.ckpt", "PTUICKPT", 1, MODEL_RANDOM, 20, seed, 8);
+   char *cause = NULL;
+   CostModel *m = CostModel_load(path, &cause);
+   assert_non_null(m);
+   assert_int_equal(m->seed, 9);
+   CostModel_free(m);
+   size_t n;
+   unsigned char *good = readBytes(path, &n);
+   assert_int_equal(n, 28);
+   free(path);
+
+   /* the file ends early: where, and what was expected there */
+   static const struct {
+      size_t length;
+      const char *message;
+   } cut[] = {
+      { 0, "cut short at byte 0 (expected the magic \"PTUICKPT\", 8 bytes from byte 0)" },
+      { 5, "cut short at byte 5 (expected the magic \"PTUICKPT\", 8 bytes from byte 0)" },
+      { 10, "cut short at byte 10 (expected the format version, 4 bytes from byte 8)" },
+      { 12, "cut short at byte 12 (expected the model kind, 4 bytes from byte 12)" },
+      { 18, "cut short at byte 18 (expected the header's length, 4 bytes from byte 16)" },
+      { 24, "cut short at byte 24 (expected the random model's seed, 8 bytes from byte 20)" },
+   };
+   for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+      path = writeBytes("cut.ckpt", good, cut[i].length);
+      assertLoadFails(path, cut[i].message);
+      free(path);
+   }
+   unsigned char longer[30];
+   memcpy(longer, good, 28);
+   longer[28] = longer[29] = 0;
+   path = writeBytes("long.ckpt", longer, 30);
+   assertLoadFails(path, "2 bytes after the end of the model (a damaged or foreign file?)");
+   free(path);
+
+   path = writeBytes("text.ckpt", "hello", 5);
+   assertLoadFails(path, "not a pruner-tui checkpoint (bad magic)");
+   free(path);
+   /* headers with one field wrong */
+   static const struct {
+      const char *magic;
+      uint32_t version, kind, headerBytes;
+      const char *message;
+   } bad[] = {
+      { "PTUICKPX", 1, MODEL_RANDOM, 20, "not a pruner-tui checkpoint (bad magic)" },
+      { "PTUICKPT", 9, MODEL_RANDOM, 20, "checkpoint format version 9 is newer than this program reads (1)" },
+      { "PTUICKPT", 0, MODEL_RANDOM, 20, "checkpoint format version 0 is not one this program reads (1)" },
+      { "PTUICKPT", 1, 17, 20, "unknown model kind 17" },
+      { "PTUICKPT", 1, MODEL_RANDOM, 12, "a header of 12 bytes is shorter than the 20 of format version 1" },
+      { "PTUICKPT", 1, MODEL_RANDOM, 40,
+        "cut short at byte 28 (expected the rest of the header, 20 bytes from byte 20)" },
+   };
+   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      path = headerFile("bad.ckpt", bad[i].magic, bad[i].version, bad[i].kind, bad[i].headerBytes, seed, 8);
+      assertLoadFails(path, bad[i].message);
+      free(path);
+   }
+   /* header fields this version does not know are skipped */
+   static const unsigned char extended[12] = { 0xaa, 0xbb, 0xcc, 0xdd, 4 };
+   path = headerFile("extended.ckpt", "PTUICKPT", 1, MODEL_RANDOM, 24, extended, 12);
+   m = CostModel_load(path, &cause);
+   assert_non_null(m);
+   assert_int_equal(m->seed, 4);
+   CostModel_free(m);
+   free(path);
+
+   path = pathOf("missing.ckpt");
+   m = CostModel_load(path, &cause);
+   assert_null(m);
+   char *want = xAsprintf("%s: cannot open: No such file or directory", path);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   free(path);
+   free(good);
+}
+
+static void test_checkpoint_save_keeps_old_on_failure(void **state) {
+   char *cause = NULL;
+   CostModel *m = CostModel_new(MODEL_RANDOM, 3, &cause);
+   char *path = pathOf("nowhere/model.ckpt");
+   assert_int_equal(CostModel_save(m, path, &cause), -1);
+   char *want = xAsprintf("%s.tmp: cannot create: No such file or directory", path);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   free(path);
+   /* an abandoned checkpoint leaves no file behind, and the old one as it was */
+   path = pathOf("kept.ckpt");
+   assert_int_equal(CostModel_save(m, path, &cause), 0);
+   CheckpointWriter w;
+   assert_int_equal(Checkpoint_create(&w, path, MODEL_RANDOM, &cause), 0);
+   Checkpoint_putU32(w.f, 1);
+   char *tmp = xStrdup(w.tmpPath);
+   Checkpoint_abandon(&w);
+   assert_null(fopen(tmp, "rb"));
+   CostModel *l = CostModel_load(path, &cause);
+   assert_non_null(l);
+   assert_int_equal(l->seed, 3);
+   CostModel_free(l);
+   free(tmp);
+   free(path);
+   CostModel_free(m);
+}
+
+#ifdef HAVE_XGBOOST
+/* ---- xgb ---- */
+
+/* Programs of 2 to 4 rows whose throughput is the sum over rows of
+ * 0.2 + 2 x0 + x1^2 + (x2 > 0.5), where xj is the row's feature j; features 3 to
+ * SYNTHETIC_COLUMNS - 1 are noise and the rest 0. Failures (every `failEvery`th program, 0 for none) cost
+ * DATASET_FAILED_COST. Labels are the relabel's, so they are that sum over the task's
+ * best. */
+#define SYNTHETIC_COLUMNS 10
+
+static void synthetic(Dataset *d, int tasks, int programs, int failEvery, uint64_t seed) {
+   Rng rng;
+   Rng_seed(&rng, seed);
+   Dataset_init(d);
+   Features f;
+   memset(&f, 0, sizeof f);
+   f.patternAt = -1;
+   for (int t = 0; t < tasks; t++) {
+      char key[16];
+      snprintf(key, sizeof key, "task%d", t);
+      int task = Dataset_task(d, key);
+      for (int p = 0; p < programs; p++) {
+         f.nrows = 2 + (int)Rng_below(&rng, 3);
+         double throughput = 0;
+         for (int r = 0; r < f.nrows; r++) {
+            for (int c = 0; c < SYNTHETIC_COLUMNS; c++)
+               f.row[r][c] = (float)Rng_uniform(&rng);
+            double x0 = f.row[r][0], x1 = f.row[r][1], x2 = f.row[r][2];
+            throughput += 0.2 + 2 * x0 + x1 * x1 + (x2 > 0.5);
+         }
+         bool failed = failEvery > 0 && p % failEvery == failEvery - 1;
+         Dataset_add(d, task, &f, NULL, INFINITY, failed ? DATASET_FAILED_COST : (1 + t) / throughput);
+      }
+   }
+   Dataset_relabel(d);
+}
+
+/* The successful samples of d. */
+static void successes(const Dataset *d, Dataset *out) {
+   Dataset_init(out);
+   for (int i = 0; i < d->n; i++)
+      if (Dataset_succeeded(d, i))
+         Dataset_addFrom(out, d, i);
+}
+
+static int evaluations;
+
+static bool countEvaluations(void *ctx, int epoch, int epochs, double loss) {
+   assert_int_equal(epochs, 300);
+   assert_true(epoch >= 1 && epoch <= epochs && loss >= 0);
+   evaluations++;
+   return true;
+}
+
+static void test_xgb_learns_and_reloads(void **state) {
+   Dataset all, train, test, held;
+   synthetic(&all, 2, 1500, 10, 11);
+   Dataset_init(&train);
+   Dataset_init(&test);
+   Dataset_split(&all, 0.7, 5, &train, &test);
+   successes(&test, &held);
+   char *cause = NULL;
+   CostModel *m = CostModel_new(MODEL_XGB, 1, &cause);
+   assert_non_null(m);
+   assert_false(m->frozen || m->trained);
+   TrainConfig cfg;
+   TrainConfig_default(&cfg);
+   cfg.progress = countEvaluations;
+   evaluations = 0;
+   if (CostModel_fit(m, &train, &cfg, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_true(m->trained);
+   assert_true(evaluations > 0);
+
+   float *scores = xMalloc((size_t)held.n * sizeof *scores);
+   CostModel_predict(m, &held, scores);
+   RankMetrics w;
+   Metrics_weighted(&held, scores, NULL, &w);
+   printf("# xgb on held-out programs: %d samples, %ld pairs, pairwise %.4f, top-1 %.4f, top-5 %.4f "
+          "(%d evaluations)\n",
+          w.samples, w.pairs, w.pairwise, w.top1, w.top5, evaluations);
+   fflush(stdout);
+   assert_true(w.pairwise >= 0.9);
+   assert_true(w.top5 >= 0.9);
+
+   /* a sample without rows scores -inf */
+   Dataset one;
+   Dataset_init(&one);
+   Dataset_add(&one, Dataset_task(&one, "x"), NULL, NULL, INFINITY, 0);
+   float s;
+   CostModel_predict(m, &one, &s);
+   assert_true(isinf(s) && s < 0);
+   Dataset_done(&one);
+
+   /* save and load: the same scores to the bit */
+   CostModel *l = saveAndLoad(m, "xgb.ckpt", 0);
+   assert_true(l->trained);
+   assertSameScores(m, l, &held);
+   float *again = xMalloc((size_t)held.n * sizeof *again);
+
+   /* frozen, it does not learn from other data */
+   Dataset other;
+   synthetic(&other, 1, 40, 0, 99);
+   l->frozen = true;
+   assert_int_equal(CostModel_fit(l, &other, NULL, &cause), 0);
+   CostModel_predict(l, &held, again);
+   assert_memory_equal(again, scores, (size_t)held.n * sizeof *again);
+   /* unfrozen it does, from scratch */
+   l->frozen = false;
+   if (CostModel_fit(l, &other, NULL, &cause) < 0)
+      fail_msg("%s", cause);
+   CostModel_predict(l, &held, again);
+   assert_true(memcmp(again, scores, (size_t)held.n * sizeof *again) != 0);
+
+   /* the checkpoint cut inside XGBoost's bytes */
+   char *path = pathOf("xgb.ckpt");
+   size_t n;
+   unsigned char *bytes = readBytes(path, &n);
+   free(path);
+   path = writeBytes("xgb-cut.ckpt", bytes, n - 10);
+   char *want = xAsprintf("cut short at byte %zu (expected the XGBoost model, %zu bytes from byte 28)", n - 10,
+                          n - 28);
+   assertLoadFails(path, want);
+   free(want);
+   free(path);
+   free(bytes);
+
+   CostModel_free(l);
+   CostModel_free(m);
+   free(again);
+   free(scores);
+   Dataset_done(&other);
+   Dataset_done(&held);
+   Dataset_done(&train);
+   Dataset_done(&test);
+   Dataset_done(&all);
+}
+
+static void test_xgb_before_training(void **state) {
+   Dataset d;
+   smallBatch(&d, 20);
+   assertSeededUniform(MODEL_XGB, &d);
+   char *cause = NULL;
+   CostModel *a = CostModel_new(MODEL_XGB, 8, &cause);
+
+   /* nothing measured (or only failures): nothing to learn */
+   assert_int_equal(CostModel_fit(a, &d, NULL, &cause), -1);
+   assert_string_equal(cause, "xgb: nothing to learn from: none of the 20 samples has feature rows and a "
+                              "successful measurement");
+   free(cause);
+   assert_false(a->trained);
+
+   /* an untrained model saves and loads as untrained */
+   CostModel *l = saveAndLoad(a, "untrained.ckpt", 28);
+   assert_false(l->trained);
+   CostModel_free(l);
+   CostModel_free(a);
+   Dataset_done(&d);
+}
+#endif
+
+int main(void) {
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_kind_names),
+      cmocka_unit_test(test_train_defaults),
+      cmocka_unit_test(test_fit_dispatch),
+      cmocka_unit_test(test_random_model),
+      cmocka_unit_test(test_psa_model),
+      cmocka_unit_test(test_unavailable_kinds),
+      cmocka_unit_test(test_checkpoint_values),
+      cmocka_unit_test(test_checkpoint_errors),
+      cmocka_unit_test(test_checkpoint_save_keeps_old_on_failure),
+#ifdef HAVE_XGBOOST
+      cmocka_unit_test(test_xgb_before_training),
+      cmocka_unit_test(test_xgb_learns_and_reloads),
+#endif
+   };
+#ifndef HAVE_XGBOOST
+   printf("# the xgb tests are left out: XGBoost is not built in\n");
+#endif
+   return cmocka_run_group_tests(tests, setUpDir, tearDownDir);
+}
