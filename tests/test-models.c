@@ -134,7 +134,7 @@ static int countingFit(CostModel *m, const Dataset *train, const TrainConfig *cf
 static void countingFree(CostModel *m) {
 }
 
-static const CostModelOps countingOps = { countingPredict, countingFit, NULL, countingFree };
+static const CostModelOps countingOps = { .predict = countingPredict, .fit = countingFit, .free = countingFree };
 
 static void test_fit_dispatch(void **state) {
    Dataset d, empty;

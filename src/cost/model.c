@@ -138,6 +138,8 @@ int CostModel_save(const CostModel *m, const char *path, char **cause) {
 }
 
 CostModel *CostModel_clone(const CostModel *m, char **cause) {
+   if (m->ops->clone)
+      return m->ops->clone(m, cause);
    /* through a checkpoint: what save and load keep is the whole model, so a copy made
     * this way predicts as the original does */
    const char *dir = getenv("TMPDIR");

@@ -58,6 +58,8 @@ typedef struct CostModelOps_ {
    /* learns from the labelled samples of train; -1 with *cause when it cannot */
    int (*fit)(CostModel *m, const Dataset *train, const TrainConfig *cfg, char **cause);
    int (*save)(const CostModel *m, const char *path, char **cause);   /* NULL: nothing to save */
+   /* an exact copy; NULL: CostModel_clone goes through a checkpoint */
+   CostModel *(*clone)(const CostModel *m, char **cause);
    void (*free)(CostModel *m);
 } CostModelOps;
 
@@ -84,8 +86,8 @@ int CostModel_fit(CostModel *m, const Dataset *train, const TrainConfig *cfg, ch
 /* A checkpoint of m at path; for a model without state (ops->save NULL), the header
  * alone, which CostModel_load turns into a fresh model of the kind. */
 int CostModel_save(const CostModel *m, const char *path, char **cause);
-/* A copy that predicts exactly as m does (through a checkpoint in $TMPDIR); NULL with
- * *cause when it cannot be made. */
+/* A copy that predicts exactly as m does (the model's own copy, else through a
+ * checkpoint in $TMPDIR); NULL with *cause when it cannot be made. */
 CostModel *CostModel_clone(const CostModel *m, char **cause);
 void CostModel_free(CostModel *m);  /* NULL is fine */
 
