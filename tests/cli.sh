@@ -27,7 +27,7 @@ run() {
    err=$(cat "$tmp/err")
 }
 
-echo "1..43"
+echo "1..49"
 
 run --help
 ok "--help exits 0" [ "$rc" -eq 0 ]
@@ -148,5 +148,19 @@ run measure "$tmp/mm.task" 0 --inject sometimes
 ok "measure names the injections" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: --inject takes none, wrong, oob or hang, not 'sometimes'" ]
 run measure "$tmp/mm.task" 0 --records /nonexistent/dir/r.jsonl
 ok "measure names a records file it cannot write" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: /nonexistent/dir/r.jsonl: No such file or directory" ]
+
+# train and eval: records of a task file that --network names
+run eval --records "$tmp/rec.jsonl" --model psa
+ok "eval names a record whose task it does not know" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = "pruner-tui eval: $tmp/rec.jsonl: record 1: task dense_b1_m64_n64_k64 is in none of the task files given (add its task file with --network)" ]
+run eval --records "$tmp/rec.jsonl" --model psa --network "$tmp/mm.task"
+ok "eval scores records with PSA and reports its latency error" sh -c '[ "$1" -eq 0 ] && grep -qx "psa on 2 records of 1 tasks" "$2" && grep -q "^weighted over 1 tasks (2 samples): pairwise accuracy " "$2" && grep -q "^PSA.s latency estimate against the measured latency (2 samples" "$2"' _ "$rc" "$tmp/out"
+run eval --records "$tmp/rec.jsonl" --model "$tmp/none.ckpt" --network "$tmp/mm.task"
+ok "eval names a checkpoint it cannot open" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = "pruner-tui eval: $tmp/none.ckpt: cannot open: No such file or directory" ]
+run train --model mlp --out "$tmp/m.ckpt"
+ok "train needs records" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui train: --records FILE is needed (one or more)" ]
+run train --records "$tmp/rec.jsonl" --model linear --out "$tmp/m.ckpt"
+ok "train names the models it trains" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui train: --model takes pam, pam-moa, mlp or xgb" ]
+run train --records "$tmp/rec.jsonl" --model xgb --network "$tmp/mm.task" --holdout 1.5 --out "$tmp/m.ckpt"
+ok "train checks --holdout" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui train: --holdout takes a share between 0 and 1, like 0.2, not '1.5'" ]
 
 [ "$failed" -eq 0 ]

@@ -126,10 +126,13 @@ static void printMetrics(const Dataset *d, const float *scores, bool perTask) {
    free(rows);
 }
 
+/* On a terminal one line redrawn every epoch; elsewhere a line every 10 epochs. */
 static bool showProgress(void *ctx, int epoch, int epochs, double loss) {
    double *t0 = ctx;
-   fprintf(stderr, "\repoch %d/%d: loss %.6g (%.1f s)%s", epoch, epochs, loss, Clock_now() - *t0,
-           isatty(2) ? "" : "\n");
+   bool tty = isatty(2);
+   if (tty || epoch % 10 == 0 || epoch == epochs)
+      fprintf(stderr, "%sepoch %d of at most %d: loss %.6g (%.1f s)%s", tty ? "\r" : "", epoch, epochs, loss,
+              Clock_now() - *t0, tty ? "" : "\n");
    return true;
 }
 
