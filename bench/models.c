@@ -2,13 +2,16 @@
  * programs per second over batches of NEURAL_PREDICT_BATCH programs (2 to 4 feature
  * rows each, half with a pattern block), PAM with and without the shared pass for
  * blocks without a pattern, and the time of one training epoch (the default recipe:
- * batch 512, LambdaRank, Adam) over 2,000 measured programs; each with OpenBLAS on 1
- * thread and on every core. The features are random: only the shapes matter here.
- * Times are wall time (OpenBLAS's threads do the work), best of the repeats. */
+ * batch 512, LambdaRank, Adam) over 2,000 measured programs; then pam's predictions
+ * while another thread trains pam without pause, as with the online trainer; each
+ * with OpenBLAS on 1 thread and on every core. The features are random: only the
+ * shapes matter here. Times are wall time (OpenBLAS's threads do the work), best of
+ * the repeats. */
 #include "config.h"
 
 #include <cblas.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +81,50 @@ static double epochSeconds(ModelKind kind, const Dataset *train, int repeats) {
    return best;
 }
 
+typedef struct {
+   const Dataset *train;
+   volatile bool stop;
+   int epochs;
+} Trainer;
+
+static void *trainWithoutPause(void *arg) {
+   Trainer *t = arg;
+   char *cause = NULL;
+   TrainConfig cfg;
+   TrainConfig_default(&cfg);
+   cfg.epochs = 1;
+   CostModel *m = CostModel_new(MODEL_PAM, 1, &cause);
+   while (!t->stop) {
+      CostModel_fit(m, t->train, &cfg, &cause);
+      t->epochs++;
+   }
+   CostModel_free(m);
+   return NULL;
+}
+
+/* pam's predictions for `seconds` while another thread trains. */
+static void predictWhileTraining(const Dataset *d, const Dataset *train, float *scores, double seconds) {
+   char *cause = NULL;
+   CostModel *m = CostModel_new(MODEL_PAM, 1, &cause);
+   CostModel_predict(m, d, scores);
+   Trainer t = { train, false, 0 };
+   pthread_t thread;
+   if (pthread_create(&thread, NULL, trainWithoutPause, &t) != 0)
+      exit(1);
+   double t0 = Clock_now();
+   long scored = 0;
+   while (Clock_now() - t0 < seconds) {
+      CostModel_predict(m, d, scores);
+      scored += d->n;
+   }
+   double wall = Clock_now() - t0;
+   t.stop = true;
+   pthread_join(thread, NULL);
+   printf("  pam  predict while another thread trains: %9.0f programs/s, and %.2f epochs/s of training\n",
+          scored / wall, t.epochs / wall);
+   CostModel_free(m);
+}
+
 int main(int argc, char **argv) {
    int batches = argc > 1 ? atoi(argv[1]) : 4;
    int trainSamples = argc > 2 ? atoi(argv[2]) : 2000;
@@ -114,6 +161,7 @@ int main(int argc, char **argv) {
          printf("  %-4s train: %.3f s an epoch of %d samples (%.0f samples/s)\n", ModelKind_name(kinds[k]), e, train.n,
                 train.n / e);
       }
+      predictWhileTraining(&d, &train, scores, 3.0 * repeats);
    }
    free(scores);
    Dataset_done(&d);

@@ -18,25 +18,13 @@
 #include "util/rng.h"
 #include "util/xalloc.h"
 
-static char *tmpDir;
-
-static int setUpDir(void **state) {
-   tmpDir = TestUtil_tempDir();
-   return 0;
-}
-
-static int tearDownDir(void **state) {
-   TestUtil_removeTree(tmpDir);
-   free(tmpDir);
-   return 0;
-}
 
 static char *pathOf(const char *name) {
-   return xAsprintf("%s/%s", tmpDir, name);
+   return xAsprintf("%s/%s", TestUtil_groupDir, name);
 }
 
 static char *writeBytes(const char *name, const void *bytes, size_t n) {
-   return TestUtil_writeBytes(tmpDir, name, bytes, n);
+   return TestUtil_writeBytes(TestUtil_groupDir, name, bytes, n);
 }
 
 /* A batch of n one-row samples of one task (the last without rows), with PSA
@@ -169,7 +157,7 @@ static void assertSeededUniform(ModelKind kind, const Dataset *d) {
 }
 
 static CostModel *saveAndLoad(const CostModel *m, const char *name, size_t wantBytes) {
-   return TestUtil_saveAndLoad(m, tmpDir, name, wantBytes);
+   return TestUtil_saveAndLoad(m, TestUtil_groupDir, name, wantBytes);
 }
 
 static void test_random_model(void **state) {
@@ -565,5 +553,5 @@ int main(void) {
 #ifndef HAVE_XGBOOST
    printf("# the xgb tests are left out: XGBoost is not built in\n");
 #endif
-   return cmocka_run_group_tests(tests, setUpDir, tearDownDir);
+   return cmocka_run_group_tests(tests, TestUtil_setUpGroupDir, TestUtil_tearDownGroupDir);
 }

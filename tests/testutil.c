@@ -114,6 +114,20 @@ void TestUtil_assertClose(const float *got, const float *want, size_t n, double 
    }
 }
 
+char *TestUtil_groupDir;
+
+int TestUtil_setUpGroupDir(void **state) {
+   TestUtil_groupDir = TestUtil_tempDir();
+   return 0;
+}
+
+int TestUtil_tearDownGroupDir(void **state) {
+   TestUtil_removeTree(TestUtil_groupDir);
+   free(TestUtil_groupDir);
+   TestUtil_groupDir = NULL;
+   return 0;
+}
+
 char *TestUtil_writeBytes(const char *dir, const char *name, const void *bytes, size_t n) {
    char *path = xAsprintf("%s/%s", dir, name);
    FILE *f = fopen(path, "wb");

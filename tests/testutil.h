@@ -18,6 +18,11 @@
 
 /* A fresh directory under $TMPDIR (or /tmp); removed by TestUtil_removeTree. */
 char *TestUtil_tempDir(void);
+/* A cmocka group's setup and teardown that make TestUtil_groupDir a fresh
+ * temporary directory for the group's tests, and remove it. */
+extern char *TestUtil_groupDir;
+int TestUtil_setUpGroupDir(void **state);
+int TestUtil_tearDownGroupDir(void **state);
 /* Writes text to dir/name and returns the path (caller frees). */
 char *TestUtil_writeFile(const char *dir, const char *name, const char *text);
 void TestUtil_removeTree(const char *dir);

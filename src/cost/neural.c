@@ -29,22 +29,21 @@ typedef struct {
    size_t cap;
 } IntBuf;
 
+/* v, or a fresh block of n elements when it holds fewer (*cap counts them) */
+static void *grown(void *v, size_t *cap, size_t n, size_t elem) {
+   if (n <= *cap)
+      return v;
+   free(v);
+   *cap = n;
+   return xMalloc((n > 0 ? n : 1) * elem);
+}
+
 static float *floats(FloatBuf *b, size_t n) {
-   if (n > b->cap) {
-      free(b->v);
-      b->v = xMalloc((n > 0 ? n : 1) * sizeof(float));
-      b->cap = n;
-   }
-   return b->v;
+   return b->v = grown(b->v, &b->cap, n, sizeof *b->v);
 }
 
 static int *ints(IntBuf *b, size_t n) {
-   if (n > b->cap) {
-      free(b->v);
-      b->v = xMalloc((n > 0 ? n : 1) * sizeof(int));
-      b->cap = n;
-   }
-   return b->v;
+   return b->v = grown(b->v, &b->cap, n, sizeof *b->v);
 }
 
 /* What the last forward pass computed, which backward reads, and backward's own
@@ -52,10 +51,11 @@ static int *ints(IntBuf *b, size_t n) {
 struct NeuralScratch_ {
    int n, nrows, nseq;
    IntBuf seg;                  /* row -> its sample's place in the batch */
-   IntBuf seqOf;                /* sample -> its pattern sequence */
+   IntBuf seqOf;                /* sample -> its pattern sequence; -1 predicting: the zero block */
    IntBuf posSeq;               /* pattern position -> its sequence */
    FloatBuf x, a1, a2, h1;      /* rows x in, rows x hidden (two), n x hidden */
    FloatBuf p, p1, p2, z, h2;   /* pattern positions x width, p1, p2, p2; sequences x p2 */
+   FloatBuf zeroBlock, zeroH2;  /* an all-zero block and its branch output */
    FloatBuf c, f, g0;           /* n x (hidden + p2), n x hidden, n x hidden */
    FloatBuf u0, g1, u1, g2;     /* n x hidden: residual branches and sums */
    const float *g0v;            /* the first residual block's input: h1 or g0 */
@@ -70,9 +70,9 @@ static void FloatBuf_done(FloatBuf *b) {
 static void scratchFree(NeuralScratch *w) {
    if (!w)
       return;
-   FloatBuf *all[] = { &w->x,  &w->a1, &w->a2, &w->h1, &w->p,  &w->p1,  &w->p2,  &w->z,  &w->h2,  &w->c,
-                       &w->f,  &w->g0, &w->u0, &w->g1, &w->u1, &w->g2,  &w->dg,  &w->du, &w->dx,  &w->df,
-                       &w->dc, &w->dh1, &w->dh2, &w->dz, &w->dp2, &w->dp1, &w->da2, &w->da1 };
+   FloatBuf *all[] = { &w->x,  &w->a1, &w->a2,  &w->h1,  &w->p,  &w->p1,  &w->p2,  &w->z,   &w->h2,  &w->zeroBlock,
+                       &w->zeroH2, &w->c, &w->f, &w->g0, &w->u0, &w->g1, &w->u1, &w->g2, &w->dg, &w->du,
+                       &w->dx, &w->df, &w->dc, &w->dh1, &w->dh2, &w->dz, &w->dp2, &w->dp1, &w->da2, &w->da1 };
    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
       FloatBuf_done(all[i]);
    free(w->seg.v);
@@ -212,32 +212,12 @@ static bool allZero(const float *x, size_t n) {
    return true;
 }
 
-/* The pattern branch and the fuse layer: h1 (n x hidden) -> the first residual
- * block's input. */
-static const float *patternForward(NeuralNet *net, const Dataset *d, const int *samples, int n, bool training,
-                                   const float *h1) {
+/* The pattern branch on nseq sequences of normalized blocks at p: each sequence's
+ * sum over its positions into h2 (nseq x p2). Keeps what backward reads. */
+static void patternBranch(NeuralNet *net, const float *p, int nseq, float *h2) {
    NeuralScratch *w = net->work;
    const NeuralShape *s = &net->shape;
-   int H = s->hidden, L = s->patLen, block = s->patLen * s->patWidth, P2 = s->pat2, C = H + P2;
-   int *seqOf = ints(&w->seqOf, (size_t)n);
-   float *p = floats(&w->p, (size_t)n * block);
-   int nseq = 0, zeroSeq = -1;
-   for (int b = 0; b < n; b++) {
-      const float *blk = d->pattern + (int64_t)samples[b] * SAMPLE_PATTERN_LEN;
-      if (net->sharePattern && allZero(blk, (size_t)block)) {
-         if (zeroSeq < 0) {
-            zeroSeq = nseq++;
-            memset(p + (size_t)zeroSeq * block, 0, (size_t)block * sizeof(float));
-         }
-         seqOf[b] = zeroSeq;
-         continue;
-      }
-      memcpy(p + (size_t)nseq * block, blk, (size_t)block * sizeof(float));
-      seqOf[b] = nseq++;
-   }
-   w->nseq = nseq;
-   int pos = nseq * L;
-   Nn_normalize(p, pos, s->patWidth, net->patNorm);
+   int L = s->patLen, P2 = s->pat2, pos = nseq * L;
    float *p1 = floats(&w->p1, (size_t)pos * s->pat1);
    NnDense_forward(&net->pattern1, p, pos, p1);
    Nn_relu(p1, (size_t)pos * s->pat1);
@@ -249,12 +229,69 @@ static const float *patternForward(NeuralNet *net, const Dataset *d, const int *
    int *posSeq = ints(&w->posSeq, (size_t)pos);
    for (int r = 0; r < pos; r++)
       posSeq[r] = r / L;
-   float *h2 = floats(&w->h2, (size_t)nseq * P2);
    Nn_segmentSum(z, posSeq, pos, P2, nseq, h2);
+}
+
+/* The pattern branch's output for an all-zero block, from a pass of that one block
+ * alone: the same bits whenever it is computed, whatever the batch around it (a BLAS's
+ * rounding may depend on a matrix's size and a row's place in it). */
+static const float *zeroBlockBranch(NeuralNet *net) {
+   NeuralScratch *w = net->work;
+   const NeuralShape *s = &net->shape;
+   size_t block = (size_t)s->patLen * s->patWidth;
+   float *zeros = floats(&w->zeroBlock, block);
+   memset(zeros, 0, block * sizeof(float));
+   float *h2 = floats(&w->zeroH2, (size_t)s->pat2);
+   patternBranch(net, zeros, 1, h2);
+   return h2;
+}
+
+/* The pattern branch and the fuse layer: h1 (n x hidden) -> the first residual
+ * block's input. All-zero blocks (no pattern found) give the same branch output:
+ * when predicting, it comes from one pass of that block alone, once per batch
+ * (sharePattern) or once per such sample; when training, the block is one sequence
+ * of the batch's pass that every such sample shares (or one per sample), so that
+ * backward sums their gradients into it. */
+static const float *patternForward(NeuralNet *net, const Dataset *d, const int *samples, int n, bool training,
+                                   const float *h1) {
+   NeuralScratch *w = net->work;
+   const NeuralShape *s = &net->shape;
+   int H = s->hidden, L = s->patLen, block = s->patLen * s->patWidth, P2 = s->pat2, C = H + P2;
+   int *seqOf = ints(&w->seqOf, (size_t)n);
+   float *p = floats(&w->p, (size_t)n * block);
+   int nseq = 0, zeroSeq = -1;
+   for (int b = 0; b < n; b++) {
+      const float *blk = d->pattern + (int64_t)samples[b] * SAMPLE_PATTERN_LEN;
+      if (allZero(blk, (size_t)block) && (!training || net->sharePattern)) {
+         if (!training) {
+            seqOf[b] = -1;
+            continue;
+         }
+         if (zeroSeq < 0) {
+            zeroSeq = nseq++;
+            memset(p + (size_t)zeroSeq * block, 0, (size_t)block * sizeof(float));
+         }
+         seqOf[b] = zeroSeq;
+         continue;
+      }
+      memcpy(p + (size_t)nseq * block, blk, (size_t)block * sizeof(float));
+      seqOf[b] = nseq++;
+   }
+   const float *zeroH2 = NULL;
+   if (!training)
+      for (int b = 0; b < n && !zeroH2; b++)
+         if (seqOf[b] < 0)
+            zeroH2 = zeroBlockBranch(net);
+   w->nseq = nseq;
+   Nn_normalize(p, nseq * L, s->patWidth, net->patNorm);
+   float *h2 = floats(&w->h2, (size_t)nseq * P2);
+   patternBranch(net, p, nseq, h2);
    float *c = floats(&w->c, (size_t)n * C);
    for (int b = 0; b < n; b++) {
+      if (seqOf[b] < 0 && !net->sharePattern)
+         zeroH2 = zeroBlockBranch(net);
       memcpy(c + (size_t)b * C, h1 + (size_t)b * H, (size_t)H * sizeof(float));
-      memcpy(c + (size_t)b * C + H, h2 + (size_t)seqOf[b] * P2, (size_t)P2 * sizeof(float));
+      memcpy(c + (size_t)b * C + H, seqOf[b] < 0 ? zeroH2 : h2 + (size_t)seqOf[b] * P2, (size_t)P2 * sizeof(float));
    }
    float *f = floats(&w->f, (size_t)n * H);
    NnDense_forward(&net->fuse, c, n, f);

@@ -15,17 +15,23 @@
  *   then x = x + ReLU(Linear(hidden, hidden)(x)) twice, and Linear(hidden, 1).
  * A sample without rows scores -INFINITY. Every input is divided column by column by
  * the normalization vectors (Nn_columnMax of the training data: rowNorm over the rows,
- * patNorm over the pattern blocks' positions), 1 until the network is fitted.
+ * patNorm over the pattern blocks' positions), 1 until the network is fitted. The
+ * same batch always gets the same scores, and so does a network reloaded from its
+ * checkpoint; but a sample's score may change in its last bits with the batch around
+ * it and with OpenBLAS's kernels and threads, whose rounding depends on the sizes of
+ * the matrices and where a row sits in them (training too: a fit is repeatable on one
+ * machine and setting, not across them).
  *
  * Training (NeuralNet_fit) follows TenSet and Pruner (pruner.md 2.3-2.4): the samples
  * that were measured (cost != 0; failures with label 0) and have rows, shuffled each
  * epoch by a generator seeded with cfg->seed, in mini-batches of cfg->batch samples
  * (a last batch of one sample joins the one before: batch norm needs two); LambdaRank
  * over each batch as one list; backward through the whole network; gradient-norm
- * clipping; Adam, whose moments start from zero at every fit; batch norm in training
- * mode (prediction uses its running statistics); early stop after cfg->earlyStop
- * epochs (0: never) without a lower mean training loss, keeping the last weights as
- * TenSet does. cfg->fromScratch re-initializes the weights from cfg->seed first.
+ * clipping to cfg->clip (none when it is 0); Adam, whose moments start from zero at
+ * every fit; batch norm in training mode (prediction uses its running statistics);
+ * early stop after cfg->earlyStop epochs (0: never) without a lower mean training
+ * loss, keeping the last weights as TenSet does. cfg->fromScratch re-initializes the
+ * weights from cfg->seed first.
  * An mlp or pam model recomputes the normalization when it fits from scratch or has
  * never been fitted, and keeps it on a warm start: the weights learned on inputs
  * scaled by those vectors, and rescaling the inputs under them would undo part of
@@ -46,8 +52,9 @@
  * The parameters are stmt1, stmt2, [pattern1, pattern2, attention (Wq, bq, Wk, bk,
  * Wv, bv, Wo, bo), fuse, norm (weight = gamma, bias = beta)], res0, res1, out; a
  * layer's weight (out x in) before its bias. A reader takes any shape whose in and
- * pattern sizes are this program's, and refuses a parameter whose name or shape is
- * not the one the shape fields give, naming it and both shapes. */
+ * pattern sizes are this program's and whose widths are at most 1024, and refuses a
+ * parameter whose name or shape is not the one the shape fields give, naming it and
+ * both shapes. */
 #ifndef HEADER_neural
 #define HEADER_neural
 
@@ -84,9 +91,11 @@ typedef struct NeuralNet_ {
    int nparams;
    float *rowNorm, *patNorm;    /* shape.in, shape.patWidth */
    bool fitted;                 /* the normalization vectors come from training data */
-   /* All-zero pattern blocks (no pattern found) give the same pattern-branch output,
-    * so a forward pass runs the branch once for all of them. Results are the same to
-    * the bit either way; false runs it per sample (for the test that says so). */
+   /* All-zero pattern blocks (no pattern found) give the same pattern-branch output.
+    * Predicting computes it once per batch, from a pass of that block alone; training
+    * makes it one sequence of the batch's pass, which every such sample shares. false
+    * (for the tests) computes it for each such sample: to the bit the same scores
+    * when predicting, the same but for rounding when training. */
    bool sharePattern;
    NeuralScratch *work;         /* activations and gradients of the last forward */
 } NeuralNet;

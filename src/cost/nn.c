@@ -575,6 +575,12 @@ double Nn_clipGradNorm(NnParam *const *params, int n, double maxNorm) {
    return norm;
 }
 
+/* ---- threads ---- */
+
+void Nn_setThreads(int threads) {
+   openblas_set_num_threads(threads > 0 ? threads : openblas_get_num_procs());
+}
+
 /* ---- feature normalization ---- */
 
 void Nn_columnMax(const float *x, int n, int d, float *norm) {
