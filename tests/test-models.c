@@ -1,5 +1,5 @@
 /* The cost models and their checkpoints: kind names, the dispatch (a frozen model
- * never learns), the random and psa models, models this build lacks, the checkpoint
+ * never learns), the random and psa models, the kinds this build has, the checkpoint
  * format's bytes and every error its reader gives, and, where XGBoost is built in, the
  * xgb model learning a synthetic task well enough to rank held-out programs and
  * predicting bit for bit the same after a save and a load. */
@@ -18,59 +18,13 @@
 #include "util/rng.h"
 #include "util/xalloc.h"
 
-static char *tmpDir;
-
-static int setUpDir(void **state) {
-   tmpDir = TestUtil_tempDir();
-   return 0;
-}
-
-static int tearDownDir(void **state) {
-   TestUtil_removeTree(tmpDir);
-   free(tmpDir);
-   return 0;
-}
 
 static char *pathOf(const char *name) {
-   return xAsprintf("%s/%s", tmpDir, name);
+   return xAsprintf("%s/%s", TestUtil_groupDir, name);
 }
 
 static char *writeBytes(const char *name, const void *bytes, size_t n) {
-   char *path = pathOf(name);
-   FILE *f = fopen(path, "wb");
-   assert_non_null(f);
-   assert_int_equal(fwrite(bytes, 1, n, f), n);
-   assert_int_equal(fclose(f), 0);
-   return path;
-}
-
-/* The whole file; *n its length. */
-static unsigned char *readBytes(const char *path, size_t *n) {
-   FILE *f = fopen(path, "rb");
-   assert_non_null(f);
-   size_t cap = 1 << 16;
-   unsigned char *buf = xMalloc(cap);
-   *n = 0;
-   size_t got;
-   while ((got = fread(buf + *n, 1, cap - *n, f)) > 0) {
-      *n += got;
-      if (*n == cap)
-         buf = xRealloc(buf, cap *= 2);
-   }
-   fclose(f);
-   return buf;
-}
-
-/* Loading path fails with exactly "PATH: <want>". */
-static void assertLoadFails(const char *path, const char *want) {
-   char *cause = NULL;
-   CostModel *m = CostModel_load(path, &cause);
-   assert_null(m);
-   assert_non_null(cause);
-   char *full = xAsprintf("%s: %s", path, want);
-   assert_string_equal(cause, full);
-   free(full);
-   free(cause);
+   return TestUtil_writeBytes(TestUtil_groupDir, name, bytes, n);
 }
 
 /* A batch of n one-row samples of one task (the last without rows), with PSA
@@ -202,35 +156,8 @@ static void assertSeededUniform(ModelKind kind, const Dataset *d) {
    CostModel_free(c);
 }
 
-/* m saved to tmpDir/name (of wantBytes bytes, 0 for any) and loaded back. */
 static CostModel *saveAndLoad(const CostModel *m, const char *name, size_t wantBytes) {
-   char *cause = NULL;
-   char *path = pathOf(name);
-   if (CostModel_save(m, path, &cause) < 0)
-      fail_msg("%s", cause);
-   size_t n;
-   unsigned char *bytes = readBytes(path, &n);
-   if (wantBytes)
-      assert_int_equal(n, wantBytes);
-   assert_memory_equal(bytes, CHECKPOINT_MAGIC, CHECKPOINT_MAGIC_LEN);
-   assert_int_equal(bytes[12], m->kind);
-   free(bytes);
-   CostModel *l = CostModel_load(path, &cause);
-   if (!l)
-      fail_msg("%s", cause);
-   assert_int_equal(l->kind, m->kind);
-   free(path);
-   return l;
-}
-
-/* a and b give d the same scores, to the bit. */
-static void assertSameScores(CostModel *a, CostModel *b, const Dataset *d) {
-   float *sa = xMalloc((size_t)d->n * sizeof *sa), *sb = xMalloc((size_t)d->n * sizeof *sb);
-   CostModel_predict(a, d, sa);
-   CostModel_predict(b, d, sb);
-   assert_memory_equal(sa, sb, (size_t)d->n * sizeof *sa);
-   free(sa);
-   free(sb);
+   return TestUtil_saveAndLoad(m, TestUtil_groupDir, name, wantBytes);
 }
 
 static void test_random_model(void **state) {
@@ -246,7 +173,7 @@ static void test_random_model(void **state) {
    /* a checkpoint holds the seed: the loaded model starts the same sequence again */
    CostModel *l = saveAndLoad(m, "random.ckpt", 28);
    assert_int_equal(l->seed, 6);
-   assertSameScores(m, l, &d);
+   TestUtil_assertSameScores(m, l, &d);
    CostModel_free(l);
    CostModel_free(m);
    Dataset_done(&d);
@@ -276,35 +203,22 @@ static void test_psa_model(void **state) {
    assert_memory_equal(s, again, sizeof s);
    /* its checkpoint is the header alone */
    CostModel *l = saveAndLoad(m, "psa.ckpt", CHECKPOINT_HEADER_BYTES);
-   assertSameScores(m, l, &d);
+   TestUtil_assertSameScores(m, l, &d);
    CostModel_free(l);
    CostModel_free(m);
    Dataset_done(&d);
 }
 
-static void test_unavailable_kinds(void **state) {
-   static const ModelKind later[] = { MODEL_MLP, MODEL_PAM, MODEL_PAM_MOA };
-   for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
-      char *cause = NULL;
-      const char *why = NULL;
-      assert_false(CostModel_available(later[i], &why));
-      assert_string_equal(why, "not implemented yet");
-      assert_null(CostModel_new(later[i], 1, &cause));
-      char *want = xAsprintf("model %s is not available in this build: not implemented yet",
-                             ModelKind_name(later[i]));
-      assert_string_equal(cause, want);
-      free(want);
-      free(cause);
+static void test_available_kinds(void **state) {
+   static const ModelKind always[] = { MODEL_RANDOM, MODEL_PSA, MODEL_MLP, MODEL_PAM, MODEL_PAM_MOA };
+   for (size_t i = 0; i < sizeof always / sizeof always[0]; i++) {
+      const char *why = "unset";
+      assert_true(CostModel_available(always[i], &why));
+      assert_null(why);
    }
-   /* a checkpoint of such a model, from a build that has it */
-   char *path = pathOf("pam.ckpt");
-   FILE *f = fopen(path, "wb");
-   assert_int_equal(Checkpoint_writeHeader(f, MODEL_PAM), 0);
-   fclose(f);
-   assertLoadFails(path, "model pam is not available in this build: not implemented yet");
-   free(path);
-   assert_true(CostModel_available(MODEL_RANDOM, NULL));
-   assert_true(CostModel_available(MODEL_PSA, NULL));
+   const char *why = NULL;
+   assert_false(CostModel_available(MODEL_KIND_COUNT, &why));
+   assert_string_equal(why, "no such model");
 #ifdef HAVE_XGBOOST
    assert_true(CostModel_available(MODEL_XGB, NULL));
 #else
@@ -336,7 +250,7 @@ static void test_checkpoint_values(void **state) {
    assert_int_equal(Checkpoint_putF32s(f, big, BIG), 0);
    fclose(f);
    size_t n;
-   unsigned char *bytes = readBytes(path, &n);
+   unsigned char *bytes = TestUtil_readBytes(path, &n);
    static const unsigned char want[28] = { 4,    3,    2,    1,    8,    7,    6,    5,    4,    3,
                                            2,    1,    0xfe, 0xff, 0xff, 0xff, 0x78, 0x56, 0x34, 0x12,
                                            0,    0,    0x80, 0x3f, 0,    0,    0,    0xbf };
@@ -397,7 +311,7 @@ static void test_checkpoint_errors(void **state) {
    assert_int_equal(m->seed, 9);
    CostModel_free(m);
    size_t n;
-   unsigned char *good = readBytes(path, &n);
+   unsigned char *good = TestUtil_readBytes(path, &n);
    assert_int_equal(n, 28);
    free(path);
 
@@ -415,18 +329,18 @@ static void test_checkpoint_errors(void **state) {
    };
    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
       path = writeBytes("cut.ckpt", good, cut[i].length);
-      assertLoadFails(path, cut[i].message);
+      TestUtil_assertLoadFails(path, cut[i].message);
       free(path);
    }
    unsigned char longer[30];
    memcpy(longer, good, 28);
    longer[28] = longer[29] = 0;
    path = writeBytes("long.ckpt", longer, 30);
-   assertLoadFails(path, "2 bytes after the end of the model (a damaged or foreign file?)");
+   TestUtil_assertLoadFails(path, "2 bytes after the end of the model (a damaged or foreign file?)");
    free(path);
 
    path = writeBytes("text.ckpt", "hello", 5);
-   assertLoadFails(path, "not a pruner-tui checkpoint (bad magic)");
+   TestUtil_assertLoadFails(path, "not a pruner-tui checkpoint (bad magic)");
    free(path);
    /* headers with one field wrong */
    static const struct {
@@ -444,7 +358,7 @@ static void test_checkpoint_errors(void **state) {
    };
    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       path = headerFile("bad.ckpt", bad[i].magic, bad[i].version, bad[i].kind, bad[i].headerBytes, seed, 8);
-      assertLoadFails(path, bad[i].message);
+      TestUtil_assertLoadFails(path, bad[i].message);
       free(path);
    }
    /* header fields this version does not know are skipped */
@@ -498,46 +412,10 @@ static void test_checkpoint_save_keeps_old_on_failure(void **state) {
 #ifdef HAVE_XGBOOST
 /* ---- xgb ---- */
 
-/* Programs of 2 to 4 rows whose throughput is the sum over rows of
- * 0.2 + 2 x0 + x1^2 + (x2 > 0.5), where xj is the row's feature j; features 3 to
- * SYNTHETIC_COLUMNS - 1 are noise and the rest 0. Failures (every `failEvery`th program, 0 for none) cost
- * DATASET_FAILED_COST. Labels are the relabel's, so they are that sum over the task's
- * best. */
-#define SYNTHETIC_COLUMNS 10
-
+/* Programs of 2 to 4 rows (TestUtil_synthetic), a failure every 10th. */
 static void synthetic(Dataset *d, int tasks, int programs, int failEvery, uint64_t seed) {
-   Rng rng;
-   Rng_seed(&rng, seed);
-   Dataset_init(d);
-   Features f;
-   memset(&f, 0, sizeof f);
-   f.patternAt = -1;
-   for (int t = 0; t < tasks; t++) {
-      char key[16];
-      snprintf(key, sizeof key, "task%d", t);
-      int task = Dataset_task(d, key);
-      for (int p = 0; p < programs; p++) {
-         f.nrows = 2 + (int)Rng_below(&rng, 3);
-         double throughput = 0;
-         for (int r = 0; r < f.nrows; r++) {
-            for (int c = 0; c < SYNTHETIC_COLUMNS; c++)
-               f.row[r][c] = (float)Rng_uniform(&rng);
-            double x0 = f.row[r][0], x1 = f.row[r][1], x2 = f.row[r][2];
-            throughput += 0.2 + 2 * x0 + x1 * x1 + (x2 > 0.5);
-         }
-         bool failed = failEvery > 0 && p % failEvery == failEvery - 1;
-         Dataset_add(d, task, &f, NULL, INFINITY, failed ? DATASET_FAILED_COST : (1 + t) / throughput);
-      }
-   }
-   Dataset_relabel(d);
-}
-
-/* The successful samples of d. */
-static void successes(const Dataset *d, Dataset *out) {
-   Dataset_init(out);
-   for (int i = 0; i < d->n; i++)
-      if (Dataset_succeeded(d, i))
-         Dataset_addFrom(out, d, i);
+   TestSynthetic spec = { .tasks = tasks, .programs = programs, .minRows = 2, .failEvery = failEvery, .seed = seed };
+   TestUtil_synthetic(d, &spec);
 }
 
 static int evaluations;
@@ -555,7 +433,7 @@ static void test_xgb_learns_and_reloads(void **state) {
    Dataset_init(&train);
    Dataset_init(&test);
    Dataset_split(&all, 0.7, 5, &train, &test);
-   successes(&test, &held);
+   TestUtil_successes(&test, &held);
    char *cause = NULL;
    CostModel *m = CostModel_new(MODEL_XGB, 1, &cause);
    assert_non_null(m);
@@ -592,7 +470,7 @@ static void test_xgb_learns_and_reloads(void **state) {
    /* save and load: the same scores to the bit */
    CostModel *l = saveAndLoad(m, "xgb.ckpt", 0);
    assert_true(l->trained);
-   assertSameScores(m, l, &held);
+   TestUtil_assertSameScores(m, l, &held);
    float *again = xMalloc((size_t)held.n * sizeof *again);
 
    /* frozen, it does not learn from other data */
@@ -612,12 +490,12 @@ static void test_xgb_learns_and_reloads(void **state) {
    /* the checkpoint cut inside XGBoost's bytes */
    char *path = pathOf("xgb.ckpt");
    size_t n;
-   unsigned char *bytes = readBytes(path, &n);
+   unsigned char *bytes = TestUtil_readBytes(path, &n);
    free(path);
    path = writeBytes("xgb-cut.ckpt", bytes, n - 10);
    char *want = xAsprintf("cut short at byte %zu (expected the XGBoost model, %zu bytes from byte 28)", n - 10,
                           n - 28);
-   assertLoadFails(path, want);
+   TestUtil_assertLoadFails(path, want);
    free(want);
    free(path);
    free(bytes);
@@ -663,7 +541,7 @@ int main(void) {
       cmocka_unit_test(test_fit_dispatch),
       cmocka_unit_test(test_random_model),
       cmocka_unit_test(test_psa_model),
-      cmocka_unit_test(test_unavailable_kinds),
+      cmocka_unit_test(test_available_kinds),
       cmocka_unit_test(test_checkpoint_values),
       cmocka_unit_test(test_checkpoint_errors),
       cmocka_unit_test(test_checkpoint_save_keeps_old_on_failure),
@@ -675,5 +553,5 @@ int main(void) {
 #ifndef HAVE_XGBOOST
    printf("# the xgb tests are left out: XGBoost is not built in\n");
 #endif
-   return cmocka_run_group_tests(tests, setUpDir, tearDownDir);
+   return cmocka_run_group_tests(tests, TestUtil_setUpGroupDir, TestUtil_tearDownGroupDir);
 }

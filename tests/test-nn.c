@@ -15,14 +15,9 @@
 #include "cost/nn.h"
 #include "util/xalloc.h"
 
-/* ---- finite differences ---- */
+/* ---- finite differences (TestUtil_checkGradient) ---- */
 
-#define FD_STEP 1e-3f
-
-typedef struct {
-   double (*loss)(void *ctx);   /* runs the forward and returns sum(weights * output) */
-   void *ctx;
-} Objective;
+typedef TestObjective Objective;
 
 static double weighted(const float *r, const float *y, size_t n) {
    double s = 0;
@@ -31,52 +26,8 @@ static double weighted(const float *r, const float *y, size_t n) {
    return s;
 }
 
-static double norm2(const double *a, size_t n) {
-   double s = 0;
-   for (size_t i = 0; i < n; i++)
-      s += a[i] * a[i];
-   return sqrt(s);
-}
-
-/* The central difference of the objective for every element of x. */
-static double *numericGradient(const Objective *o, float *x, size_t n) {
-   double *num = xMalloc(n * sizeof(double));
-   for (size_t i = 0; i < n; i++) {
-      float orig = x[i];
-      float up = orig + FD_STEP, down = orig - FD_STEP;
-      x[i] = up;
-      double lp = o->loss(o->ctx);
-      x[i] = down;
-      double lm = o->loss(o->ctx);
-      x[i] = orig;
-      num[i] = (lp - lm) / ((double)up - down);
-   }
-   return num;
-}
-
-/* Every element within 1e-2 relative (plus 1e-3 absolute, for the float noise of the
- * differences near zero), the whole vector within 1e-2 relative, and a gradient that
- * is not zero, so that the comparison means something. */
-static void checkGradient(const char *what, const Objective *o, float *x, const float *analytic, size_t n) {
-   double *num = numericGradient(o, x, n);
-   double *diff = xMalloc(n * sizeof(double));
-   for (size_t i = 0; i < n; i++) {
-      double a = analytic[i];
-      diff[i] = a - num[i];
-      if (fabs(diff[i]) > 1e-2 * fmax(fabs(a), fabs(num[i])) + 1e-3)
-         fail_msg("%s[%zu]: analytic %.6g, numeric %.6g", what, i, a, num[i]);
-   }
-   double nn = norm2(num, n);
-   if (!(nn > 1e-2))
-      fail_msg("%s: the gradient's norm %.3g is too small to check", what, nn);
-   if (norm2(diff, n) > 1e-2 * nn)
-      fail_msg("%s: relative error %.3g", what, norm2(diff, n) / nn);
-   free(num);
-   free(diff);
-}
-
 static void checkParam(const Objective *o, NnParam *p) {
-   checkGradient(p->name, o, p->w, p->g, NnParam_size(p));
+   TestUtil_checkGradient(p->name, o, p->w, p->g, NnParam_size(p));
 }
 
 static float *randomBuffer(size_t n, uint64_t seed, float lo, float hi) {
@@ -131,21 +82,21 @@ static void checkLayer(const char *what, LayerCase *c, float *x, size_t xLen, si
    c->yLen = yLen;
    c->r = r;
    c->y = xMalloc(yLen * sizeof(float));
-   Objective o = { layerLoss, c };
+   Objective o = { layerLoss, c, NULL };
    for (int i = 0; i < nparams; i++)
       NnParam_zeroGrad(params[i]);
    layerLoss(c);
    c->backward(c, dx);
    char name[64];
    snprintf(name, sizeof name, "%s dx", what);
-   checkGradient(name, &o, x, dx, xLen);
+   TestUtil_checkGradient(name, &o, x, dx, xLen);
    for (int i = 0; i < nparams; i++) {
       NnParam *p = params[i];
       if (p != vanishing) {
          checkParam(&o, p);
          continue;
       }
-      double *num = numericGradient(&o, p->w, NnParam_size(p));
+      double *num = TestUtil_numericGradient(&o, p->w, NnParam_size(p));
       for (size_t j = 0; j < NnParam_size(p); j++)
          if (!(fabs(p->g[j]) < 1e-5 && fabs(num[j]) < 1e-3))
             fail_msg("%s[%zu]: analytic %.3g, numeric %.3g, expected 0", p->name, j, p->g[j], num[j]);
@@ -556,8 +507,8 @@ static void checkLossGradient(const char *what, double (*fn)(const float *, cons
    float *grad = xMalloc((size_t)n * sizeof(float)), *scratch = xMalloc((size_t)n * sizeof(float));
    fn(score, label, n, grad);
    LossCase c = { score, label, scratch, n, fn };
-   Objective o = { lossOf, &c };
-   checkGradient(what, &o, score, grad, (size_t)n);
+   Objective o = { lossOf, &c, NULL };
+   TestUtil_checkGradient(what, &o, score, grad, (size_t)n);
    free(grad);
    free(scratch);
 }
@@ -717,10 +668,10 @@ static void test_network_gradients(void **state) {
    n.seg = seg;
    n.r = r;
    float dx[7 * 5];
-   Objective o = { netLoss, &n };
+   Objective o = { netLoss, &n, NULL };
    netLoss(&n);
    netBackward(&n, dx);
-   checkGradient("network dx", &o, n.x, dx, 7 * 5);
+   TestUtil_checkGradient("network dx", &o, n.x, dx, 7 * 5);
    NnParam *params[8];
    int np = NnDense_params(&n.in, params);
    np += NnBatchNorm_params(&n.bn, params + np);

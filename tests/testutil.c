@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cost/checkpoint.h"
 #include "measure/nvrtc.h"
+#include "util/rng.h"
 #include "util/xalloc.h"
 
 char *TestUtil_tempDir(void) {
@@ -110,6 +112,247 @@ void TestUtil_assertClose(const float *got, const float *want, size_t n, double 
          fail_msg("element %zu of %zu: got %.9g, expected %.9g (rtol %g, atol %g)", i, n, g, w,
                   rtol, atol);
    }
+}
+
+char *TestUtil_groupDir;
+
+int TestUtil_setUpGroupDir(void **state) {
+   TestUtil_groupDir = TestUtil_tempDir();
+   return 0;
+}
+
+int TestUtil_tearDownGroupDir(void **state) {
+   TestUtil_removeTree(TestUtil_groupDir);
+   free(TestUtil_groupDir);
+   TestUtil_groupDir = NULL;
+   return 0;
+}
+
+char *TestUtil_writeBytes(const char *dir, const char *name, const void *bytes, size_t n) {
+   char *path = xAsprintf("%s/%s", dir, name);
+   FILE *f = fopen(path, "wb");
+   assert_non_null(f);
+   assert_int_equal(fwrite(bytes, 1, n, f), n);
+   assert_int_equal(fclose(f), 0);
+   return path;
+}
+
+unsigned char *TestUtil_readBytes(const char *path, size_t *n) {
+   FILE *f = fopen(path, "rb");
+   assert_non_null(f);
+   size_t cap = 1 << 16;
+   unsigned char *buf = xMalloc(cap);
+   *n = 0;
+   size_t got;
+   while ((got = fread(buf + *n, 1, cap - *n, f)) > 0) {
+      *n += got;
+      if (*n == cap)
+         buf = xRealloc(buf, cap *= 2);
+   }
+   fclose(f);
+   return buf;
+}
+
+void TestUtil_assertLoadFails(const char *path, const char *want) {
+   char *cause = NULL;
+   CostModel *m = CostModel_load(path, &cause);
+   assert_null(m);
+   assert_non_null(cause);
+   char *full = xAsprintf("%s: %s", path, want);
+   assert_string_equal(cause, full);
+   free(full);
+   free(cause);
+}
+
+CostModel *TestUtil_saveAndLoad(const CostModel *m, const char *dir, const char *name, size_t wantBytes) {
+   char *cause = NULL;
+   char *path = xAsprintf("%s/%s", dir, name);
+   if (CostModel_save(m, path, &cause) < 0)
+      fail_msg("%s", cause);
+   size_t n;
+   unsigned char *bytes = TestUtil_readBytes(path, &n);
+   if (wantBytes)
+      assert_int_equal(n, wantBytes);
+   assert_memory_equal(bytes, CHECKPOINT_MAGIC, CHECKPOINT_MAGIC_LEN);
+   assert_int_equal(bytes[12], m->kind);
+   free(bytes);
+   CostModel *l = CostModel_load(path, &cause);
+   if (!l)
+      fail_msg("%s", cause);
+   assert_int_equal(l->kind, m->kind);
+   free(path);
+   return l;
+}
+
+void TestUtil_assertSameScores(CostModel *a, CostModel *b, const Dataset *d) {
+   size_t size = (size_t)(d->n > 0 ? d->n : 1) * sizeof(float);
+   float *sa = xMalloc(size), *sb = xMalloc(size);
+   CostModel_predict(a, d, sa);
+   CostModel_predict(b, d, sb);
+   assert_memory_equal(sa, sb, (size_t)d->n * sizeof *sa);
+   free(sa);
+   free(sb);
+}
+
+#define SYNTHETIC_COLUMNS 10
+
+void TestUtil_synthetic(Dataset *d, const TestSynthetic *spec) {
+   Rng rng;
+   Rng_seed(&rng, spec->seed);
+   Dataset_init(d);
+   Features *f = xCalloc(1, sizeof *f);
+   for (int t = 0; t < spec->tasks; t++) {
+      char key[16];
+      snprintf(key, sizeof key, "task%d", t);
+      int task = Dataset_task(d, key);
+      float workload[WORKLOAD_LEN] = { 0 };
+      workload[t % WORKLOAD_LEN] = 1;
+      for (int p = 0; p < spec->programs; p++) {
+         f->nrows = spec->minRows + (int)Rng_below(&rng, (uint64_t)(5 - spec->minRows));
+         double throughput = 0;
+         for (int r = 0; r < f->nrows; r++) {
+            for (int c = 0; c < SYNTHETIC_COLUMNS; c++)
+               f->row[r][c] = (float)Rng_uniform(&rng);
+            double x0 = f->row[r][0], x1 = f->row[r][1], x2 = f->row[r][2];
+            throughput += 0.2 + 2 * x0 + x1 * x1 + (x2 > 0.5);
+         }
+         f->patternAt = spec->patterns && p % 2 == 1 ? 0 : -1;
+         if (f->patternAt >= 0)
+            for (int k = 0; k < PATTERN_LEN; k++)
+               for (int c = 0; c < PATTERN_WIDTH; c++)
+                  f->pattern[k][c] = (float)Rng_uniform(&rng);
+         bool failed = spec->failEvery > 0 && p % spec->failEvery == spec->failEvery - 1;
+         Dataset_add(d, task, f, spec->workload ? workload : NULL, INFINITY,
+                     failed ? DATASET_FAILED_COST : (1 + t) / throughput);
+      }
+   }
+   free(f);
+   Dataset_relabel(d);
+}
+
+void TestUtil_successes(const Dataset *d, Dataset *out) {
+   Dataset_init(out);
+   for (int i = 0; i < d->n; i++)
+      if (Dataset_succeeded(d, i))
+         Dataset_addFrom(out, d, i);
+}
+
+#define FD_STEP 1e-3f
+
+double *TestUtil_numericGradient(const TestObjective *o, float *x, size_t n) {
+   double *num = xMalloc((n > 0 ? n : 1) * sizeof(double));
+   for (size_t i = 0; i < n; i++) {
+      float orig = x[i];
+      float up = orig + FD_STEP, down = orig - FD_STEP;
+      x[i] = up;
+      double lp = o->loss(o->ctx);
+      x[i] = down;
+      double lm = o->loss(o->ctx);
+      x[i] = orig;
+      num[i] = (lp - lm) / ((double)up - down);
+   }
+   return num;
+}
+
+static double norm2(const double *a, size_t n) {
+   double s = 0;
+   for (size_t i = 0; i < n; i++)
+      s += a[i] * a[i];
+   return sqrt(s);
+}
+
+void TestUtil_checkGradient(const char *what, const TestObjective *o, float *x, const float *analytic, size_t n) {
+   double *num = TestUtil_numericGradient(o, x, n);
+   double *diff = xMalloc((n > 0 ? n : 1) * sizeof(double));
+   for (size_t i = 0; i < n; i++) {
+      double a = analytic[i];
+      diff[i] = a - num[i];
+      if (fabs(diff[i]) > 1e-2 * fmax(fabs(a), fabs(num[i])) + 1e-3)
+         fail_msg("%s[%zu]: analytic %.6g, numeric %.6g", what, i, a, num[i]);
+   }
+   double nn = norm2(num, n);
+   if (!(nn > 1e-2))
+      fail_msg("%s: the gradient's norm %.3g is too small to check", what, nn);
+   if (norm2(diff, n) > 1e-2 * nn)
+      fail_msg("%s: relative error %.3g", what, norm2(diff, n) / nn);
+   free(num);
+   free(diff);
+}
+
+/* The objective at x + t d (each element rounded to float), and whether it lies on
+ * `piece`; x is left as it was. */
+static double lossAt(const TestObjective *o, float *x, const float *orig, const double *d, size_t n, double t,
+                     uint64_t piece, bool *same) {
+   for (size_t i = 0; i < n; i++)
+      x[i] = (float)(orig[i] + t * d[i]);
+   double l = o->loss(o->ctx);
+   *same = !o->piece || o->piece(o->ctx) == piece;
+   memcpy(x, orig, n * sizeof(float));
+   return l;
+}
+
+/* The derivative of the objective at x along d: the central difference of the
+ * largest step whose ends lie on x's piece, else, near a kink, the one-sided
+ * second-order difference away from it; NAN when kinks lie on both sides. *step
+ * gets the step. */
+static double derivativeAlong(const TestObjective *o, float *x, const double *d, size_t n, double *step) {
+   static const double steps[] = { 1e-2, 3e-3, 1e-3, 3e-4, 1e-4 };
+   float *orig = xMalloc(n * sizeof(float));
+   memcpy(orig, x, n * sizeof(float));
+   double at = o->loss(o->ctx), result = NAN;
+   uint64_t piece = o->piece ? o->piece(o->ctx) : 0;
+   for (size_t k = 0; k < sizeof steps / sizeof steps[0] && isnan(result); k++) {
+      double h = *step = steps[k];
+      bool upSame, downSame, farSame;
+      double up = lossAt(o, x, orig, d, n, h, piece, &upSame);
+      double down = lossAt(o, x, orig, d, n, -h, piece, &downSame);
+      if (upSame && downSame) {
+         result = (up - down) / (2 * h);
+      } else if (h <= 1e-3 && (upSame || downSame)) {
+         double side = upSame ? 1 : -1;
+         double far = lossAt(o, x, orig, d, n, 2 * side * h, piece, &farSame);
+         if (farSame)
+            result = side * (4 * (upSame ? up : down) - 3 * at - far) / (2 * h);
+      }
+   }
+   free(orig);
+   return result;
+}
+
+void TestUtil_checkDirectional(const char *what, const TestObjective *o, float *x, const float *analytic, size_t n,
+                               double floor, uint64_t seed) {
+   double norm = 0;
+   for (size_t i = 0; i < n; i++)
+      norm += (double)analytic[i] * analytic[i];
+   norm = sqrt(norm);
+   double scale = fmax(norm, floor);
+   double *d = xMalloc((n > 0 ? n : 1) * sizeof(double));
+   float *r = xMalloc((n > 0 ? n : 1) * sizeof(float));
+   for (int dir = 0; dir < 3; dir++) {
+      /* the gradient's own direction, then two random ones */
+      double len = 0, predicted = 0, step;
+      if (dir > 0)
+         TestUtil_fillRandom(r, n, seed + (uint64_t)dir, -1, 1);
+      for (size_t i = 0; i < n; i++) {
+         d[i] = dir == 0 && norm > 0 ? analytic[i] : r[i];
+         len += d[i] * d[i];
+      }
+      len = sqrt(len);
+      for (size_t i = 0; i < n; i++) {
+         d[i] /= len;
+         predicted += analytic[i] * d[i];
+      }
+      double got = derivativeAlong(o, x, d, n, &step);
+      if (isnan(got))
+         fail_msg("%s: direction %d: kinks on both sides within %g", what, dir, step);
+      /* relative to the largest directional derivative, the gradient's norm */
+      if (fabs(got - predicted) > 1e-2 * scale)
+         fail_msg("%s: direction %d, step %g: the derivative is %.9g, the gradient says %.9g (error %.3g of %.6g, "
+                  "the larger of the gradient's norm and the floor)",
+                  what, dir, step, got, predicted, fabs(got - predicted) / scale, scale);
+   }
+   free(d);
+   free(r);
 }
 
 int TestUtil_runGroup(const char *group, const struct CMUnitTest *tests, size_t n,

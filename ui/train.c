@@ -14,6 +14,7 @@
 
 #include "cost/metrics.h"
 #include "cost/model.h"
+#include "cost/models.h"
 #include "measure/featurize.h"
 #include "measure/record.h"
 #include "util/clock.h"
@@ -198,7 +199,21 @@ int Cli_train(int argc, char **argv) {
       return rc;
    }
    char *cause = NULL;
-   CostModel *m = init ? CostModel_load(init, &cause) : CostModel_new((ModelKind)kind, (uint64_t)seed, &cause);
+   CostModel *m = NULL;
+   if (kind == MODEL_PAM_MOA && init) {
+      /* MoA starts from a pretrained PAM: its slow copy */
+      CostModel *pretrained = CostModel_load(init, &cause);
+      if (pretrained && pretrained->kind == MODEL_PAM)
+         m = PamMoa_fromPretrained(pretrained, &cause);
+      else if (pretrained)
+         m = pretrained;        /* a pam-moa checkpoint goes on as it is */
+      if (pretrained && m != pretrained)
+         CostModel_free(pretrained);
+   } else if (kind == MODEL_PAM_MOA) {
+      cause = xStrdup("pam-moa starts from a pretrained model: give its PAM checkpoint with --init");
+   } else {
+      m = init ? CostModel_load(init, &cause) : CostModel_new((ModelKind)kind, (uint64_t)seed, &cause);
+   }
    if (!m) {
       fprintf(stderr, "pruner-tui train: %s\n", cause);
       free(cause);
@@ -222,7 +237,11 @@ int Cli_train(int argc, char **argv) {
    printf("training %s on %d samples of %d tasks%s\n", ModelKind_name(m->kind), fitOn->n, fitOn->ntasks,
           init ? " from the checkpoint given" : "");
    fflush(stdout);
-   if (CostModel_fit(m, fitOn, &cfg, &cause) < 0) {
+   /* MoA refreshes its fast network on every 4th update: train makes one refresh */
+   int updates = m->kind == MODEL_PAM_MOA ? 4 : 1, rcFit = 0;
+   for (int u = 0; u < updates && rcFit == 0; u++)
+      rcFit = CostModel_fit(m, fitOn, &cfg, &cause);
+   if (rcFit < 0) {
       fprintf(stderr, "\npruner-tui train: %s\n", cause);
       free(cause);
       rc = EXIT_INPUT;

@@ -10,7 +10,13 @@
  *                     skips header fields it does not know, up to there)
  *   byte 20  ...      the payload, which each model's file describes:
  *                     random: u64 seed; psa: nothing; xgb: u64 n, then n bytes of
- *                     XGBoost's own model in UBJSON (n = 0: the model had not learned)
+ *                     XGBoost's own model in UBJSON (n = 0: the model had not learned);
+ *                     mlp, pam: one network as cost/neural.h lays it out (u32 x 7
+ *                     shape, u32 fitted, the normalization vectors, u32 count and
+ *                     each parameter as u32 name length, name, u32 rows, u32 cols,
+ *                     f32 values; pam then batch norm's running mean and variance);
+ *                     pam-moa: u32 updates, u32 1 when a fast network follows, the
+ *                     slow network, then the fast one
  * A reader refuses a file with another magic, a newer version, an unknown kind, a file
  * that ends early (naming the byte where it ends and what was expected there) and
  * bytes after the payload.

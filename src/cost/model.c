@@ -22,8 +22,6 @@ typedef struct ModelEntry_ {
    const char *missing;
 } ModelEntry;
 
-#define NOT_BUILT_YET "not implemented yet"
-
 static const ModelEntry models[MODEL_KIND_COUNT] = {
    [MODEL_RANDOM] = { "random", RandomModel_new, RandomModel_load, NULL },
    [MODEL_PSA] = { "psa", PsaModel_new, NULL, NULL },
@@ -32,9 +30,9 @@ static const ModelEntry models[MODEL_KIND_COUNT] = {
 #else
    [MODEL_XGB] = { "xgb", NULL, NULL, "XGBoost was not found when it was configured (libxgboost-dev)" },
 #endif
-   [MODEL_MLP] = { "mlp", NULL, NULL, NOT_BUILT_YET },
-   [MODEL_PAM] = { "pam", NULL, NULL, NOT_BUILT_YET },
-   [MODEL_PAM_MOA] = { "pam-moa", NULL, NULL, NOT_BUILT_YET },
+   [MODEL_MLP] = { "mlp", MlpModel_new, MlpModel_load, NULL },
+   [MODEL_PAM] = { "pam", PamModel_new, PamModel_load, NULL },
+   [MODEL_PAM_MOA] = { "pam-moa", PamMoa_new, PamMoa_load, NULL },
 };
 
 const char *ModelKind_name(ModelKind k) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cost/model.h"
+#include "cost/neural.h"
 
 /* A model of that kind with those operations, not frozen nor trained. */
 CostModel *CostModel_alloc(ModelKind kind, const CostModelOps *ops, uint64_t seed, void *impl);
@@ -18,6 +19,23 @@ CostModel *RandomModel_load(FILE *f, const char *path, char **cause);
 
 /* cost/psa_model.c: 1 / the samples' PSA latency. No payload. */
 CostModel *PsaModel_new(uint64_t seed, char **cause);
+
+/* cost/mlp_model.c: TenSet's MLP. Payload: one network (cost/neural.h). */
+CostModel *MlpModel_new(uint64_t seed, char **cause);
+CostModel *MlpModel_load(FILE *f, const char *path, char **cause);
+
+/* cost/pam_model.c: Pruner's PAM. Payload: one network (cost/neural.h). */
+CostModel *PamModel_new(uint64_t seed, char **cause);
+CostModel *PamModel_load(FILE *f, const char *path, char **cause);
+/* cost/pam_model.c: MoA-Pruner's pam-moa. PamMoa_new's slow copy is a fresh network
+ * from the seed; PamMoa_fromPretrained copies the network of a pam model (which the
+ * caller keeps) as the slow copy, and NULL with *cause when pam is another kind. */
+CostModel *PamMoa_new(uint64_t seed, char **cause);
+CostModel *PamMoa_load(FILE *f, const char *path, char **cause);
+CostModel *PamMoa_fromPretrained(const CostModel *pam, char **cause);
+/* A pam-moa model's networks (fast NULL before the first refresh) and its count of
+ * updates, for tests and displays. */
+void PamMoa_state(const CostModel *m, NeuralNet **slow, NeuralNet **fast, uint32_t *updates);
 
 #ifdef HAVE_XGBOOST
 /* cost/xgb_model.c: Ansor's XGBModel. */

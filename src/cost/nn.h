@@ -124,6 +124,12 @@ void NnAdam_step(NnAdam *a, NnParam *const *params, int n);
  * (torch.nn.utils.clip_grad_norm_); returns the norm before */
 double Nn_clipGradNorm(NnParam *const *params, int n, double maxNorm);
 
+/* OpenBLAS's threads for the products from now on, for the whole process; 0 for one
+ * per core (its default). Two jobs on the products at once, such as the online
+ * trainer's training and the search's predictions, run best on one thread each on
+ * two cores (bench/RESULTS.md, bench/models). */
+void Nn_setThreads(int threads);
+
 /* feature normalization (column max): norm[c] = max over rows of x[r][c] if > 0, else 1; apply divides */
 void Nn_columnMax(const float *x, int n, int d, float *norm);
 void Nn_normalize(float *x, int n, int d, const float *norm);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost/nn.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 
@@ -91,6 +92,9 @@ OnlineModel *OnlineModel_new(CostModel *m, const TrainConfig *cfg) {
    o->published = m;
    o->cfg = *cfg;
    Dataset_init(&o->data);
+   /* training here and predictions on the caller's thread run at once: on one
+    * OpenBLAS thread each they share the cores better than on one per core each */
+   Nn_setThreads(1);
    if (pthread_create(&o->thread, NULL, worker, o) != 0)
       fatal("cannot start the model trainer's thread");
    return o;

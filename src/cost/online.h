@@ -14,7 +14,9 @@
 typedef struct OnlineModel_ OnlineModel;
 
 /* Takes ownership of m. cfg bounds each round's training (its epochs; fromScratch
- * makes every round a full retrain, for comparison). A frozen model never trains. */
+ * makes every round a full retrain, for comparison). A frozen model never trains.
+ * Sets OpenBLAS to one thread (Nn_setThreads), since training and predictions then
+ * run at once. */
 OnlineModel *OnlineModel_new(CostModel *m, const TrainConfig *cfg);
 void OnlineModel_free(OnlineModel *o);
 
