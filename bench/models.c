@@ -12,6 +12,7 @@
 
 #include "cost/metrics.h"
 #include "cost/model.h"
+#include "cost/nn.h"
 #include "cost/online.h"
 #include "measure/featurize.h"
 #include "measure/record.h"
@@ -86,6 +87,7 @@ static void prefix(const Dataset *src, int n, Dataset *out) {
 }
 
 int main(int argc, char **argv) {
+   Nn_restartForKernels(argv);
    if (argc < 4) {
       fprintf(stderr, "usage: bench-models TASKFILE RECORDS MODEL [EPOCHS-PER-ROUND]\n");
       return 2;

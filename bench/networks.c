@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cost/model.h"
+#include "cost/nn.h"
 #include "cost/neural.h"
 #include "util/clock.h"
 #include "util/rng.h"
@@ -126,6 +127,7 @@ static void predictWhileTraining(const Dataset *d, const Dataset *train, float *
 }
 
 int main(int argc, char **argv) {
+   Nn_restartForKernels(argv);
    int batches = argc > 1 ? atoi(argv[1]) : 4;
    int trainSamples = argc > 2 ? atoi(argv[2]) : 2000;
    int repeats = argc > 3 ? atoi(argv[3]) : 3;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cost/nn.h"
 #include "measure/child.h"
 #include "util/xalloc.h"
 
@@ -111,6 +112,7 @@ int main(int argc, char **argv) {
    /* the runner process the measurer starts: `pruner-tui __runner FD ORDINAL` */
    if (argc == 4 && strcmp(argv[1], "__runner") == 0)
       return RunnerChild_main(atoi(argv[2]), atoi(argv[3]));
+   Nn_restartForKernels(argv);
    if (argc > 1 && strcmp(argv[1], "kernel") == 0)
       return Cli_kernel(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "check") == 0)

@@ -134,4 +134,14 @@ void Nn_setThreads(int threads);
 void Nn_columnMax(const float *x, int n, int d, float *norm);
 void Nn_normalize(float *x, int n, int d, const float *norm);
 
+/* The OpenBLAS core type to ask for (set OPENBLAS_CORETYPE before the library loads,
+ * i.e. before the program starts) when OpenBLAS fell back to its generic kernels on a
+ * CPU that has AVX-512 ("SkylakeX") or AVX2 ("Haswell"); NULL when nothing is to be
+ * gained or OPENBLAS_CORETYPE is set already. */
+const char *Nn_kernelsFor(void);
+/* For a program's main, first thing: when Nn_kernelsFor names a core type, starts the
+ * program again (argv as given) with OPENBLAS_CORETYPE set; returns when there is
+ * nothing to do or the restart failed. */
+void Nn_restartForKernels(char **argv);
+
 #endif
