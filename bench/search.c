@@ -36,6 +36,8 @@ typedef struct {
    int rounds;
    double total, sample, draftScore, draftEvolve, verifyScore, verifyPrepare, verifyPredict, verifyEvolve, pick;
    double draftScored, verifyScored, acceptance;
+   double draftMembers, verifyMembers;  /* the generations' states, repeats included */
+   double taskTotal[NTASKS];
    int accepted;                /* rounds with an acceptance */
    double *perRound;
 } Sums;
@@ -75,6 +77,7 @@ static void runTask(const BenchMix *mix, int ti, int rounds, const SearchParams 
       if (!s)
          continue;
       s->perRound[s->rounds++] = st.totalSeconds;
+      s->taskTotal[ti] += st.totalSeconds;
       s->total += st.totalSeconds;
       s->sample += st.sampleSeconds;
       s->draftScore += st.draftScoreSeconds;
@@ -86,6 +89,9 @@ static void runTask(const BenchMix *mix, int ti, int rounds, const SearchParams 
       s->pick += st.pickSeconds;
       s->draftScored += st.draftScored;
       s->verifyScored += st.verifyScored;
+      if (st.drafted)
+         s->draftMembers += st.sampled + (double)p->draftGenerations * p->population;
+      s->verifyMembers += st.population + (double)p->verifyGenerations * p->population;
       if (acceptance && !isnan(st.acceptance)) {
          s->acceptance += st.acceptance;
          s->accepted++;
@@ -171,6 +177,12 @@ int main(int argc, char **argv) {
              s.total * k, s.perRound[s.rounds / 2] * 1e3, s.sample * k, s.draftScore * k, s.draftEvolve * k,
              s.verifyScore * k, s.verifyPrepare * k, s.verifyPredict * k, s.verifyEvolve * k, s.pick * k,
              s.draftScored / s.rounds, s.verifyScored / s.rounds, accept);
+      printf("%-14s   states per round in the generations, repeats included: PSA %.0f, model %.0f\n", "",
+             s.draftMembers / s.rounds, s.verifyMembers / s.rounds);
+      printf("%-14s   ms per round by task:", "");
+      for (int ti = 0; ti < NTASKS; ti++)
+         printf(" %d: %.1f", benchTasks[ti], s.taskTotal[ti] * 1e3 / rounds);
+      printf("\n");
       free(s.perRound);
       Scorer_free(verify);
    }

@@ -118,11 +118,13 @@ static DeviceEntry *findDevice(Featurizer *f, const char *name) {
 
 static void addLowered(Featurizer *f, Dataset *d, const Task *task, const SketchSet *set, const DeviceEntry *dev,
                        const State *s, double cost) {
+   bool psaUsable = dev && dev->usable;
    Lower_state(set, s, &f->ln);
-   Analysis_run(f->analysis, &f->ln, &f->psa, &f->features);
+   /* PSA's symbols only where there is a device to estimate for */
+   Analysis_run(f->analysis, &f->ln, psaUsable ? &f->psa : NULL, &f->features);
    float workload[WORKLOAD_LEN];
    Features_workload(&task->op, workload);
-   double psa = dev && dev->usable ? Psa_latency(&f->psa, &dev->params, NULL) : INFINITY;
+   double psa = psaUsable ? Psa_latency(&f->psa, &dev->params, NULL) : INFINITY;
    Dataset_add(d, Dataset_task(d, task->key), &f->features, workload, psa, cost);
 }
 

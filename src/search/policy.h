@@ -126,9 +126,10 @@ typedef struct SearchRoundStats_ {
 } SearchRoundStats;
 
 /* One round: samples on the verify scorer's threads (else the draft scorer's, else the
- * calling thread); writes at most numMeasure picks (fewer only when the space runs out) and
- * *npicks; stats may be NULL. draft may be NULL when p->draft is false. Fails, with
- * *cause, when no valid state can be sampled or a draft scorer is missing. */
+ * calling thread); writes at most numMeasure picks (fewer only when the space runs
+ * out) and *npicks; stats may be NULL. draft may be NULL when p->draft is false.
+ * Fails, with *cause, when no valid state can be sampled or a draft scorer is
+ * missing. */
 int Search_round(SearchTask *t, const SearchParams *p, Scorer *draft, Scorer *verify, int numMeasure,
                  Candidate *picks, int *npicks, SearchRoundStats *stats, char **cause);
 
