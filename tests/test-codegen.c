@@ -24,14 +24,7 @@ typedef struct {
 } Fixture;
 
 static void setUp(Fixture *f, const char *task) {
-   char *text = xAsprintf("network: t\nbatch: 1\ntasks:\n  - %s\n", task);
-   char *cause = NULL;
-   if (Network_loadString(&f->net, "t.task", text, strlen(text), &cause) < 0)
-      fail_msg("%s", cause);
-   free(text);
-   Dag_init(&f->g);
-   Op_buildDag(&f->net.tasks[0].op, &f->g);
-   SketchSet_generate(&f->set, &f->g);
+   TestUtil_buildTask(&f->net, &f->g, &f->set, task);
    LoopNest_init(&f->ln);
 }
 

@@ -14,15 +14,8 @@
 static SchedLimits limits;
 
 static void build(const char *yamlTask, Dag *g, SketchSet *set) {
-   char *text = xAsprintf("network: t\nbatch: 1\ntasks:\n  - %s\n", yamlTask);
    Network net;
-   char *cause = NULL;
-   if (Network_loadString(&net, "t.task", text, strlen(text), &cause) < 0)
-      fail_msg("%s", cause);
-   free(text);
-   Dag_init(g);
-   Op_buildDag(&net.tasks[0].op, g);
-   SketchSet_generate(set, g);
+   TestUtil_buildTask(&net, g, set, yamlTask);
    Network_done(&net);
 }
 

@@ -80,6 +80,17 @@ void TestUtil_loadNetwork(Network *net, const char *rel) {
    free(path);
 }
 
+void TestUtil_buildTask(Network *net, Dag *g, SketchSet *set, const char *yamlTask) {
+   char *text = xAsprintf("network: t\nbatch: 1\ntasks:\n  - %s\n", yamlTask);
+   char *cause = NULL;
+   if (Network_loadString(net, "t.task", text, strlen(text), &cause) < 0)
+      fail_msg("%s", cause);
+   free(text);
+   Dag_init(g);
+   Op_buildDag(&net->tasks[0].op, g);
+   SketchSet_generate(set, g);
+}
+
 void TestUtil_loadDevices(DeviceSet *set) {
    char *path = TestUtil_srcPath("devices.yaml");
    char *cause = NULL;

@@ -14,6 +14,7 @@
 #include "cost/dataset.h"
 #include "cost/model.h"
 #include "device/device.h"
+#include "sched/sketch.h"
 #include "te/network.h"
 
 /* A fresh directory under $TMPDIR (or /tmp); removed by TestUtil_removeTree. */
@@ -34,6 +35,9 @@ const char *TestUtil_srcdir(void);
 char *TestUtil_srcPath(const char *rel);
 /* Loads a task file of the source tree (rel to it), failing the test on an error. */
 void TestUtil_loadNetwork(Network *net, const char *rel);
+/* A network of the one task of a task file's line ("{op: dense, m: 8, ...}") with the
+ * task's DAG and sketches, failing the test on an error. */
+void TestUtil_buildTask(Network *net, Dag *g, SketchSet *set, const char *yamlTask);
 /* The shipped devices.yaml into a fresh set; fails the current test when it cannot. */
 void TestUtil_loadDevices(DeviceSet *set);
 /* Deterministic uniform values in [lo, hi). */

@@ -186,7 +186,7 @@ static int sign(double v) {
    return (v > 0) - (v < 0);
 }
 
-static double kendallTauB(const double *x, const double *y, int n) {
+double Metrics_kendallTau(const double *x, const double *y, int n) {
    double concordant = 0, discordant = 0, tiedX = 0, tiedY = 0;
    for (int i = 0; i < n; i++)
       for (int j = i + 1; j < n; j++) {
@@ -225,7 +225,7 @@ void Metrics_latencyTask(const Dataset *d, const float *estimateMs, int task, La
    out->meanAbsLog = n > 0 ? sumAbs / n : NAN;
    out->medianAbsLog = n > 0 ? median(absLog, n) : NAN;
    out->spearman = spearman(est, meas, n);
-   out->kendall = kendallTauB(est, meas, n);
+   out->kendall = Metrics_kendallTau(est, meas, n);
    free(absLog);
    free(meas);
    free(est);

@@ -56,4 +56,8 @@ void Metrics_latencyTask(const Dataset *d, const float *estimateMs, int task, La
 void Metrics_latencyWeighted(const Dataset *d, const float *estimateMs, LatencyMetrics *perTask,
                              LatencyMetrics *weighted);
 
+/* Kendall's tau-b between x and y (n values each); NaN with fewer than two values or
+ * a constant side. */
+double Metrics_kendallTau(const double *x, const double *y, int n);
+
 #endif

@@ -38,19 +38,33 @@ struct Featurizer_ {
    PsaSymbols psa;
 };
 
-Featurizer *Featurizer_new(const Network *const *nets, int nnets, const DeviceSet *devices) {
+static Featurizer *alloc(const DeviceSet *devices, int ntasks) {
    Featurizer *f = xCalloc(1, sizeof *f);
    f->devices = devices;
+   f->ntasks = ntasks;
+   f->tasks = xCalloc((size_t)(ntasks ? ntasks : 1), sizeof *f->tasks);
+   f->analysis = Analysis_new();
+   LoopNest_init(&f->ln);
+   return f;
+}
+
+Featurizer *Featurizer_new(const Network *const *nets, int nnets, const DeviceSet *devices) {
+   int ntasks = 0;
    for (int n = 0; n < nnets; n++)
-      f->ntasks += nets[n]->ntasks;
-   f->tasks = xCalloc((size_t)(f->ntasks ? f->ntasks : 1), sizeof *f->tasks);
+      ntasks += nets[n]->ntasks;
+   Featurizer *f = alloc(devices, ntasks);
    int k = 0;
    for (int n = 0; n < nnets; n++)
       for (int t = 0; t < nets[n]->ntasks; t++)
          f->tasks[k++].task = &nets[n]->tasks[t];
-   f->analysis = Analysis_new();
-   LoopNest_init(&f->ln);
    return f;
+}
+
+Featurizer *Featurizer_copy(const Featurizer *f) {
+   Featurizer *c = alloc(f->devices, f->ntasks);
+   for (int i = 0; i < f->ntasks; i++)
+      c->tasks[i].task = f->tasks[i].task;
+   return c;
 }
 
 void Featurizer_free(Featurizer *f) {
@@ -104,11 +118,13 @@ static DeviceEntry *findDevice(Featurizer *f, const char *name) {
 
 static void addLowered(Featurizer *f, Dataset *d, const Task *task, const SketchSet *set, const DeviceEntry *dev,
                        const State *s, double cost) {
+   bool psaUsable = dev && dev->usable;
    Lower_state(set, s, &f->ln);
-   Analysis_run(f->analysis, &f->ln, &f->psa, &f->features);
+   /* PSA's symbols only where there is a device to estimate for */
+   Analysis_run(f->analysis, &f->ln, psaUsable ? &f->psa : NULL, &f->features);
    float workload[WORKLOAD_LEN];
    Features_workload(&task->op, workload);
-   double psa = dev && dev->usable ? Psa_latency(&f->psa, &dev->params, NULL) : INFINITY;
+   double psa = psaUsable ? Psa_latency(&f->psa, &dev->params, NULL) : INFINITY;
    Dataset_add(d, Dataset_task(d, task->key), &f->features, workload, psa, cost);
 }
 

@@ -17,6 +17,9 @@ typedef struct Featurizer_ Featurizer;
 /* nets (kept by the caller) give the tasks; devices the PSA parameters of each
  * record's device (PSA's estimate is INFINITY for a device PSA cannot use). */
 Featurizer *Featurizer_new(const Network *const *nets, int nnets, const DeviceSet *devices);
+/* Another featurizer over the same networks and devices with scratch memory of its
+ * own: a featurizer is used from one thread at a time, so each thread makes a copy. */
+Featurizer *Featurizer_copy(const Featurizer *f);
 void Featurizer_free(Featurizer *f);
 
 /* Adds record r to d. -1 with *cause ("task KEY is in none of the task files given",

@@ -178,6 +178,8 @@ static bool isUnrollStep(int32_t v) {
 /* The knob's text is formatted only for a message: validation runs on every sample. */
 #define KNOB_ERROR(fmt, ...)                                                        \
    do {                                                                             \
+      if (!cause)                                                                   \
+         return -1;                                                                 \
       char text[96];                                                                \
       formatKnob(s, sl, text, sizeof text);                                         \
       return setCause(cause, "state: knob '%s' is %s; " fmt, sl->name, text, __VA_ARGS__); \
@@ -285,15 +287,18 @@ void State_sample(const SketchSet *set, int sketch, Rng *rng, State *out) {
 
 int State_sampleValid(const SketchSet *set, int sketch, Rng *rng, const SchedLimits *lim,
                       int maxTries, State *out, char **cause) {
-   char *last = NULL;
+   /* most draws are rejected: only the last one's reason is worth a message */
    for (int i = 0; i < maxTries; i++) {
       int sk = sketch >= 0 ? sketch : (int)Rng_below(rng, (uint64_t)set->count);
       State_sample(set, sk, rng, out);
-      free(last);
-      last = NULL;
-      if (State_validate(set, out, lim, &last) == 0)
+      if (State_validate(set, out, lim, NULL) == 0)
          return 0;
    }
+   if (!cause)
+      return -1;
+   char *last = NULL;
+   if (maxTries > 0)
+      State_validate(set, out, lim, &last);
    setCause(cause, "no valid state in %d samples; the last was rejected with: %s", maxTries,
             last ? last : "nothing");
    free(last);
