@@ -49,20 +49,26 @@ static void events(SessionEvent ev[NEVENTS]) {
    ev[0] = (SessionEvent){ .kind = SESSION_ROUND, .round = 3, .elapsed = 0.1 + 0.2,
                            .roundStart = { .task = 1, .trials = 128 } };
    ev[1] = (SessionEvent){ .kind = SESSION_MEASURE, .round = 3, .elapsed = 5e-324,
-                           .measure = { .task = 1, .state = xStrdup("{\"sketch\":0}\nline two \xc3\xa9"),
+                           .measure = { .task = 1,
+                                        .state = xStrdup("{\"sketch\":0}\nline two \xc3\xa9"),
                                         .ncosts = 3, .costs = { 1.2345678901234567e-05, 0.1,
                                                                 0.30000000000000004 },
-                                        .error = xStrdup("ok"), .message = xStrdup(""), .lineage = xStrdup("draft"),
+                                        .error = xStrdup("ok"), .message = xStrdup(""),
+                                        .lineage = xStrdup("draft"),
                                         .draftScore = -1.0000000000000002, .verifyScore = NAN } };
    ev[2] = (SessionEvent){ .kind = SESSION_MEASURE, .round = 3, .elapsed = 1.5,
-                           .measure = { .task = 0, .state = xStrdup("s"), .ncosts = 1, .costs = { 1e10 },
+                           .measure = { .task = 0, .state = xStrdup("s"), .ncosts = 1,
+                                        .costs = { 1e10 },
                                         .error = xStrdup("compile error"),
-                                        .message = xStrdup("kernel.cu(3): error"), .lineage = xStrdup("mutant"),
+                                        .message = xStrdup("kernel.cu(3): error"),
+                                        .lineage = xStrdup("mutant"),
                                         .draftScore = NAN, .verifyScore = 2.5 } };
    ev[3] = (SessionEvent){ .kind = SESSION_MODEL, .round = 3, .elapsed = 2,
-                           .model = { .seconds = 0.123456789, .samples = 512, .error = xStrdup("") } };
+                           .model = { .seconds = 0.123456789, .samples = 512,
+                                      .error = xStrdup("") } };
    ev[4] = (SessionEvent){ .kind = SESSION_MODEL, .round = 4, .elapsed = 3,
-                           .model = { .seconds = 0, .samples = 0, .error = xStrdup("no samples") } };
+                           .model = { .seconds = 0, .samples = 0,
+                                      .error = xStrdup("no samples") } };
    ev[5] = (SessionEvent){ .kind = SESSION_BEST, .round = 4, .elapsed = 4,
                            .best = { .task = 1, .latency = 2.2250738585072014e-308 } };
    ev[6] = (SessionEvent){ .kind = SESSION_COMMAND, .round = 4, .elapsed = 5,
@@ -331,7 +337,8 @@ static void test_badLines(void **state) {
              "\"why\": expected one of \"budget\", \"stopped\", \"all dead\", found \"bored\"");
    assertBad("{\"event\":\"measure\",\"round\":1,\"t\":2,\"task\":0,\"state\":\"s\",\"costs\":[],"
              "\"error\":\"ok\",\"lineage\":\"random\",\"draft\":null,\"verify\":null}\n",
-             true, 2, "\"costs\": expected an array of 1 to 32 finite numbers, found an empty array");
+             true, 2,
+             "\"costs\": expected an array of 1 to 32 finite numbers, found an empty array");
    assertBad("{\"event\":\"measure\",\"round\":1,\"t\":2,\"task\":0,\"state\":\"s\",\"costs\":[1,"
              "null],\"error\":\"ok\",\"lineage\":\"random\",\"draft\":null,\"verify\":null}\n",
              true, 2, "\"costs\"[1]: expected a finite number, found null");
