@@ -9,9 +9,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/jsonl.h"
 #include "util/textbuf.h"
 #include "util/xalloc.h"
 
@@ -73,34 +72,6 @@ static const KeyInfo keys[KEY_COUNT] = {
 
 _Static_assert(RECORD_MAX_COSTS == 32, "the costs key's message says 32");
 
-/* ---- numbers ---- */
-
-static locale_t cLocale;
-
-static void makeCLocale(void) {
-   cLocale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-   if (!cLocale)
-      fatal("cannot make the C locale for numbers");
-}
-
-/* The shortest of %.15g, %.16g and %.17g that reads back to v, with '.' as the
- * decimal point whatever the locale; "inf", "-inf" and "nan" for the rest. */
-static void numberText(double v, char *buf, size_t size) {
-   if (!isfinite(v)) {
-      snprintf(buf, size, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-      return;
-   }
-   static pthread_once_t once = PTHREAD_ONCE_INIT;
-   pthread_once(&once, makeCLocale);
-   locale_t old = uselocale(cLocale);
-   for (int precision = 15; precision <= 17; precision++) {
-      snprintf(buf, size, "%.*g", precision, v);
-      if (strtod(buf, NULL) == v)
-         break;
-   }
-   uselocale(old);
-}
-
 /* ---- checking ---- */
 
 static int missing(RecordKey k, const char *expect, char **cause) {
@@ -112,8 +83,8 @@ static int wrong(RecordKey k, const char *expect, const char *found, char **caus
 }
 
 static int wrongNumber(RecordKey k, const char *expect, double v, char **cause) {
-   char text[32];
-   numberText(v, text, sizeof text);
+   char text[JSONL_NUMBER_SIZE];
+   JsonLines_number(v, text, sizeof text);
    return wrong(k, expect, text, cause);
 }
 
@@ -162,8 +133,8 @@ static int checkCosts(const Record *r, char **cause) {
    if (r->error == MEASURE_OK) {
       for (int i = 0; i < r->ncosts; i++)
          if (!(r->costs[i] > 0 && r->costs[i] < MEASURE_FAILED_COST)) {
-            char text[32];
-            numberText(r->costs[i], text, sizeof text);
+            char text[JSONL_NUMBER_SIZE];
+            JsonLines_number(r->costs[i], text, sizeof text);
             return setCause(cause,
                             "\"costs\"[%d]: expected more than 0 and less than 1e10 seconds, "
                             "found %s",
@@ -175,7 +146,7 @@ static int checkCosts(const Record *r, char **cause) {
       return 0;
    char found[40], text[32];
    if (r->ncosts == 1) {
-      numberText(r->costs[0], text, sizeof text);
+      JsonLines_number(r->costs[0], text, sizeof text);
       snprintf(found, sizeof found, "[%s]", text);
    } else {
       describeCount(r->ncosts, found, sizeof found);
@@ -229,17 +200,6 @@ static void put(cJSON *object, RecordKey k, cJSON *item) {
       fatal("out of memory building a record");
 }
 
-/* Numbers go in as raw text, because cJSON prints doubles with only 15 digits when
- * they come close enough; JSON has no NaN or infinity, so those are written as null
- * (and rejected when read). */
-static cJSON *number(double v) {
-   char text[32];
-   if (!isfinite(v))
-      return cJSON_CreateNull();
-   numberText(v, text, sizeof text);
-   return cJSON_CreateRaw(text);
-}
-
 static cJSON *integer(int64_t v) {
    char text[24];
    snprintf(text, sizeof text, "%" PRId64, v);
@@ -262,7 +222,7 @@ char *Record_toJson(const Record *r) {
    cJSON *costs = cJSON_CreateArray();
    put(o, KEY_COSTS, costs);
    for (int i = 0; i < r->ncosts && i < RECORD_MAX_COSTS; i++)
-      if (!cJSON_AddItemToArray(costs, number(r->costs[i])))
+      if (!cJSON_AddItemToArray(costs, JsonLines_numberItem(r->costs[i])))
          fatal("out of memory building a record");
    const char *name = MeasureError_name(r->error);
    put(o, KEY_ERROR, string(name ? name : "?"));
@@ -270,8 +230,8 @@ char *Record_toJson(const Record *r) {
    if (r->message && *r->message)
       put(o, KEY_MESSAGE, string(r->message));
    put(o, KEY_REGISTERS, integer(r->registers));
-   put(o, KEY_COMPILE_S, number(r->compileSeconds));
-   put(o, KEY_RUN_S, number(r->runSeconds));
+   put(o, KEY_COMPILE_S, JsonLines_numberItem(r->compileSeconds));
+   put(o, KEY_RUN_S, JsonLines_numberItem(r->runSeconds));
    put(o, KEY_TIME, integer(r->timestamp));
    char *line = cJSON_PrintUnformatted(o);
    cJSON_Delete(o);
@@ -284,7 +244,7 @@ char *Record_toJson(const Record *r) {
 
 static void describe(const cJSON *item, char *buf, size_t size) {
    if (cJSON_IsNumber(item))
-      numberText(item->valuedouble, buf, size);
+      JsonLines_number(item->valuedouble, buf, size);
    else
       snprintf(buf, size, "%s",
                cJSON_IsString(item) ? "a string"
@@ -333,8 +293,8 @@ static int getVersion(const cJSON *root, Record *out, char **cause) {
    if (getNumber(root, KEY_V, &v, cause) < 0)
       return -1;
    if (v > RECORD_FORMAT_VERSION) {
-      char text[32];
-      numberText(v, text, sizeof text);
+      char text[JSONL_NUMBER_SIZE];
+      JsonLines_number(v, text, sizeof text);
       return setCause(cause, "format version %s is newer than this program reads (%d)", text,
                       RECORD_FORMAT_VERSION);
    }
@@ -416,30 +376,6 @@ static int parseObject(const cJSON *root, Record *out, char **cause) {
    return Record_validate(out, cause);
 }
 
-/* Whether the text stops inside a string, object or array: what a line cut short by a
- * killed writer looks like, as opposed to other broken JSON. */
-static bool unfinished(const char *s) {
-   int depth = 0;
-   bool inString = false, escaped = false;
-   for (; *s; s++) {
-      if (inString) {
-         if (escaped)
-            escaped = false;
-         else if (*s == '\\')
-            escaped = true;
-         else if (*s == '"')
-            inString = false;
-      } else if (*s == '"') {
-         inString = true;
-      } else if (*s == '{' || *s == '[') {
-         depth++;
-      } else if ((*s == '}' || *s == ']') && --depth < 0) {
-         return false;
-      }
-   }
-   return inString || depth > 0;
-}
-
 /* One line of `len` bytes. *syntax tells a line that is not JSON at all from one that
  * breaks the record's rules. */
 static int parseLine(const char *line, size_t len, Record *out, bool *syntax, char **cause) {
@@ -453,7 +389,7 @@ static int parseLine(const char *line, size_t len, Record *out, bool *syntax, ch
    const char *end = NULL;
    cJSON *root = cJSON_ParseWithOpts(line, &end, 1);
    if (!root) {
-      if (unfinished(line))
+      if (JsonLines_unfinished(line))
          return setCause(cause,
                          "the line is cut short (%zu bytes, the JSON object is not closed), as "
                          "when a run is killed while writing; delete the line",
@@ -606,77 +542,25 @@ int RecordWriter_append(RecordWriter *w, const Record *r, char **cause) {
    return 0;
 }
 
-/* Writes all of buf, or fails with errno set; *done says how much went out. */
-static int writeAll(int fd, const char *buf, size_t len, size_t *done) {
-   *done = 0;
-   while (*done < len) {
-      ssize_t k = write(fd, buf + *done, len - *done);
-      if (k < 0 && errno == EINTR)
-         continue;
-      if (k <= 0) {
-         if (k == 0)
-            errno = EIO;
-         return -1;
-      }
-      *done += (size_t)k;
-   }
-   return 0;
-}
-
-/* The file ends in a line without its newline, as a run killed while writing leaves
- * it. A complete record there gets its newline; a cut one is removed, since no reader
- * could use it and it must not be glued to the next record. */
-static int endCutLine(RecordWriter *w) {
-   struct stat st;
-   if (fstat(w->fd, &st) != 0)
-      return -1;
-   if (!S_ISREG(st.st_mode)) {
-      size_t done;
-      return writeAll(w->fd, "\n", 1, &done);
-   }
-   off_t start = st.st_size;
-   char chunk[4096];
-   bool found = false;
-   while (start > 0 && !found) {
-      off_t from = start > (off_t)sizeof chunk ? start - (off_t)sizeof chunk : 0;
-      ssize_t got = pread(w->fd, chunk, (size_t)(start - from), from);
-      if (got != start - from)
-         return -1;
-      for (ssize_t i = got; i > 0 && !found; i--)
-         if (chunk[i - 1] == '\n') {
-            start = from + i;
-            found = true;
-         }
-      if (!found)
-         start = from;
-   }
-   size_t len = (size_t)(st.st_size - start);
-   char *tail = xMalloc(len + 1);
-   if (pread(w->fd, tail, len, start) != (ssize_t)len) {
-      free(tail);
-      return -1;
-   }
-   tail[len] = '\0';
+static bool completeRecord(const char *line) {
    Record r;
-   int complete = memchr(tail, '\0', len) == NULL && Record_fromJson(tail, &r, NULL) == 0;
-   if (complete)
-      Record_done(&r);
-   free(tail);
-   size_t done;
-   return complete ? writeAll(w->fd, "\n", 1, &done) : ftruncate(w->fd, start);
+   if (Record_fromJson(line, &r, NULL) < 0)
+      return false;
+   Record_done(&r);
+   return true;
 }
 
 int RecordWriter_flush(RecordWriter *w, char **cause) {
    if (w->len > 0) {
       size_t done;
       if (w->needNewline) {
-         if (endCutLine(w) < 0)
+         if (JsonLines_endCutLine(w->fd, completeRecord) < 0)
             return setCause(cause, "%s: %s", w->path, strerror(errno));
          w->needNewline = false;
       }
       struct stat st;
       off_t before = fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
-      if (writeAll(w->fd, w->queue, w->len, &done) < 0) {
+      if (JsonLines_writeAll(w->fd, w->queue, w->len, &done) < 0) {
          int err = errno;
          size_t whole = done;
          while (whole > 0 && w->queue[whole - 1] != '\n')

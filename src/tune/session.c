@@ -1,0 +1,748 @@
+/* Session events as JSON lines: one table of keys per kind of event drives writing,
+ * reading and checking alike; a writer that appends a round at a time, and a reader
+ * of the whole file. */
+#include "config.h"
+
+#include "tune/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/jsonl.h"
+#include "util/textbuf.h"
+#include "util/xalloc.h"
+
+/* ---- the keys of each kind of event ---- */
+
+typedef enum {
+   F_VERSION,                   /* int, at least 1, at most SESSION_FORMAT_VERSION */
+   F_INT,                       /* int, 0 to INT_MAX */
+   F_INT53,                     /* int64_t, 0 to 2^53 - 1 */
+   F_START,                     /* int64_t, 0 to 2^53 - 1; wall clock */
+   F_SECONDS,                   /* double, finite, at least 0 */
+   F_CLOCK,                     /* double, finite, at least 0; wall clock */
+   F_OPTIONAL,                  /* double or null (NAN) */
+   F_STRING,                    /* char *, required */
+   F_MESSAGE,                   /* char *, left out when "" and read as "" when absent */
+   F_BOOL,
+   F_COSTS,                     /* measure.ncosts and measure.costs */
+   F_TASKS,                     /* header.ntasks and header.tasks */
+   F_WHY                        /* SessionEnd by name */
+} FieldType;
+
+typedef struct {
+   const char *key;
+   FieldType type;
+   size_t offset;               /* in SessionEvent */
+} Field;
+
+#define MAX_EXACT_INTEGER 9007199254740991.0
+#define AT(member) offsetof(SessionEvent, member)
+
+static const Field headerFields[] = {
+   { "v", F_VERSION, AT(header.version) },
+   { "network", F_STRING, AT(header.network) },
+   { "network_file", F_STRING, AT(header.networkFile) },
+   { "device", F_STRING, AT(header.device) },
+   { "simulated", F_BOOL, AT(header.simulated) },
+   { "policy", F_STRING, AT(header.policy) },
+   { "cost_model", F_STRING, AT(header.costModel) },
+   { "trials", F_INT, AT(header.trialBudget) },
+   { "per_round", F_INT, AT(header.measuresPerRound) },
+   { "seed", F_INT53, AT(header.seed) },
+   { "start", F_START, AT(header.startTime) },
+   { "tasks", F_TASKS, 0 },
+};
+
+/* every event but the header starts with these */
+#define COMMON { "round", F_INT, AT(round) }, { "t", F_CLOCK, AT(elapsed) }
+
+static const Field roundFields[] = {
+   COMMON,
+   { "task", F_INT, AT(roundStart.task) },
+   { "trials", F_INT, AT(roundStart.trials) },
+};
+
+static const Field measureFields[] = {
+   COMMON,
+   { "task", F_INT, AT(measure.task) },
+   { "state", F_STRING, AT(measure.state) },
+   { "costs", F_COSTS, 0 },
+   { "error", F_STRING, AT(measure.error) },
+   { "message", F_MESSAGE, AT(measure.message) },
+   { "lineage", F_STRING, AT(measure.lineage) },
+   { "draft", F_OPTIONAL, AT(measure.draftScore) },
+   { "verify", F_OPTIONAL, AT(measure.verifyScore) },
+};
+
+static const Field modelFields[] = {
+   COMMON,
+   { "seconds", F_CLOCK, AT(model.seconds) },
+   { "samples", F_INT, AT(model.samples) },
+   { "error", F_MESSAGE, AT(model.error) },
+};
+
+static const Field bestFields[] = {
+   COMMON,
+   { "task", F_INT, AT(best.task) },
+   { "latency", F_SECONDS, AT(best.latency) },
+};
+
+static const Field commandFields[] = {
+   COMMON,
+   { "text", F_STRING, AT(command.text) },
+   { "applied", F_BOOL, AT(command.applied) },
+};
+
+static const Field roundEndFields[] = {
+   COMMON,
+   { "trials", F_INT, AT(roundEnd.trials) },
+   { "latency_ms", F_OPTIONAL, AT(roundEnd.latencyMs) },
+   { "acceptance", F_OPTIONAL, AT(roundEnd.acceptance) },
+   { "tau", F_OPTIONAL, AT(roundEnd.tau) },
+};
+
+static const Field finishedFields[] = {
+   COMMON,
+   { "why", F_WHY, AT(finished.why) },
+};
+
+typedef struct {
+   const char *name;
+   const Field *fields;
+   int nfields;
+} KindInfo;
+
+#define KIND(name, fields) { name, fields, (int)(sizeof fields / sizeof fields[0]) }
+
+static const KindInfo kinds[SESSION_EVENT_COUNT] = {
+   [SESSION_HEADER] = KIND("header", headerFields),
+   [SESSION_ROUND] = KIND("round", roundFields),
+   [SESSION_MEASURE] = KIND("measure", measureFields),
+   [SESSION_MODEL] = KIND("model", modelFields),
+   [SESSION_BEST] = KIND("best", bestFields),
+   [SESSION_COMMAND] = KIND("command", commandFields),
+   [SESSION_ROUND_END] = KIND("round_end", roundEndFields),
+   [SESSION_FINISHED] = KIND("finished", finishedFields),
+};
+
+static const char *const endNames[SESSION_END_COUNT] = {
+   [SESSION_END_BUDGET] = "budget",
+   [SESSION_END_STOPPED] = "stopped",
+   [SESSION_END_ALL_DEAD] = "all dead",
+};
+
+const char *SessionEventKind_name(SessionEventKind k) {
+   return (unsigned)k < SESSION_EVENT_COUNT ? kinds[k].name : NULL;
+}
+
+const char *SessionEnd_name(SessionEnd e) {
+   return (unsigned)e < SESSION_END_COUNT ? endNames[e] : NULL;
+}
+
+static const char *expectation(FieldType t) {
+   switch (t) {
+   case F_VERSION: return "an integer format version of at least 1";
+   case F_INT: return "an integer from 0 to 2147483647";
+   case F_INT53:
+   case F_START: return "an integer from 0 to 9007199254740991";
+   case F_SECONDS:
+   case F_CLOCK: return "a finite number of seconds, at least 0";
+   case F_OPTIONAL: return "a finite number or null";
+   case F_STRING:
+   case F_MESSAGE: return "a string";
+   case F_BOOL: return "true or false";
+   case F_COSTS: return "an array of 1 to 32 finite numbers";
+   case F_TASKS: return "an array of strings";
+   case F_WHY: return "one of \"budget\", \"stopped\", \"all dead\"";
+   }
+   return "?";
+}
+
+_Static_assert(SESSION_MAX_COSTS == 32, "the costs key's message says 32");
+
+static bool isClock(FieldType t) {
+   return t == F_CLOCK || t == F_START;
+}
+
+/* a name for char *, so that const applies to the pointer in CSLOT */
+typedef char *Text;
+
+#define SLOT(e, f, type) ((type *)((char *)(e) + (f)->offset))
+#define CSLOT(e, f, type) ((const type *)((const char *)(e) + (f)->offset))
+
+/* ---- events ---- */
+
+void SessionEvent_done(SessionEvent *e) {
+   if ((unsigned)e->kind < SESSION_EVENT_COUNT) {
+      const KindInfo *ki = &kinds[e->kind];
+      for (int i = 0; i < ki->nfields; i++) {
+         const Field *f = &ki->fields[i];
+         if (f->type == F_STRING || f->type == F_MESSAGE)
+            free(*SLOT(e, f, char *));
+         else if (f->type == F_TASKS) {
+            for (int t = 0; t < e->header.ntasks; t++)
+               free(e->header.tasks[t]);
+            free(e->header.tasks);
+         }
+      }
+   }
+   memset(e, 0, sizeof *e);
+}
+
+/* ---- writing a line ---- */
+
+static void put(cJSON *object, const char *key, cJSON *item) {
+   if (!item || !cJSON_AddItemToObject(object, key, item))
+      fatal("out of memory building a session event");
+}
+
+static cJSON *integer(int64_t v) {
+   char text[24];
+   snprintf(text, sizeof text, "%" PRId64, v);
+   return cJSON_CreateRaw(text);
+}
+
+static void putField(cJSON *o, const SessionEvent *e, const Field *f) {
+   switch (f->type) {
+   case F_VERSION: put(o, f->key, integer(SESSION_FORMAT_VERSION)); break;
+   case F_INT: put(o, f->key, integer(*CSLOT(e, f, int))); break;
+   case F_INT53:
+   case F_START: put(o, f->key, integer(*CSLOT(e, f, int64_t))); break;
+   case F_SECONDS:
+   case F_CLOCK:
+   case F_OPTIONAL: put(o, f->key, JsonLines_numberItem(*CSLOT(e, f, double))); break;
+   case F_STRING: {
+      const char *s = *CSLOT(e, f, Text);
+      put(o, f->key, cJSON_CreateString(s ? s : ""));
+      break;
+   }
+   case F_MESSAGE: {
+      const char *s = *CSLOT(e, f, Text);
+      if (s && *s)
+         put(o, f->key, cJSON_CreateString(s));
+      break;
+   }
+   case F_BOOL: put(o, f->key, cJSON_CreateBool(*CSLOT(e, f, bool))); break;
+   case F_COSTS: {
+      cJSON *a = cJSON_CreateArray();
+      put(o, f->key, a);
+      for (int i = 0; i < e->measure.ncosts && i < SESSION_MAX_COSTS; i++)
+         if (!cJSON_AddItemToArray(a, JsonLines_numberItem(e->measure.costs[i])))
+            fatal("out of memory building a session event");
+      break;
+   }
+   case F_TASKS: {
+      cJSON *a = cJSON_CreateArray();
+      put(o, f->key, a);
+      for (int i = 0; i < e->header.ntasks; i++) {
+         const char *s = e->header.tasks[i];
+         if (!cJSON_AddItemToArray(a, cJSON_CreateString(s ? s : "")))
+            fatal("out of memory building a session event");
+      }
+      break;
+   }
+   case F_WHY: {
+      const char *name = SessionEnd_name(*CSLOT(e, f, SessionEnd));
+      put(o, f->key, cJSON_CreateString(name ? name : "?"));
+      break;
+   }
+   }
+}
+
+char *SessionEvent_toJson(const SessionEvent *e, bool withClock) {
+   cJSON *o = cJSON_CreateObject();
+   if (!o)
+      fatal("out of memory building a session event");
+   const char *name = SessionEventKind_name(e->kind);
+   put(o, "event", cJSON_CreateString(name ? name : "?"));
+   if (name) {
+      const KindInfo *ki = &kinds[e->kind];
+      for (int i = 0; i < ki->nfields; i++)
+         if (withClock || !isClock(ki->fields[i].type))
+            putField(o, e, &ki->fields[i]);
+   }
+   char *line = cJSON_PrintUnformatted(o);
+   cJSON_Delete(o);
+   if (!line)
+      fatal("out of memory printing a session event");
+   return line;
+}
+
+/* ---- reading a line ---- */
+
+static void describe(const cJSON *item, char *buf, size_t size) {
+   if (cJSON_IsNumber(item))
+      JsonLines_number(item->valuedouble, buf, size);
+   else
+      snprintf(buf, size, "%s",
+               cJSON_IsString(item) ? "a string"
+               : cJSON_IsArray(item) ? "an array"
+               : cJSON_IsObject(item) ? "an object"
+               : cJSON_IsTrue(item) ? "true"
+               : cJSON_IsFalse(item) ? "false"
+               : "null");
+}
+
+static int wrong(const Field *f, const cJSON *item, char **cause) {
+   char found[JSONL_NUMBER_SIZE];
+   describe(item, found, sizeof found);
+   return setCause(cause, "\"%s\": expected %s, found %s", f->key, expectation(f->type), found);
+}
+
+static int getInteger(const Field *f, const cJSON *item, double hi, double *out, char **cause) {
+   double v = item->valuedouble;
+   if (!cJSON_IsNumber(item) || !(v >= 0 && v <= hi) || v != floor(v))
+      return wrong(f, item, cause);
+   *out = v;
+   return 0;
+}
+
+static int getCosts(const Field *f, const cJSON *item, SessionEvent *out, char **cause) {
+   if (!cJSON_IsArray(item))
+      return wrong(f, item, cause);
+   int n = cJSON_GetArraySize(item);
+   if (n == 0)
+      return setCause(cause, "\"%s\": expected %s, found an empty array", f->key,
+                      expectation(f->type));
+   if (n > SESSION_MAX_COSTS)
+      return setCause(cause, "\"%s\": expected %s, found an array of %d", f->key,
+                      expectation(f->type), n);
+   for (const cJSON *c = item->child; c; c = c->next) {
+      if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble)) {
+         char found[JSONL_NUMBER_SIZE];
+         describe(c, found, sizeof found);
+         return setCause(cause, "\"%s\"[%d]: expected a finite number, found %s", f->key,
+                         out->measure.ncosts, found);
+      }
+      out->measure.costs[out->measure.ncosts++] = c->valuedouble;
+   }
+   return 0;
+}
+
+static int getTasks(const Field *f, const cJSON *item, SessionEvent *out, char **cause) {
+   if (!cJSON_IsArray(item))
+      return wrong(f, item, cause);
+   int n = cJSON_GetArraySize(item);
+   out->header.tasks = xCalloc(n > 0 ? (size_t)n : 1, sizeof *out->header.tasks);
+   for (const cJSON *c = item->child; c; c = c->next) {
+      if (!cJSON_IsString(c)) {
+         char found[JSONL_NUMBER_SIZE];
+         describe(c, found, sizeof found);
+         return setCause(cause, "\"%s\"[%d]: expected a string, found %s", f->key,
+                         out->header.ntasks, found);
+      }
+      out->header.tasks[out->header.ntasks++] = xStrdup(c->valuestring);
+   }
+   return 0;
+}
+
+static int getField(const cJSON *root, const Field *f, SessionEvent *out, char **cause) {
+   const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, f->key);
+   if (!item) {
+      if (f->type == F_MESSAGE) {
+         *SLOT(out, f, char *) = xStrdup("");
+         return 0;
+      }
+      return setCause(cause, "missing key \"%s\": expected %s", f->key, expectation(f->type));
+   }
+   double v;
+   switch (f->type) {
+   case F_VERSION:
+      if (getInteger(f, item, MAX_EXACT_INTEGER, &v, cause) < 0)
+         return -1;
+      if (v < 1)
+         return wrong(f, item, cause);
+      if (v > SESSION_FORMAT_VERSION)
+         return setCause(cause, "format version %.0f is newer than this program reads (%d)", v,
+                         SESSION_FORMAT_VERSION);
+      *SLOT(out, f, int) = (int)v;
+      return 0;
+   case F_INT:
+      if (getInteger(f, item, INT_MAX, &v, cause) < 0)
+         return -1;
+      *SLOT(out, f, int) = (int)v;
+      return 0;
+   case F_INT53:
+   case F_START:
+      if (getInteger(f, item, MAX_EXACT_INTEGER, &v, cause) < 0)
+         return -1;
+      *SLOT(out, f, int64_t) = (int64_t)v;
+      return 0;
+   case F_SECONDS:
+   case F_CLOCK:
+      if (!cJSON_IsNumber(item) || !(item->valuedouble >= 0 && isfinite(item->valuedouble)))
+         return wrong(f, item, cause);
+      *SLOT(out, f, double) = item->valuedouble;
+      return 0;
+   case F_OPTIONAL:
+      if (cJSON_IsNull(item)) {
+         *SLOT(out, f, double) = NAN;
+         return 0;
+      }
+      if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+         return wrong(f, item, cause);
+      *SLOT(out, f, double) = item->valuedouble;
+      return 0;
+   case F_STRING:
+   case F_MESSAGE:
+      if (!cJSON_IsString(item))
+         return wrong(f, item, cause);
+      *SLOT(out, f, char *) = xStrdup(item->valuestring);
+      return 0;
+   case F_BOOL:
+      if (!cJSON_IsBool(item))
+         return wrong(f, item, cause);
+      *SLOT(out, f, bool) = cJSON_IsTrue(item);
+      return 0;
+   case F_COSTS: return getCosts(f, item, out, cause);
+   case F_TASKS: return getTasks(f, item, out, cause);
+   case F_WHY:
+      if (cJSON_IsString(item))
+         for (int w = 0; w < SESSION_END_COUNT; w++)
+            if (strcmp(item->valuestring, endNames[w]) == 0) {
+               *SLOT(out, f, SessionEnd) = (SessionEnd)w;
+               return 0;
+            }
+      break;
+   }
+   if (cJSON_IsString(item))
+      return setCause(cause, "\"%s\": expected %s, found \"%.40s%s\"", f->key,
+                      expectation(f->type), item->valuestring,
+                      strlen(item->valuestring) > 40 ? "..." : "");
+   return wrong(f, item, cause);
+}
+
+/* "one of "header", "round", ..." */
+static void kindNames(char *buf, size_t size) {
+   TextBuf t = TextBuf_over(buf, size);
+   TextBuf_add(&t, "one of");
+   for (int k = 0; k < SESSION_EVENT_COUNT; k++)
+      TextBuf_add(&t, "%s \"%s\"", k ? "," : "", kinds[k].name);
+}
+
+static int getKind(const cJSON *root, SessionEventKind *out, char **cause) {
+   char expect[160];
+   kindNames(expect, sizeof expect);
+   const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "event");
+   if (!item)
+      return setCause(cause, "missing key \"event\": expected %s", expect);
+   if (cJSON_IsString(item)) {
+      for (int k = 0; k < SESSION_EVENT_COUNT; k++)
+         if (strcmp(item->valuestring, kinds[k].name) == 0) {
+            *out = (SessionEventKind)k;
+            return 0;
+         }
+      return setCause(cause, "\"event\": expected %s, found \"%.40s%s\"", expect,
+                      item->valuestring, strlen(item->valuestring) > 40 ? "..." : "");
+   }
+   char found[JSONL_NUMBER_SIZE];
+   describe(item, found, sizeof found);
+   return setCause(cause, "\"event\": expected %s, found %s", expect, found);
+}
+
+static bool knownKey(const KindInfo *ki, const char *key) {
+   if (strcmp(key, "event") == 0)
+      return true;
+   for (int i = 0; i < ki->nfields; i++)
+      if (strcmp(key, ki->fields[i].key) == 0)
+         return true;
+   return false;
+}
+
+static int parseObject(const cJSON *root, SessionEvent *out, char **cause) {
+   if (!cJSON_IsObject(root)) {
+      char found[JSONL_NUMBER_SIZE];
+      describe(root, found, sizeof found);
+      return setCause(cause, "expected a JSON object, found %s", found);
+   }
+   if (getKind(root, &out->kind, cause) < 0)
+      return -1;
+   const KindInfo *ki = &kinds[out->kind];
+   for (const cJSON *a = root->child; a; a = a->next)
+      for (const cJSON *b = a->next; b; b = b->next)
+         if (strcmp(a->string, b->string) == 0 && knownKey(ki, a->string))
+            return setCause(cause, "key \"%s\" is given twice", a->string);
+   for (int i = 0; i < ki->nfields; i++)
+      if (getField(root, &ki->fields[i], out, cause) < 0)
+         return -1;
+   return 0;
+}
+
+/* One line of `len` bytes. *syntax tells a line that is not JSON at all from one that
+ * breaks the event's rules. */
+static int parseLine(const char *line, size_t len, SessionEvent *out, bool *syntax,
+                     char **cause) {
+   memset(out, 0, sizeof *out);
+   *syntax = true;
+   const char *nul = memchr(line, '\0', len);
+   if (nul)
+      return setCause(cause, "not valid JSON: a NUL byte at byte %zu", (size_t)(nul - line) + 1);
+   const char *end = NULL;
+   cJSON *root = cJSON_ParseWithOpts(line, &end, 1);
+   if (!root) {
+      if (JsonLines_unfinished(line))
+         return setCause(cause,
+                         "the line is cut short (%zu bytes, the JSON object is not closed), as "
+                         "when a run is killed while writing; delete the line",
+                         len);
+      size_t at = end ? (size_t)(end - line) : 0;
+      if (at >= len && len > 0)
+         at = len - 1;
+      size_t from = at > 10 ? at - 10 : 0;
+      return setCause(cause, "not valid JSON near byte %zu ('%.*s')", at + 1,
+                      (int)(at + 11 - from), line + from);
+   }
+   *syntax = false;
+   int rc = parseObject(root, out, cause);
+   cJSON_Delete(root);
+   if (rc < 0)
+      SessionEvent_done(out);
+   return rc;
+}
+
+int SessionEvent_fromJson(const char *line, SessionEvent *out, char **cause) {
+   bool syntax;
+   return parseLine(line, strlen(line), out, &syntax, cause);
+}
+
+/* ---- logs and files ---- */
+
+void SessionLog_init(SessionLog *log) {
+   memset(log, 0, sizeof *log);
+}
+
+void SessionLog_done(SessionLog *log) {
+   for (int i = 0; i < log->count; i++)
+      SessionEvent_done(&log->events[i]);
+   free(log->events);
+   SessionLog_init(log);
+}
+
+static void pushEvent(SessionLog *log, const SessionEvent *e) {
+   if (log->count == log->cap) {
+      log->cap = log->cap ? 2 * log->cap : 64;
+      log->events = xReallocArray(log->events, (size_t)log->cap, sizeof *log->events);
+   }
+   log->events[log->count++] = *e;
+}
+
+static bool blank(const char *s, size_t len) {
+   for (size_t i = 0; i < len; i++)
+      if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+         return false;
+   return true;
+}
+
+int Session_read(const char *path, SessionLog *out, char **notice, char **cause) {
+   if (notice)
+      *notice = NULL;
+   SessionLog_done(out);
+   FILE *f = fopen(path, "re");
+   if (!f)
+      return setCause(cause, "%s: %s", path, strerror(errno));
+   char *line = NULL;
+   size_t cap = 0;
+   ssize_t n;
+   int lineno = 0, rc = 0;
+   while ((n = getline(&line, &cap, f)) >= 0) {
+      lineno++;
+      bool last = n == 0 || line[n - 1] != '\n';
+      if (!last)
+         line[--n] = '\0';
+      if (blank(line, (size_t)n))
+         continue;
+      SessionEvent e;
+      char *why = NULL;
+      bool syntax;
+      if (parseLine(line, (size_t)n, &e, &syntax, &why) == 0) {
+         bool header = e.kind == SESSION_HEADER;
+         if (header == (out->count == 0)) {
+            pushEvent(out, &e);
+            continue;
+         }
+         rc = setCause(cause,
+                       header ? "%s:%d: a second header; only the first line is the header"
+                              : "%s:%d: expected the header first, found a \"%s\" event",
+                       path, lineno, SessionEventKind_name(e.kind));
+         SessionEvent_done(&e);
+      } else if (last && syntax) {
+         if (notice)
+            *notice = xAsprintf(
+               "%s:%d: the last line is cut short (%zd bytes without a newline); it was skipped",
+               path, lineno, n);
+      } else {
+         rc = setCause(cause, "%s:%d: %s", path, lineno, why);
+      }
+      free(why);
+      break;
+   }
+   if (rc == 0 && ferror(f))
+      rc = setCause(cause, "%s: %s", path, strerror(errno));
+   else if (rc == 0 && out->count == 0)
+      rc = setCause(cause, "%s: no header line", path);
+   free(line);
+   fclose(f);
+   if (rc < 0)
+      SessionLog_done(out);
+   return rc;
+}
+
+bool Session_equalIgnoringTime(const SessionLog *a, const SessionLog *b) {
+   if (a->count != b->count)
+      return false;
+   bool same = true;
+   for (int i = 0; i < a->count && same; i++) {
+      char *x = SessionEvent_toJson(&a->events[i], false);
+      char *y = SessionEvent_toJson(&b->events[i], false);
+      same = strcmp(x, y) == 0;
+      free(x);
+      free(y);
+   }
+   return same;
+}
+
+/* ---- the writer ---- */
+
+struct SessionWriter_ {
+   char *path;
+   int fd;
+   bool needRepair;             /* a failed write left part of a line at the end */
+   char *queue;                 /* lines since the last flush, each with its newline */
+   size_t len, cap;
+};
+
+static SessionWriter *newWriter(const char *path, int fd) {
+   SessionWriter *w = xCalloc(1, sizeof *w);
+   w->path = xStrdup(path);
+   w->fd = fd;
+   return w;
+}
+
+static void freeWriter(SessionWriter *w) {
+   free(w->path);
+   free(w->queue);
+   free(w);
+}
+
+/* Checks an event by writing it and reading it back: one set of rules for both. */
+static int queue(SessionWriter *w, const SessionEvent *e, char **cause) {
+   char *line = SessionEvent_toJson(e, true);
+   SessionEvent back;
+   char *why = NULL;
+   if (SessionEvent_fromJson(line, &back, &why) < 0) {
+      setCause(cause, "%s: not writing an invalid \"%s\" event: %s", w->path,
+               SessionEventKind_name(e->kind) ? SessionEventKind_name(e->kind) : "?", why);
+      free(why);
+      free(line);
+      return -1;
+   }
+   SessionEvent_done(&back);
+   size_t n = strlen(line);
+   if (w->len + n + 1 > w->cap) {
+      w->cap = 2 * (w->len + n + 1);
+      w->queue = xRealloc(w->queue, w->cap);
+   }
+   memcpy(w->queue + w->len, line, n);
+   w->queue[w->len + n] = '\n';
+   w->len += n + 1;
+   free(line);
+   return 0;
+}
+
+SessionWriter *SessionWriter_open(const char *path, const SessionHeader *header, char **cause) {
+   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+   if (fd < 0) {
+      setCause(cause, "%s: %s", path, strerror(errno));
+      return NULL;
+   }
+   SessionWriter *w = newWriter(path, fd);
+   SessionEvent e = { .kind = SESSION_HEADER, .header = *header };
+   if (queue(w, &e, cause) < 0 || SessionWriter_flush(w, cause) < 0) {
+      close(fd);
+      unlink(path);
+      freeWriter(w);
+      return NULL;
+   }
+   return w;
+}
+
+static bool completeEvent(const char *line) {
+   SessionEvent e;
+   if (SessionEvent_fromJson(line, &e, NULL) < 0)
+      return false;
+   SessionEvent_done(&e);
+   return true;
+}
+
+SessionWriter *SessionWriter_append(const char *path, char **cause) {
+   int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+   if (fd < 0) {
+      setCause(cause, "%s: %s", path, strerror(errno));
+      return NULL;
+   }
+   struct stat st;
+   char c = '\n';
+   if (fstat(fd, &st) != 0 ||
+       (S_ISREG(st.st_mode) && st.st_size > 0 && pread(fd, &c, 1, st.st_size - 1) != 1) ||
+       (c != '\n' && JsonLines_endCutLine(fd, completeEvent) < 0)) {
+      setCause(cause, "%s: %s", path, strerror(errno));
+      close(fd);
+      return NULL;
+   }
+   return newWriter(path, fd);
+}
+
+int SessionWriter_add(SessionWriter *w, const SessionEvent *e, char **cause) {
+   if (e->kind == SESSION_HEADER)
+      return setCause(cause, "%s: a header is only written when the session is created",
+                      w->path);
+   return queue(w, e, cause);
+}
+
+int SessionWriter_flush(SessionWriter *w, char **cause) {
+   if (w->len > 0) {
+      if (w->needRepair) {
+         if (JsonLines_endCutLine(w->fd, completeEvent) < 0)
+            return setCause(cause, "%s: %s", w->path, strerror(errno));
+         w->needRepair = false;
+      }
+      struct stat st;
+      off_t before = fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
+      size_t done;
+      if (JsonLines_writeAll(w->fd, w->queue, w->len, &done) < 0) {
+         int err = errno;
+         size_t whole = done;
+         while (whole > 0 && w->queue[whole - 1] != '\n')
+            whole--;
+         if (done > whole && (before < 0 || ftruncate(w->fd, before + (off_t)whole) != 0))
+            w->needRepair = true;
+         memmove(w->queue, w->queue + whole, w->len - whole);
+         w->len -= whole;
+         return setCause(cause, "%s: %s", w->path, strerror(err));
+      }
+      w->len = 0;
+   }
+   if (fsync(w->fd) != 0 && errno != EINVAL)
+      return setCause(cause, "%s: %s", w->path, strerror(errno));
+   return 0;
+}
+
+int SessionWriter_close(SessionWriter *w, char **cause) {
+   int rc = SessionWriter_flush(w, cause);
+   if (close(w->fd) != 0 && rc == 0)
+      rc = setCause(cause, "%s: %s", w->path, strerror(errno));
+   freeWriter(w);
+   return rc;
+}

@@ -1,0 +1,162 @@
+/* The session file: the tuning log as JSON lines, a header line and then one line per
+ * engine event, written a round at a time and read back whole for --resume, --replay
+ * and the exports (DESIGN.md §3.7). Live and replay are the same stream of events.
+ *
+ * Every line is an object whose "event" key names its kind. The header's keys:
+ *   "event":"header", "v" (SESSION_FORMAT_VERSION), "network", "network_file",
+ *   "device", "simulated", "policy", "cost_model", "trials", "per_round", "seed",
+ *   "start" (Unix seconds), "tasks" (array of task keys)
+ * Every other line has "event", "round" and "t" (seconds since the start), then:
+ *   round      "task", "trials"                         (a round starts)
+ *   measure    "task", "state", "costs", "error", "message" (left out when empty),
+ *              "lineage", "draft", "verify"
+ *   model      "seconds", "samples", "error" (left out when the fit succeeded)
+ *   best       "task", "latency" (seconds)
+ *   command    "text", "applied"
+ *   round_end  "trials", "latency_ms", "acceptance", "tau"
+ *   finished   "why" ("budget", "stopped", "all dead")
+ * Optional numbers (scores, latency_ms, acceptance, tau) are NAN in the struct and
+ * null in the file. Numbers are written so that they read back to the same double.
+ * Keys this program does not know are ignored; a known key given twice is an error.
+ * Only "start", "t" and the model's "seconds" come from the wall clock: two runs with
+ * the same seed differ in nothing else. */
+#ifndef HEADER_session
+#define HEADER_session
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SESSION_FORMAT_VERSION 1
+#define SESSION_MAX_COSTS 32
+
+typedef enum {
+   SESSION_HEADER,
+   SESSION_ROUND,
+   SESSION_MEASURE,
+   SESSION_MODEL,
+   SESSION_BEST,
+   SESSION_COMMAND,
+   SESSION_ROUND_END,
+   SESSION_FINISHED,
+   SESSION_EVENT_COUNT
+} SessionEventKind;
+
+typedef enum {
+   SESSION_END_BUDGET,          /* the trial budget is spent */
+   SESSION_END_STOPPED,         /* the user stopped it */
+   SESSION_END_ALL_DEAD,        /* every task is dead or paused */
+   SESSION_END_COUNT
+} SessionEnd;
+
+/* "header", "round", "measure", "model", "best", "command", "round_end", "finished" */
+const char *SessionEventKind_name(SessionEventKind k);
+/* "budget", "stopped", "all dead" */
+const char *SessionEnd_name(SessionEnd e);
+
+typedef struct SessionHeader_ {
+   int version;                 /* of the file read; always written as SESSION_FORMAT_VERSION */
+   char *network;               /* e.g. "resnet_50" */
+   char *networkFile;           /* the .task file it came from */
+   char *device;                /* devices.yaml profile name */
+   bool simulated;
+   char *policy;                /* "pruner", "ansor" */
+   char *costModel;             /* "pam", "mlp", ... */
+   int trialBudget;
+   int measuresPerRound;
+   int64_t seed;                /* 0 to 2^53 - 1, so that a JSON number holds it exactly */
+   int64_t startTime;           /* Unix seconds; wall clock */
+   int ntasks;
+   char **tasks;                /* the task keys (Task.key); events name tasks by index */
+} SessionHeader;
+
+typedef struct SessionEvent_ {
+   SessionEventKind kind;
+   int round;                   /* 0 for the header */
+   double elapsed;              /* seconds since the start; wall clock; 0 for the header */
+   union {
+      SessionHeader header;
+      struct {
+         int task, trials;      /* the task the round tunes; trials before it */
+      } roundStart;
+      struct {
+         int task;
+         char *state;           /* State_format's text */
+         int ncosts;            /* 1 to SESSION_MAX_COSTS */
+         double costs[SESSION_MAX_COSTS];
+         char *error;           /* MeasureError_name */
+         char *message;         /* "" when there is none */
+         char *lineage;         /* Lineage_name */
+         double draftScore, verifyScore; /* NAN when not scored */
+      } measure;
+      struct {
+         double seconds;        /* wall clock */
+         int samples;
+         char *error;           /* "" when the fit succeeded */
+      } model;
+      struct {
+         int task;
+         double latency;        /* seconds */
+      } best;
+      struct {
+         char *text;            /* as typed, e.g. "prio 5 0" */
+         bool applied;
+      } command;
+      struct {
+         int trials;
+         double latencyMs;      /* estimated total latency; NAN when not yet known */
+         double acceptance;     /* drafts kept / drafts; NAN when none */
+         double tau;            /* Kendall tau, draft against verify; NAN when unknown */
+      } roundEnd;
+      struct {
+         SessionEnd why;
+      } finished;
+   };
+} SessionEvent;
+
+/* Frees the event's strings and zeroes it; safe twice. */
+void SessionEvent_done(SessionEvent *e);
+/* One line, without the newline; caller frees. With withClock false the wall-clock
+ * keys ("start", "t", the model's "seconds") are left out: what two runs with the
+ * same seed must agree on. NULL strings are written as "". */
+char *SessionEvent_toJson(const SessionEvent *e, bool withClock);
+/* Parses and checks one line; the cause is the reason only, without file or line.
+ * On failure `out` is left zeroed. */
+int SessionEvent_fromJson(const char *line, SessionEvent *out, char **cause);
+
+typedef struct SessionLog_ {
+   int count, cap;
+   SessionEvent *events;        /* events[0] is the header; the log owns every string */
+} SessionLog;
+
+void SessionLog_init(SessionLog *log);
+void SessionLog_done(SessionLog *log);
+
+/* Reads the whole file into `out` (emptied first). The first line must be the header,
+ * and no other line may be. The last line, when it has no newline and is not valid
+ * JSON, is what a killed run leaves: it is skipped and *notice (caller frees; NULL when
+ * there is nothing to say) is
+ * "FILE:LINE: the last line is cut short (N bytes without a newline); it was skipped".
+ * Any other bad line: -1 with *cause "FILE:LINE: REASON", and `out` emptied. A file
+ * with no header: "FILE: no header line". Unreadable: "FILE: strerror". */
+int Session_read(const char *path, SessionLog *out, char **notice, char **cause);
+
+/* Whether the two logs hold the same events, wall-clock fields aside. */
+bool Session_equalIgnoringTime(const SessionLog *a, const SessionLog *b);
+
+typedef struct SessionWriter_ SessionWriter;
+
+/* Creates `path`, which must not exist, and writes and fsyncs the header. */
+SessionWriter *SessionWriter_open(const char *path, const SessionHeader *header, char **cause);
+/* Opens an existing session to go on with it (--resume). A cut last line is removed
+ * first (or ended with a newline when it is a whole event). */
+SessionWriter *SessionWriter_append(const char *path, char **cause);
+/* Checks the event and queues its line; nothing is written before the flush. A header
+ * is refused: only SessionWriter_open writes one. */
+int SessionWriter_add(SessionWriter *w, const SessionEvent *e, char **cause);
+/* Writes the queued lines and fsyncs the file: the end of a round. A failed write
+ * cuts what it wrote in part off the file again and keeps the lines queued. */
+int SessionWriter_flush(SessionWriter *w, char **cause);
+/* Flushes and frees w, also when the flush fails. */
+int SessionWriter_close(SessionWriter *w, char **cause);
+
+#endif

@@ -1,0 +1,127 @@
+/* Exact numbers, cut lines and their repair, for the JSON-lines files. */
+#include "config.h"
+
+#include "util/jsonl.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+static locale_t cLocale;
+
+static void makeCLocale(void) {
+   cLocale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+   if (!cLocale)
+      fatal("cannot make the C locale for numbers");
+}
+
+void JsonLines_number(double v, char *buf, size_t size) {
+   if (!isfinite(v)) {
+      snprintf(buf, size, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+      return;
+   }
+   static pthread_once_t once = PTHREAD_ONCE_INIT;
+   pthread_once(&once, makeCLocale);
+   locale_t old = uselocale(cLocale);
+   for (int precision = 15; precision <= 17; precision++) {
+      snprintf(buf, size, "%.*g", precision, v);
+      if (strtod(buf, NULL) == v)
+         break;
+   }
+   uselocale(old);
+}
+
+cJSON *JsonLines_numberItem(double v) {
+   char text[JSONL_NUMBER_SIZE];
+   cJSON *item;
+   if (isfinite(v)) {
+      JsonLines_number(v, text, sizeof text);
+      item = cJSON_CreateRaw(text);
+   } else {
+      item = cJSON_CreateNull();
+   }
+   if (!item)
+      fatal("out of memory building a JSON line");
+   return item;
+}
+
+bool JsonLines_unfinished(const char *s) {
+   int depth = 0;
+   bool inString = false, escaped = false;
+   for (; *s; s++) {
+      if (inString) {
+         if (escaped)
+            escaped = false;
+         else if (*s == '\\')
+            escaped = true;
+         else if (*s == '"')
+            inString = false;
+      } else if (*s == '"') {
+         inString = true;
+      } else if (*s == '{' || *s == '[') {
+         depth++;
+      } else if ((*s == '}' || *s == ']') && --depth < 0) {
+         return false;
+      }
+   }
+   return inString || depth > 0;
+}
+
+int JsonLines_writeAll(int fd, const char *buf, size_t len, size_t *done) {
+   *done = 0;
+   while (*done < len) {
+      ssize_t k = write(fd, buf + *done, len - *done);
+      if (k < 0 && errno == EINTR)
+         continue;
+      if (k <= 0) {
+         if (k == 0)
+            errno = EIO;
+         return -1;
+      }
+      *done += (size_t)k;
+   }
+   return 0;
+}
+
+int JsonLines_endCutLine(int fd, bool (*complete)(const char *line)) {
+   struct stat st;
+   if (fstat(fd, &st) != 0)
+      return -1;
+   size_t done;
+   if (!S_ISREG(st.st_mode))
+      return JsonLines_writeAll(fd, "\n", 1, &done);
+   off_t start = st.st_size;
+   char chunk[4096];
+   bool found = false;
+   while (start > 0 && !found) {
+      off_t from = start > (off_t)sizeof chunk ? start - (off_t)sizeof chunk : 0;
+      ssize_t got = pread(fd, chunk, (size_t)(start - from), from);
+      if (got != start - from)
+         return -1;
+      for (ssize_t i = got; i > 0 && !found; i--)
+         if (chunk[i - 1] == '\n') {
+            start = from + i;
+            found = true;
+         }
+      if (!found)
+         start = from;
+   }
+   size_t len = (size_t)(st.st_size - start);
+   char *tail = xMalloc(len + 1);
+   if (pread(fd, tail, len, start) != (ssize_t)len) {
+      free(tail);
+      return -1;
+   }
+   tail[len] = '\0';
+   bool whole = memchr(tail, '\0', len) == NULL && complete(tail);
+   free(tail);
+   return whole ? JsonLines_writeAll(fd, "\n", 1, &done) : ftruncate(fd, start);
+}

@@ -1,0 +1,32 @@
+/* What the JSON-lines files (measurement records, session logs) share: numbers written
+ * so that they read back to the same double, telling a line cut short by a killed
+ * writer from other broken JSON, and repairing a file that ends in such a line. */
+#ifndef HEADER_jsonl
+#define HEADER_jsonl
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* Enough for any number JsonLines_number writes. */
+#define JSONL_NUMBER_SIZE 32
+
+/* The shortest of %.15g, %.16g and %.17g that reads back to v, with '.' as the
+ * decimal point whatever the locale; "inf", "-inf" and "nan" for the rest. */
+void JsonLines_number(double v, char *buf, size_t size);
+/* v as a cJSON item printed by JsonLines_number (cJSON's own printing keeps only 15
+ * digits where they come close enough); null for NaN and infinities, which JSON has
+ * not. Aborts when out of memory. */
+cJSON *JsonLines_numberItem(double v);
+/* Whether the text stops inside a string, object or array: what a line cut short by a
+ * killed writer looks like, as opposed to other broken JSON. */
+bool JsonLines_unfinished(const char *s);
+/* Writes all of buf, or fails with errno set; *done says how much went out. */
+int JsonLines_writeAll(int fd, const char *buf, size_t len, size_t *done);
+/* The file of fd ends in a line without its newline. When `complete` says that line
+ * is whole, it gets its newline; otherwise it is cut off the file, since no reader
+ * could use it and the next line must not be glued to it. -1 with errno on failure. */
+int JsonLines_endCutLine(int fd, bool (*complete)(const char *line));
+
+#endif

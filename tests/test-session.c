@@ -1,0 +1,466 @@
+/* The session file: every kind of event through a file to the bit, a file cut in its
+ * last line, the exact message for each kind of bad line, the repair when appending
+ * after a cut, and the comparison that leaves the wall clock out. */
+#include "config.h"
+
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tune/session.h"
+#include "util/xalloc.h"
+
+static const char *const taskKeys[] = { "[\"conv2d\", 1, 64, 56, 56] \"q\" \\b",
+                                         "[\"dense\", 8, 64, 16]" };
+
+static char **tasksCopy(void) {
+   char **t = xCalloc(2, sizeof *t);
+   for (int i = 0; i < 2; i++)
+      t[i] = xStrdup(taskKeys[i]);
+   return t;
+}
+
+/* The header and the events own their strings: SessionEvent_done frees them. */
+static SessionHeader header(void) {
+   return (SessionHeader){
+      .network = xStrdup("resnet_50"),
+      .networkFile = xStrdup("models/resnet_50.task"),
+      .device = xStrdup("h100_sxm"),
+      .simulated = true,
+      .policy = xStrdup("pruner"),
+      .costModel = xStrdup("pam"),
+      .trialBudget = 2000,
+      .measuresPerRound = 64,
+      .seed = 9007199254740991,
+      .startTime = 1700000000,
+      .ntasks = 2,
+      .tasks = tasksCopy(),
+   };
+}
+
+/* One event of every kind but the header, with awkward strings and numbers. */
+#define NEVENTS 8
+static void events(SessionEvent ev[NEVENTS]) {
+   memset(ev, 0, NEVENTS * sizeof *ev);
+   ev[0] = (SessionEvent){ .kind = SESSION_ROUND, .round = 3, .elapsed = 0.1 + 0.2,
+                           .roundStart = { .task = 1, .trials = 128 } };
+   ev[1] = (SessionEvent){ .kind = SESSION_MEASURE, .round = 3, .elapsed = 5e-324,
+                           .measure = { .task = 1,
+                                        .state = xStrdup("{\"sketch\":0}\nline two \xc3\xa9"),
+                                        .ncosts = 3, .costs = { 1.2345678901234567e-05, 0.1,
+                                                                0.30000000000000004 },
+                                        .error = xStrdup("ok"), .message = xStrdup(""),
+                                        .lineage = xStrdup("draft"),
+                                        .draftScore = -1.0000000000000002, .verifyScore = NAN } };
+   ev[2] = (SessionEvent){ .kind = SESSION_MEASURE, .round = 3, .elapsed = 1.5,
+                           .measure = { .task = 0, .state = xStrdup("s"), .ncosts = 1,
+                                        .costs = { 1e10 },
+                                        .error = xStrdup("compile error"),
+                                        .message = xStrdup("kernel.cu(3): error"),
+                                        .lineage = xStrdup("mutant"),
+                                        .draftScore = NAN, .verifyScore = 2.5 } };
+   ev[3] = (SessionEvent){ .kind = SESSION_MODEL, .round = 3, .elapsed = 2,
+                           .model = { .seconds = 0.123456789, .samples = 512,
+                                      .error = xStrdup("") } };
+   ev[4] = (SessionEvent){ .kind = SESSION_MODEL, .round = 4, .elapsed = 3,
+                           .model = { .seconds = 0, .samples = 0,
+                                      .error = xStrdup("no samples") } };
+   ev[5] = (SessionEvent){ .kind = SESSION_BEST, .round = 4, .elapsed = 4,
+                           .best = { .task = 1, .latency = 2.2250738585072014e-308 } };
+   ev[6] = (SessionEvent){ .kind = SESSION_COMMAND, .round = 4, .elapsed = 5,
+                           .command = { .text = xStrdup("prio 5 0"), .applied = true } };
+   ev[7] = (SessionEvent){ .kind = SESSION_ROUND_END, .round = 4, .elapsed = 6,
+                           .roundEnd = { .trials = 192, .latencyMs = 1.7976931348623157e308,
+                                         .acceptance = 0.75, .tau = NAN } };
+}
+
+static void doneHeader(SessionHeader *h) {
+   SessionEvent e = { .kind = SESSION_HEADER, .header = *h };
+   SessionEvent_done(&e);
+}
+
+static void doneEvents(SessionEvent ev[NEVENTS]) {
+   for (int i = 0; i < NEVENTS; i++)
+      SessionEvent_done(&ev[i]);
+}
+
+static SessionEvent finished(void) {
+   return (SessionEvent){ .kind = SESSION_FINISHED, .round = 4, .elapsed = 7,
+                          .finished = { .why = SESSION_END_ALL_DEAD } };
+}
+
+static char *pathIn(const char *name) {
+   char *path = xAsprintf("%s/%s", TestUtil_groupDir, name);
+   remove(path);
+   return path;
+}
+
+static void writeSession(const char *path) {
+   SessionHeader h = header();
+   char *cause = NULL;
+   SessionWriter *w = SessionWriter_open(path, &h, &cause);
+   doneHeader(&h);
+   if (!w)
+      fail_msg("%s", cause);
+   SessionEvent ev[NEVENTS];
+   events(ev);
+   for (int i = 0; i < NEVENTS; i++)
+      if (SessionWriter_add(w, &ev[i], &cause) != 0)
+         fail_msg("%s", cause);
+   doneEvents(ev);
+   SessionEvent fin = finished();
+   if (SessionWriter_add(w, &fin, &cause) != 0 || SessionWriter_close(w, &cause) != 0)
+      fail_msg("%s", cause);
+}
+
+static void readOk(const char *path, SessionLog *log) {
+   char *cause = NULL, *notice = NULL;
+   if (Session_read(path, log, &notice, &cause) != 0)
+      fail_msg("%s", cause);
+   assert_null(notice);
+}
+
+static void assertBits(double got, double want) {
+   if (memcmp(&got, &want, sizeof got) != 0 && !(isnan(got) && isnan(want)))
+      fail_msg("got %.17g, expected %.17g", got, want);
+}
+
+static void assertSameEvent(const SessionEvent *got, const SessionEvent *want) {
+   assert_int_equal(got->kind, want->kind);
+   assert_int_equal(got->round, want->round);
+   assertBits(got->elapsed, want->elapsed);
+   switch (want->kind) {
+   case SESSION_HEADER: break;
+   case SESSION_ROUND:
+      assert_int_equal(got->roundStart.task, want->roundStart.task);
+      assert_int_equal(got->roundStart.trials, want->roundStart.trials);
+      break;
+   case SESSION_MEASURE:
+      assert_int_equal(got->measure.task, want->measure.task);
+      assert_string_equal(got->measure.state, want->measure.state);
+      assert_int_equal(got->measure.ncosts, want->measure.ncosts);
+      for (int i = 0; i < want->measure.ncosts; i++)
+         assertBits(got->measure.costs[i], want->measure.costs[i]);
+      assert_string_equal(got->measure.error, want->measure.error);
+      assert_string_equal(got->measure.message, want->measure.message);
+      assert_string_equal(got->measure.lineage, want->measure.lineage);
+      assertBits(got->measure.draftScore, want->measure.draftScore);
+      assertBits(got->measure.verifyScore, want->measure.verifyScore);
+      break;
+   case SESSION_MODEL:
+      assertBits(got->model.seconds, want->model.seconds);
+      assert_int_equal(got->model.samples, want->model.samples);
+      assert_string_equal(got->model.error, want->model.error);
+      break;
+   case SESSION_BEST:
+      assert_int_equal(got->best.task, want->best.task);
+      assertBits(got->best.latency, want->best.latency);
+      break;
+   case SESSION_COMMAND:
+      assert_string_equal(got->command.text, want->command.text);
+      assert_int_equal(got->command.applied, want->command.applied);
+      break;
+   case SESSION_ROUND_END:
+      assert_int_equal(got->roundEnd.trials, want->roundEnd.trials);
+      assertBits(got->roundEnd.latencyMs, want->roundEnd.latencyMs);
+      assertBits(got->roundEnd.acceptance, want->roundEnd.acceptance);
+      assertBits(got->roundEnd.tau, want->roundEnd.tau);
+      break;
+   case SESSION_FINISHED: assert_int_equal(got->finished.why, want->finished.why); break;
+   default: fail();
+   }
+}
+
+static void test_roundTripFile(void **state) {
+   (void)state;
+   char *path = pathIn("all.jsonl");
+   writeSession(path);
+   SessionLog log;
+   SessionLog_init(&log);
+   readOk(path, &log);
+   assert_int_equal(log.count, NEVENTS + 2);
+   const SessionHeader *h = &log.events[0].header;
+   SessionHeader want = header();
+   assert_int_equal(log.events[0].kind, SESSION_HEADER);
+   assert_int_equal(h->version, SESSION_FORMAT_VERSION);
+   assert_string_equal(h->network, want.network);
+   assert_string_equal(h->networkFile, want.networkFile);
+   assert_string_equal(h->device, want.device);
+   assert_true(h->simulated);
+   assert_string_equal(h->policy, want.policy);
+   assert_string_equal(h->costModel, want.costModel);
+   assert_int_equal(h->trialBudget, 2000);
+   assert_int_equal(h->measuresPerRound, 64);
+   assert_true(h->seed == 9007199254740991);
+   assert_true(h->startTime == 1700000000);
+   assert_int_equal(h->ntasks, 2);
+   assert_string_equal(h->tasks[0], taskKeys[0]);
+   assert_string_equal(h->tasks[1], taskKeys[1]);
+   SessionEvent ev[NEVENTS];
+   events(ev);
+   for (int i = 0; i < NEVENTS; i++)
+      assertSameEvent(&log.events[i + 1], &ev[i]);
+   SessionEvent fin = finished();
+   assertSameEvent(&log.events[NEVENTS + 1], &fin);
+   doneEvents(ev);
+   doneHeader(&want);
+   SessionLog_done(&log);
+   free(path);
+}
+
+static void test_lineText(void **state) {
+   (void)state;
+   SessionEvent ev[NEVENTS];
+   events(ev);
+   char *line = SessionEvent_toJson(&ev[7], true);
+   assert_string_equal(line, "{\"event\":\"round_end\",\"round\":4,\"t\":6,\"trials\":192,"
+                             "\"latency_ms\":1.7976931348623157e+308,\"acceptance\":0.75,"
+                             "\"tau\":null}");
+   free(line);
+   line = SessionEvent_toJson(&ev[3], false);
+   assert_string_equal(line, "{\"event\":\"model\",\"round\":3,\"samples\":512}");
+   free(line);
+   SessionEvent fin = finished();
+   line = SessionEvent_toJson(&fin, true);
+   assert_string_equal(line, "{\"event\":\"finished\",\"round\":4,\"t\":7,\"why\":\"all dead\"}");
+   free(line);
+   doneEvents(ev);
+}
+
+static void test_cutLastLine(void **state) {
+   (void)state;
+   char *path = pathIn("cut.jsonl");
+   writeSession(path);
+   char *text = TestUtil_readFile(path);
+   char *cut = xAsprintf("%s{\"event\":\"best\",\"round\":5,\"t\":8,\"ta", text);
+   free(TestUtil_writeFile(TestUtil_groupDir, "cut.jsonl", cut));
+   SessionLog log;
+   SessionLog_init(&log);
+   char *cause = NULL, *notice = NULL;
+   if (Session_read(path, &log, &notice, &cause) != 0)
+      fail_msg("%s", cause);
+   assert_int_equal(log.count, NEVENTS + 2);
+   char *want = xAsprintf(
+      "%s:11: the last line is cut short (35 bytes without a newline); it was skipped", path);
+   assert_string_equal(notice, want);
+   free(want);
+   free(notice);
+   SessionLog_done(&log);
+
+   /* appending removes the cut line before it writes */
+   SessionWriter *w = SessionWriter_append(path, &cause);
+   if (!w)
+      fail_msg("%s", cause);
+   SessionEvent fin = finished();
+   fin.finished.why = SESSION_END_STOPPED;
+   if (SessionWriter_add(w, &fin, &cause) != 0 || SessionWriter_close(w, &cause) != 0)
+      fail_msg("%s", cause);
+   char *after = TestUtil_readFile(path);
+   char *expected = xAsprintf(
+      "%s{\"event\":\"finished\",\"round\":4,\"t\":7,\"why\":\"stopped\"}\n", text);
+   assert_string_equal(after, expected);
+   readOk(path, &log);
+   assert_int_equal(log.count, NEVENTS + 3);
+   assert_int_equal(log.events[NEVENTS + 2].finished.why, SESSION_END_STOPPED);
+   SessionLog_done(&log);
+   free(after);
+   free(expected);
+   free(cut);
+   free(text);
+   free(path);
+}
+
+/* A whole event left without its newline keeps its place and gets the newline. */
+static void test_appendAfterWholeLine(void **state) {
+   (void)state;
+   char *path = pathIn("whole.jsonl");
+   writeSession(path);
+   char *text = TestUtil_readFile(path);
+   text[strlen(text) - 1] = '\0';
+   free(TestUtil_writeFile(TestUtil_groupDir, "whole.jsonl", text));
+   char *cause = NULL;
+   SessionWriter *w = SessionWriter_append(path, &cause);
+   if (!w || SessionWriter_close(w, &cause) != 0)
+      fail_msg("%s", cause);
+   SessionLog log;
+   SessionLog_init(&log);
+   readOk(path, &log);
+   assert_int_equal(log.count, NEVENTS + 2);
+   SessionLog_done(&log);
+   free(text);
+   free(path);
+}
+
+static const char *headerLine =
+   "{\"event\":\"header\",\"v\":1,\"network\":\"n\",\"network_file\":\"n.task\",\"device\":"
+   "\"d\",\"simulated\":false,\"policy\":\"ansor\",\"cost_model\":\"xgb\",\"trials\":10,"
+   "\"per_round\":2,\"seed\":1,\"start\":0,\"tasks\":[\"a\"]}\n";
+
+static void assertBad(const char *body, bool withHeader, int lineno, const char *reason) {
+   char *text = xAsprintf("%s%s", withHeader ? headerLine : "", body);
+   char *path = TestUtil_writeFile(TestUtil_groupDir, "bad.jsonl", text);
+   SessionLog log;
+   SessionLog_init(&log);
+   char *cause = NULL, *notice = NULL;
+   assert_int_equal(Session_read(path, &log, &notice, &cause), -1);
+   assert_int_equal(log.count, 0);
+   char *want = xAsprintf("%s:%d: %s", path, lineno, reason);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   free(notice);
+   free(path);
+   free(text);
+}
+
+static void test_badLines(void **state) {
+   (void)state;
+   assertBad("{\"event\":\"best\",\"round\":1,\"t\":2,\"latency\":0.5}\n", true, 2,
+             "missing key \"task\": expected an integer from 0 to 2147483647");
+   assertBad("{\"event\":\"best\",\"round\":1,\"t\":2,\"task\":\"x\",\"latency\":0.5}\n", true, 2,
+             "\"task\": expected an integer from 0 to 2147483647, found a string");
+   assertBad("{\"event\":\"best\",\"round\":-1,\"t\":2,\"task\":0,\"latency\":0.5}\n", true, 2,
+             "\"round\": expected an integer from 0 to 2147483647, found -1");
+   assertBad("{\"event\":\"bogus\",\"round\":1}\n", true, 2,
+             "\"event\": expected one of \"header\", \"round\", \"measure\", \"model\", "
+             "\"best\", \"command\", \"round_end\", \"finished\", found \"bogus\"");
+   assertBad("{\"round\":1}\n", true, 2,
+             "missing key \"event\": expected one of \"header\", \"round\", \"measure\", "
+             "\"model\", \"best\", \"command\", \"round_end\", \"finished\"");
+   assertBad("{\"event\":\"command\",\"round\":1,\"t\":2,\"text\":\"stop\",\"applied\":1}\n", true,
+             2, "\"applied\": expected true or false, found 1");
+   assertBad("{\"event\":\"finished\",\"round\":1,\"t\":2,\"why\":\"bored\"}\n", true, 2,
+             "\"why\": expected one of \"budget\", \"stopped\", \"all dead\", found \"bored\"");
+   assertBad("{\"event\":\"measure\",\"round\":1,\"t\":2,\"task\":0,\"state\":\"s\",\"costs\":[],"
+             "\"error\":\"ok\",\"lineage\":\"random\",\"draft\":null,\"verify\":null}\n",
+             true, 2,
+             "\"costs\": expected an array of 1 to 32 finite numbers, found an empty array");
+   assertBad("{\"event\":\"measure\",\"round\":1,\"t\":2,\"task\":0,\"state\":\"s\",\"costs\":[1,"
+             "null],\"error\":\"ok\",\"lineage\":\"random\",\"draft\":null,\"verify\":null}\n",
+             true, 2, "\"costs\"[1]: expected a finite number, found null");
+   assertBad("{\"event\":\"round_end\",\"round\":1,\"t\":2,\"trials\":3,\"latency_ms\":\"1\","
+             "\"acceptance\":null,\"tau\":null}\n",
+             true, 2, "\"latency_ms\": expected a finite number or null, found a string");
+   assertBad("{\"event\":\"model\",\"round\":1,\"t\":-0.5,\"seconds\":1,\"samples\":2}\n", true, 2,
+             "\"t\": expected a finite number of seconds, at least 0, found -0.5");
+   assertBad("{\"event\":\"round\",\"round\":1,\"round\":1,\"t\":2,\"task\":0,\"trials\":0}\n",
+             true, 2, "key \"round\" is given twice");
+   assertBad("{\"event\":\"round\",\"round\":1,\"t\":2,\"task\":0,\"trials\":0}\n", false, 1,
+             "expected the header first, found a \"round\" event");
+   assertBad(headerLine, true, 2, "a second header; only the first line is the header");
+   assertBad("{\"event\":\"header\",\"v\":2}\n", false, 1,
+             "format version 2 is newer than this program reads (1)");
+   assertBad("{\"event\":\"header\",\"v\":1,\"network\":\"n\",\"network_file\":\"f\",\"device\":"
+             "\"d\",\"simulated\":true,\"policy\":\"p\",\"cost_model\":\"c\",\"trials\":1,"
+             "\"per_round\":1,\"seed\":1,\"start\":0,\"tasks\":[\"a\",2]}\n",
+             false, 1, "\"tasks\"[1]: expected a string, found 2");
+   assertBad("[1]\n", true, 2, "expected a JSON object, found an array");
+   assertBad("{\"event\" \"round\"}\n", true, 2,
+             "not valid JSON near byte 10 ('{\"event\" \"round\"}')");
+   /* a cut line that is not the last: something appended after it */
+   assertBad("{\"event\":\"round\"\n{}\n", true, 2,
+             "the line is cut short (16 bytes, the JSON object is not closed), as when a run "
+             "is killed while writing; delete the line");
+}
+
+static void test_noHeader(void **state) {
+   (void)state;
+   char *path = TestUtil_writeFile(TestUtil_groupDir, "empty.jsonl", "\n");
+   SessionLog log;
+   SessionLog_init(&log);
+   char *cause = NULL, *notice = NULL;
+   assert_int_equal(Session_read(path, &log, &notice, &cause), -1);
+   char *want = xAsprintf("%s: no header line", path);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   free(path);
+}
+
+static void test_writerRefuses(void **state) {
+   (void)state;
+   char *path = pathIn("exists.jsonl");
+   writeSession(path);
+   SessionHeader h = header();
+   char *cause = NULL;
+   assert_null(SessionWriter_open(path, &h, &cause));
+   char *want = xAsprintf("%s: File exists", path);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   cause = NULL;
+   SessionEvent hdr = { .kind = SESSION_HEADER, .header = h };
+
+   SessionWriter *w = SessionWriter_append(path, &cause);
+   assert_non_null(w);
+   SessionEvent ev[NEVENTS];
+   events(ev);
+   ev[1].measure.costs[1] = INFINITY;
+   assert_int_equal(SessionWriter_add(w, &ev[1], &cause), -1);
+   want = xAsprintf("%s: not writing an invalid \"measure\" event: \"costs\"[1]: expected a "
+                    "finite number, found null",
+                    path);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   cause = NULL;
+   assert_int_equal(SessionWriter_add(w, &hdr, &cause), -1);
+   free(cause);
+   SessionEvent_done(&hdr);
+   doneEvents(ev);
+   assert_int_equal(SessionWriter_close(w, NULL), 0);
+   SessionLog log;
+   SessionLog_init(&log);
+   readOk(path, &log);
+   assert_int_equal(log.count, NEVENTS + 2);
+   SessionLog_done(&log);
+   free(path);
+}
+
+static void test_equalIgnoringTime(void **state) {
+   (void)state;
+   char *a = pathIn("a.jsonl"), *b = pathIn("b.jsonl");
+   writeSession(a);
+   writeSession(b);
+   SessionLog x, y;
+   SessionLog_init(&x);
+   SessionLog_init(&y);
+   readOk(a, &x);
+   readOk(b, &y);
+   assert_true(Session_equalIgnoringTime(&x, &y));
+   y.events[0].header.startTime = 1800000000;
+   y.events[1].elapsed = 99;
+   y.events[4].model.seconds = 12.5;
+   assert_true(Session_equalIgnoringTime(&x, &y));
+   y.events[2].measure.costs[2] = nextafter(y.events[2].measure.costs[2], 1);
+   assert_false(Session_equalIgnoringTime(&x, &y));
+   y.events[2].measure.costs[2] = x.events[2].measure.costs[2];
+   assert_true(Session_equalIgnoringTime(&x, &y));
+   y.events[8].roundEnd.tau = 0.5;
+   assert_false(Session_equalIgnoringTime(&x, &y));
+   y.count--;
+   assert_false(Session_equalIgnoringTime(&x, &y));
+   y.count++;
+   SessionLog_done(&x);
+   SessionLog_done(&y);
+   free(a);
+   free(b);
+}
+
+int main(void) {
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_lineText),
+      cmocka_unit_test(test_roundTripFile),
+      cmocka_unit_test(test_cutLastLine),
+      cmocka_unit_test(test_appendAfterWholeLine),
+      cmocka_unit_test(test_badLines),
+      cmocka_unit_test(test_noHeader),
+      cmocka_unit_test(test_writerRefuses),
+      cmocka_unit_test(test_equalIgnoringTime),
+   };
+   return cmocka_run_group_tests(tests, TestUtil_setUpGroupDir, TestUtil_tearDownGroupDir);
+}
