@@ -58,7 +58,7 @@ run
 ok "no arguments prints usage and exits 2" sh -c '[ "$1" -eq 2 ] && grep -q "^Usage: pruner-tui" "$2"' _ "$rc" "$tmp/err"
 
 run "$src/models/resnet_50.task"
-ok "tuning a file is refused with exit 2 until the tuner exists" [ "$rc" -eq 2 ]
+ok "tuning a file without --batch is refused with exit 2 until the screen exists" [ "$rc" -eq 2 ]
 
 printf 'network: x\nbatch: 1\ntasks:\n  - {op: conv3d, weight: 1}\n' > "$tmp/bad.task"
 run --list "$tmp/bad.task"

@@ -64,4 +64,10 @@ int Cli_train(int argc, char **argv);
 /* `eval --records FILE... --model FILE|psa|random ...`; argv[0] is "eval". */
 int Cli_eval(int argc, char **argv);
 
+/* `--batch FILE.task [--trials N] [--per-round M] ...`: tuning without the screen; argv
+ * is main's (the options may come in any order). */
+int Cli_batch(int argc, char **argv);
+/* `__session-compare A B`: exit status 0 when the sessions agree but for the clock. */
+int Cli_sessionCompare(const char *a, const char *b);
+
 #endif

@@ -27,11 +27,15 @@ static void usage(FILE *out) {
       "                        --out FILE [--holdout F] [--epochs N] [--network FILE.task]...\n"
       "       pruner-tui eval --records FILE... --model CKPT|psa|random [--per-task]\n"
       "                       [--network FILE.task]...\n"
+      "       pruner-tui --batch FILE.task [--trials N] [--per-round M] [--policy pruner|ansor]\n"
+      "                  [--cost-model KIND] [--load-model CKPT] [--device D] [--seed S]\n"
+      "                  [--session FILE] [--no-compile] [--devices FILE] [--jobs N]\n"
       "Auto-tune the CUDA kernels of a deep-learning network (Pruner's draft-then-verify\n"
       "search on Ansor's schedule space). This version reads networks and devices,\n"
       "generates and checks kernels, explains what PSA and the features see in them,\n"
-      "measures them on a GPU or the simulator, and trains and evaluates cost models on\n"
-      "the records; the tuner, the workbench screen and batch mode are not part of it yet.\n"
+      "measures them on a GPU or the simulator, trains and evaluates cost models on the\n"
+      "records, and tunes a network without the screen (--batch); the workbench screen\n"
+      "is not part of it yet.\n"
       "\n"
       "Subcommands:\n"
       "  kernel     print a state of a task (sampled with --seed, default 1, or given with\n"
@@ -63,6 +67,19 @@ static void usage(FILE *out) {
       "             ranking accuracy and top-1/top-5 peak scores, weighted over tasks\n"
       "             (--per-task: each task too); for psa also its latency error\n"
       "\n"
+      "      --batch FILE.task  tune the network without the screen: a progress line per\n"
+      "                         round, the scheduler's table every 10 rounds and at the\n"
+      "                         end, then the estimated total latency and the draft\n"
+      "                         acceptance. --trials N (budget, default 1000), --per-round M\n"
+      "                         (default min(10, N / tasks)), --policy pruner (default) or\n"
+      "                         ansor, --cost-model random|psa|xgb|mlp|pam|pam-moa (the\n"
+      "                         verify model, default pam) or --load-model CKPT, --device\n"
+      "                         auto|cuda:N|sim:PROFILE, --seed S (1), --session FILE (write\n"
+      "                         the session log; never overwrites), --no-compile (the\n"
+      "                         simulator skips NVRTC), --jobs N (scorer threads). The model\n"
+      "                         trains after each round before the next search: a seeded\n"
+      "                         run on the simulator writes the same session every time.\n"
+      "                         Ctrl-C stops it after the current round\n"
       "  -l, --list FILE.task   print the network's tuning tasks (ID, op, shape, epilogue,\n"
       "                         weight, FLOPs, weight x FLOPs) and the totals\n"
       "      --list-devices     print the GPUs described in devices.yaml\n"
@@ -113,6 +130,12 @@ int main(int argc, char **argv) {
    if (argc == 4 && strcmp(argv[1], "__runner") == 0)
       return RunnerChild_main(atoi(argv[2]), atoi(argv[3]));
    Nn_restartForKernels(argv);
+   /* for the tests: whether two sessions agree but for the wall clock */
+   if (argc == 4 && strcmp(argv[1], "__session-compare") == 0)
+      return Cli_sessionCompare(argv[2], argv[3]);
+   for (int i = 1; i < argc; i++)
+      if (strcmp(argv[i], "--batch") == 0 || strncmp(argv[i], "--batch=", 8) == 0)
+         return Cli_batch(argc, argv);
    if (argc > 1 && strcmp(argv[1], "kernel") == 0)
       return Cli_kernel(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "check") == 0)
@@ -165,8 +188,8 @@ int main(int argc, char **argv) {
       if (listFile || listDevices)
          return usageError("unexpected argument '%s'", argv[optind]);
       fprintf(stderr,
-              "pruner-tui: tuning %s needs the tuner, which is not part of this version;\n"
-              "use 'pruner-tui --list %s' to see its tasks.\n",
+              "pruner-tui: tuning %s needs the workbench screen, which is not part of this\n"
+              "version; use 'pruner-tui --batch %s' to tune it without the screen.\n",
               argv[optind], argv[optind]);
       return EXIT_USAGE;
    }

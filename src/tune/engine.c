@@ -1,0 +1,625 @@
+/* The tuning engine: one round at a time, from the scheduler's choice to the session
+ * file. */
+#include "config.h"
+
+#include "tune/engine.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cost/model.h"
+#include "cost/online.h"
+#include "cost/psa.h"
+#include "measure/featurize.h"
+#include "search/policy.h"
+#include "search/scorer.h"
+#include "util/clock.h"
+#include "util/xalloc.h"
+
+typedef struct EngineTask_ {
+   Dag dag;
+   SketchSet set;
+   SearchTask search;
+} EngineTask;
+
+struct Engine_ {
+   Network net;
+   Measurer *measurer;
+   char *policy;
+   char *costModel;
+   SearchParams params;
+   EngineTask *tasks;
+   int currentTask;             /* the task the measurer is set to; -1: none */
+   Featurizer *featurizer;
+   OnlineModel *online;
+   Scorer *draft, *verify;
+   TaskScheduler *sched;
+   SessionWriter *writer;
+   int measuresPerRound;
+   double start;                /* Clock_now at Engine_new */
+   int rounds;
+   bool finished;
+   SessionEnd why;
+   EngineRoundInfo last;
+   double accSum, tauSum;
+   int accN, tauN;
+   /* the events of the last round */
+   int nevents, eventCap;
+   SessionEvent *events;
+   /* the command queue, filled from any thread */
+   pthread_mutex_t lock;
+   int ncommands, commandCap;
+   char **commands;
+   char *refusal;
+   TrainConfig train;
+   uint64_t seed;
+   int threads;
+   /* scratch of a round */
+   Candidate *picks;
+   State *states;
+   MeasureOutcome *outcomes;
+   double *costs;
+};
+
+void EngineConfig_default(EngineConfig *c) {
+   memset(c, 0, sizeof *c);
+   c->device = "auto";
+   c->policy = "pruner";
+   c->costModel = "pam";
+   c->seed = 1;
+}
+
+static void onlinePredict(void *ctx, const Dataset *batch, float *scores) {
+   OnlineModel_predict((OnlineModel *)ctx, batch, scores);
+}
+
+/* a different, well-mixed seed for each task (splitmix64 of seed and index) */
+static uint64_t taskSeed(uint64_t seed, int task) {
+   uint64_t z = seed + 0x9e3779b97f4a7c15ull * (uint64_t)(task + 1);
+   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+   return z ^ (z >> 31);
+}
+
+static void clearEvents(Engine *e) {
+   for (int i = 0; i < e->nevents; i++)
+      SessionEvent_done(&e->events[i]);
+   e->nevents = 0;
+}
+
+static SessionEvent *newEvent(Engine *e, SessionEventKind kind) {
+   if (e->nevents == e->eventCap) {
+      e->eventCap = e->eventCap ? 2 * e->eventCap : 32;
+      e->events = xReallocArray(e->events, (size_t)e->eventCap, sizeof *e->events);
+   }
+   SessionEvent *ev = &e->events[e->nevents++];
+   memset(ev, 0, sizeof *ev);
+   ev->kind = kind;
+   ev->round = e->rounds;
+   ev->elapsed = Engine_elapsed(e);
+   return ev;
+}
+
+/* queues the events from `from` on into the writer */
+static int queueEvents(Engine *e, int from, char **cause) {
+   if (!e->writer)
+      return 0;
+   for (int i = from; i < e->nevents; i++)
+      if (SessionWriter_add(e->writer, &e->events[i], cause) < 0)
+         return -1;
+   return 0;
+}
+
+Engine *Engine_new(const EngineConfig *cfg, char **cause) {
+   *cause = NULL;
+   if (cfg->trials < 1) {
+      *cause = xAsprintf("the trial budget must be at least 1, not %d", cfg->trials);
+      return NULL;
+   }
+   if (cfg->seed > ((uint64_t)1 << 53) - 1) {
+      *cause = xStrdup("the seed must be below 2^53");
+      return NULL;
+   }
+   Engine *e = xCalloc(1, sizeof *e);
+   pthread_mutex_init(&e->lock, NULL);
+   e->start = Clock_now();
+   e->currentTask = -1;
+   e->last.task = -1;
+   e->last.acceptance = e->last.tau = NAN;
+   const char *policy = cfg->policy ? cfg->policy : "pruner";
+   if (SearchParams_byName(&e->params, policy, cause) < 0) {
+      free(e);
+      return NULL;
+   }
+   e->policy = xStrdup(policy);
+   if (Network_load(&e->net, cfg->taskFile, cause) < 0) {
+      free(e->policy);
+      free(e);
+      return NULL;
+   }
+   int ntasks = e->net.ntasks;
+
+   /* the verify model: a checkpoint or a fresh model of the kind asked for */
+   CostModel *model;
+   if (cfg->loadModel) {
+      char *why = NULL;
+      model = CostModel_load(cfg->loadModel, &why);
+      if (!model) {
+         *cause = xAsprintf("--load-model %s: %s", cfg->loadModel, why);
+         free(why);
+         goto fail;
+      }
+   } else {
+      const char *name = cfg->costModel ? cfg->costModel : "pam";
+      int kind = ModelKind_parse(name);
+      if (kind < 0) {
+         *cause = xAsprintf("unknown cost model '%s' (random, psa, xgb, mlp, pam or pam-moa)", name);
+         goto fail;
+      }
+      model = CostModel_new((ModelKind)kind, cfg->seed, cause);
+      if (!model)
+         goto fail;
+   }
+   e->costModel = xStrdup(ModelKind_name(model->kind));
+   TrainConfig_default(&e->train);
+   e->train.seed = cfg->seed;
+   e->seed = cfg->seed;
+   e->threads = cfg->threads;
+   e->online = OnlineModel_new(model, &e->train);
+
+   MeasurerConfig mc;
+   MeasurerConfig_default(&mc);
+   mc.device = cfg->device;
+   mc.devices = cfg->devices;
+   mc.simNoCompile = cfg->noCompile;
+   mc.seed = cfg->seed;
+   e->measurer = Measurer_open(&mc, cause);
+   if (!e->measurer)
+      goto fail;
+   const Device *dev = Measurer_device(e->measurer);
+
+   if (e->params.draft) {
+      PsaParams psa;
+      if (PsaParams_fromDevice(&psa, dev, cause) < 0)
+         goto fail;
+      e->draft = Scorer_psa(&psa, cfg->threads);
+   }
+   const Network *nets[1] = { &e->net };
+   e->featurizer = Featurizer_new(nets, 1, cfg->devices);
+   e->verify = Scorer_predictor(onlinePredict, e->online, e->costModel, e->featurizer, dev->name, cfg->threads);
+
+   SchedLimits lim;
+   SchedLimits_fromDevice(&lim, dev);
+   e->tasks = xCalloc((size_t)ntasks, sizeof *e->tasks);
+   for (int t = 0; t < ntasks; t++) {
+      EngineTask *et = &e->tasks[t];
+      Dag_init(&et->dag);
+      Op_buildDag(&e->net.tasks[t].op, &et->dag);
+      SketchSet_generate(&et->set, &et->dag);
+      SearchTask_init(&et->search, &e->net.tasks[t], &et->set, &lim, taskSeed(cfg->seed, t));
+   }
+
+   SchedulerConfig sc;
+   SchedulerConfig_default(&sc);
+   sc.trialBudget = cfg->trials;
+   if (cfg->perRound > 0)
+      sc.measuresPerRound = cfg->perRound;
+   else {
+      int per = cfg->trials / ntasks;
+      sc.measuresPerRound = per < 10 ? per : 10;
+   }
+   sc.seed = cfg->seed;
+   e->sched = TaskScheduler_newForNetwork(&e->net, &sc, cause);
+   if (!e->sched)
+      goto fail;
+   e->measuresPerRound = TaskScheduler_measuresPerRound(e->sched);
+   size_t per = (size_t)e->measuresPerRound;
+   e->picks = xCalloc(per, sizeof *e->picks);
+   e->states = xCalloc(per, sizeof *e->states);
+   e->outcomes = xCalloc(per, sizeof *e->outcomes);
+   e->costs = xCalloc(per, sizeof *e->costs);
+
+   if (cfg->sessionPath) {
+      SessionHeader h;
+      memset(&h, 0, sizeof h);
+      h.version = SESSION_FORMAT_VERSION;
+      h.network = e->net.name;
+      h.networkFile = e->net.path;
+      char devName[sizeof dev->name];
+      memcpy(devName, dev->name, sizeof devName);
+      h.device = devName;
+      h.simulated = Measurer_simulated(e->measurer);
+      h.policy = e->policy;
+      h.costModel = e->costModel;
+      h.trialBudget = cfg->trials;
+      h.measuresPerRound = e->measuresPerRound;
+      h.seed = (int64_t)cfg->seed;
+      h.startTime = (int64_t)time(NULL);
+      h.ntasks = ntasks;
+      h.tasks = xCalloc((size_t)ntasks, sizeof *h.tasks);
+      for (int t = 0; t < ntasks; t++)
+         h.tasks[t] = e->net.tasks[t].key;
+      e->writer = SessionWriter_open(cfg->sessionPath, &h, cause);
+      free(h.tasks);
+      if (!e->writer)
+         goto fail;
+   }
+   return e;
+fail:
+   e->finished = true;          /* nothing to write */
+   Engine_free(e);
+   return NULL;
+}
+
+void Engine_free(Engine *e) {
+   if (!e)
+      return;
+   if (!e->finished && e->writer) {
+      char *cause = NULL;
+      if (Engine_finish(e, SESSION_END_STOPPED, &cause) < 0)
+         free(cause);
+   }
+   if (e->writer) {
+      char *cause = NULL;
+      if (SessionWriter_close(e->writer, &cause) < 0)
+         free(cause);
+   }
+   clearEvents(e);
+   free(e->events);
+   TaskScheduler_free(e->sched);
+   Scorer_free(e->draft);
+   Scorer_free(e->verify);
+   if (e->online)
+      OnlineModel_wait(e->online);
+   OnlineModel_free(e->online);
+   Featurizer_free(e->featurizer);
+   if (e->tasks)
+      for (int t = 0; t < e->net.ntasks; t++) {
+         SearchTask_done(&e->tasks[t].search);
+         SketchSet_done(&e->tasks[t].set);
+         Dag_done(&e->tasks[t].dag);
+      }
+   free(e->tasks);
+   Measurer_close(e->measurer);
+   Network_done(&e->net);
+   free(e->picks);
+   free(e->states);
+   free(e->outcomes);
+   free(e->costs);
+   free(e->policy);
+   free(e->costModel);
+   for (int i = 0; i < e->ncommands; i++)
+      free(e->commands[i]);
+   free(e->commands);
+   free(e->refusal);
+   pthread_mutex_destroy(&e->lock);
+   free(e);
+}
+
+/* the finished event after the events of this round so far, all written */
+static int finishRound(Engine *e, SessionEnd why, char **cause) {
+   e->finished = true;
+   e->why = why;
+   SessionEvent *ev = newEvent(e, SESSION_FINISHED);
+   ev->finished.why = why;
+   if (queueEvents(e, 0, cause) < 0)
+      return -1;
+   return e->writer ? SessionWriter_flush(e->writer, cause) : 0;
+}
+
+int Engine_finish(Engine *e, SessionEnd why, char **cause) {
+   if (e->finished)
+      return 0;
+   clearEvents(e);
+   return finishRound(e, why, cause);
+}
+
+void Engine_command(Engine *e, const char *text) {
+   pthread_mutex_lock(&e->lock);
+   if (e->ncommands == e->commandCap) {
+      e->commandCap = e->commandCap ? 2 * e->commandCap : 8;
+      e->commands = xReallocArray(e->commands, (size_t)e->commandCap, sizeof *e->commands);
+   }
+   e->commands[e->ncommands++] = xStrdup(text);
+   pthread_mutex_unlock(&e->lock);
+}
+
+const char *Engine_lastRefusal(const Engine *e) {
+   return e->refusal;
+}
+
+/* a whole number in [min, max] */
+static bool parseLong(const char *text, long min, long max, long *out) {
+   char *end;
+   errno = 0;
+   long v = strtol(text, &end, 10);
+   if (end == text || *end || errno || v < min || v > max)
+      return false;
+   *out = v;
+   return true;
+}
+
+/* a new verify model of that kind, trained on every measurement so far */
+static int swapModel(Engine *e, const char *name, char **cause) {
+   int kind = ModelKind_parse(name);
+   if (kind < 0) {
+      *cause = xAsprintf("unknown cost model '%s'", name);
+      return -1;
+   }
+   CostModel *m = CostModel_new((ModelKind)kind, e->seed, cause);
+   if (!m)
+      return -1;
+   OnlineModel *o = OnlineModel_new(m, &e->train);
+   OnlineModel_wait(e->online);
+   const Dataset *data = OnlineModel_data(e->online);
+   if (data->n > 0) {
+      OnlineModel_update(o, data);
+      OnlineModel_wait(o);
+   }
+   Scorer *verify = Scorer_predictor(onlinePredict, o, ModelKind_name(m->kind), e->featurizer,
+                                     Measurer_device(e->measurer)->name, e->threads);
+   Scorer_free(e->verify);
+   OnlineModel_free(e->online);
+   e->verify = verify;
+   e->online = o;
+   free(e->costModel);
+   e->costModel = xStrdup(ModelKind_name(m->kind));
+   return 0;
+}
+
+/* applies one command; -1 with *cause when it cannot; *stop for `stop` */
+static int applyCommand(Engine *e, const char *text, bool *stop, char **cause) {
+   char verb[16], a[64], b[64], extra[2];
+   int n = sscanf(text, " %15s %63s %63s %1s", verb, a, b, extra);
+   int ntasks = e->net.ntasks;
+   long task, v;
+   if (n < 1) {
+      *cause = xStrdup("an empty command");
+      return -1;
+   }
+   if (strcmp(verb, "stop") == 0 && n == 1) {
+      *stop = true;
+      return 0;
+   }
+   if ((strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0) && n == 2) {
+      if (!parseLong(a, 0, ntasks - 1, &task)) {
+         *cause = xAsprintf("%s takes a task ID from 0 to %d, not '%s'", verb, ntasks - 1, a);
+         return -1;
+      }
+      return TaskScheduler_setPriority(e->sched, (int)task, verb[0] == 'p' ? 0.0 : 1.0, cause);
+   }
+   if (strcmp(verb, "prio") == 0 && n == 3) {
+      char *end;
+      double m = strtod(b, &end);
+      if (!parseLong(a, 0, ntasks - 1, &task) || end == b || *end) {
+         *cause = xAsprintf("prio takes a task ID from 0 to %d and a multiplier", ntasks - 1);
+         return -1;
+      }
+      return TaskScheduler_setPriority(e->sched, (int)task, m, cause);
+   }
+   if (strcmp(verb, "focus") == 0 && n == 2) {
+      if (strcmp(a, "off") == 0) {
+         TaskScheduler_clearFocus(e->sched);
+         return 0;
+      }
+      if (!parseLong(a, 0, ntasks - 1, &task)) {
+         *cause = xAsprintf("focus takes a task ID from 0 to %d or off, not '%s'", ntasks - 1, a);
+         return -1;
+      }
+      return TaskScheduler_setFocus(e->sched, (int)task, true, cause);
+   }
+   if (strcmp(verb, "budget") == 0 && n == 2) {
+      if (!parseLong(a, 0, 100000000L, &v)) {
+         *cause = xAsprintf("budget takes a number of trials, not '%s'", a);
+         return -1;
+      }
+      return TaskScheduler_setBudget(e->sched, (int)v, cause);
+   }
+   if (strcmp(verb, "model") == 0 && n == 2)
+      return swapModel(e, a, cause);
+   *cause = xAsprintf("unknown command '%s' (pause, resume, prio, focus, budget, model, stop)", text);
+   return -1;
+}
+
+/* applies the queued commands, each a command event; *stop when one was `stop` */
+static void applyCommands(Engine *e, bool *stop) {
+   pthread_mutex_lock(&e->lock);
+   int n = e->ncommands;
+   char **cmds = e->commands;
+   e->commands = NULL;
+   e->ncommands = e->commandCap = 0;
+   pthread_mutex_unlock(&e->lock);
+   for (int i = 0; i < n; i++) {
+      char *why = NULL;
+      bool applied = !*stop && applyCommand(e, cmds[i], stop, &why) == 0;
+      if (!applied) {
+         free(e->refusal);
+         e->refusal = why ? why : xStrdup("tuning is stopping");
+      }
+      SessionEvent *ev = newEvent(e, SESSION_COMMAND);
+      ev->command.text = cmds[i];
+      ev->command.applied = applied;
+   }
+   free(cmds);
+}
+
+bool Engine_finished(const Engine *e, SessionEnd *why) {
+   if (why)
+      *why = e->why;
+   return e->finished;
+}
+
+static SessionEnd endOf(SchedulerStop s) {
+   switch (s) {
+   case SCHED_ALL_DEAD:
+   case SCHED_NONE_ELIGIBLE:
+      return SESSION_END_ALL_DEAD;
+   default:
+      return SESSION_END_BUDGET;
+   }
+}
+
+int Engine_runRound(Engine *e, char **cause) {
+   *cause = NULL;
+   if (e->finished)
+      return 0;
+   clearEvents(e);
+   bool stop = false;
+   applyCommands(e, &stop);
+   if (stop)
+      return finishRound(e, SESSION_END_STOPPED, cause) < 0 ? -1 : 0;
+   int t = TaskScheduler_next(e->sched);
+   if (t < 0)
+      return finishRound(e, endOf(TaskScheduler_stop(e->sched)), cause) < 0 ? -1 : 0;
+   e->rounds++;
+   EngineTask *et = &e->tasks[t];
+   const Task *task = &e->net.tasks[t];
+   SessionEvent *ev = newEvent(e, SESSION_ROUND);
+   ev->roundStart.task = t;
+   ev->roundStart.trials = TaskScheduler_trials(e->sched);
+
+   double bestBefore = TaskScheduler_best(e->sched, t);
+   int n = 0;
+   SearchRoundStats st;
+   memset(&st, 0, sizeof st);
+   st.acceptance = st.kendallTau = NAN;
+   char *why = NULL;
+   if (e->currentTask != t) {
+      if (Measurer_setTask(e->measurer, task, &et->set, &why) < 0)
+         e->currentTask = -1;
+      else
+         e->currentTask = t;
+   }
+   /* a task that cannot be set up or searched measures nothing: the scheduler then
+    * retires it */
+   if (e->currentTask == t &&
+       Search_round(&et->search, &e->params, e->draft, e->verify, e->measuresPerRound, e->picks, &n, &st, &why) < 0)
+      n = 0;
+   free(why);
+
+   for (int i = 0; i < n; i++)
+      e->states[i] = e->picks[i].state;
+   if (n > 0)
+      Measurer_measure(e->measurer, e->states, n, e->outcomes);
+   Dataset fresh;
+   Dataset_init(&fresh);
+   int ok = 0;
+   for (int i = 0; i < n; i++) {
+      const MeasureOutcome *o = &e->outcomes[i];
+      bool good = o->error == MEASURE_OK;
+      ok += good;
+      e->costs[i] = good ? o->latency : SCHEDULER_NO_COST;
+      SearchTask_addMeasured(&et->search, &e->states[i], good ? o->latency : MEASURE_FAILED_COST);
+      Record r;
+      Measurer_record(e->measurer, &e->states[i], o, &r);
+      ev = newEvent(e, SESSION_MEASURE);
+      ev->measure.task = t;
+      ev->measure.state = xStrdup(r.state);
+      ev->measure.ncosts = r.ncosts < SESSION_MAX_COSTS ? r.ncosts : SESSION_MAX_COSTS;
+      memcpy(ev->measure.costs, r.costs, (size_t)ev->measure.ncosts * sizeof r.costs[0]);
+      ev->measure.error = xStrdup(MeasureError_name(r.error));
+      ev->measure.message = xStrdup(r.message ? r.message : "");
+      ev->measure.lineage = xStrdup(Lineage_name(e->picks[i].root));
+      ev->measure.draftScore = e->picks[i].draftScore;
+      ev->measure.verifyScore = e->picks[i].verifyScore;
+      char *fcause = NULL;
+      if (Featurizer_addRecord(e->featurizer, &r, &fresh, &fcause) < 0)
+         free(fcause);   /* the state came from this task's sketches: not expected */
+      Record_done(&r);
+   }
+   TaskScheduler_done(e->sched, t, e->costs, n);
+
+   /* train on the new samples and wait for it: determinism before overlap */
+   if (fresh.n > 0) {
+      OnlineModel_update(e->online, &fresh);
+      double secs = OnlineModel_wait(e->online);
+      ev = newEvent(e, SESSION_MODEL);
+      ev->model.seconds = secs;
+      ev->model.samples = OnlineModel_data(e->online)->n;
+      const char *err = OnlineModel_lastError(e->online);
+      ev->model.error = xStrdup(err ? err : "");
+   }
+   Dataset_done(&fresh);
+
+   double bestAfter = TaskScheduler_best(e->sched, t);
+   bool improved = bestAfter < bestBefore && bestAfter < SCHEDULER_NO_COST;
+   if (improved) {
+      ev = newEvent(e, SESSION_BEST);
+      ev->best.task = t;
+      ev->best.latency = bestAfter;
+   }
+   ev = newEvent(e, SESSION_ROUND_END);
+   ev->roundEnd.trials = TaskScheduler_trials(e->sched);
+   ev->roundEnd.latencyMs = TaskScheduler_latencyMs(e->sched);
+   ev->roundEnd.acceptance = n > 0 ? st.acceptance : NAN;
+   ev->roundEnd.tau = n > 0 ? st.kendallTau : NAN;
+
+   e->last.round = e->rounds;
+   e->last.task = t;
+   e->last.measured = n;
+   e->last.ok = ok;
+   e->last.acceptance = ev->roundEnd.acceptance;
+   e->last.tau = ev->roundEnd.tau;
+   e->last.improved = improved;
+   if (!isnan(e->last.acceptance)) {
+      e->accSum += e->last.acceptance;
+      e->accN++;
+   }
+   if (!isnan(e->last.tau)) {
+      e->tauSum += e->last.tau;
+      e->tauN++;
+   }
+   if (queueEvents(e, 0, cause) < 0)
+      return -1;
+   if (e->writer && SessionWriter_flush(e->writer, cause) < 0)
+      return -1;
+   return 1;
+}
+
+const Network *Engine_network(const Engine *e) {
+   return &e->net;
+}
+
+const TaskScheduler *Engine_scheduler(const Engine *e) {
+   return e->sched;
+}
+
+const Measurer *Engine_measurer(const Engine *e) {
+   return e->measurer;
+}
+
+const char *Engine_policy(const Engine *e) {
+   return e->policy;
+}
+
+const char *Engine_costModel(const Engine *e) {
+   return e->costModel;
+}
+
+double Engine_elapsed(const Engine *e) {
+   return Clock_now() - e->start;
+}
+
+int Engine_rounds(const Engine *e) {
+   return e->rounds;
+}
+
+void Engine_lastRound(const Engine *e, EngineRoundInfo *out) {
+   *out = e->last;
+}
+
+void Engine_acceptance(const Engine *e, double *meanAcceptance, int *nAcceptance, double *meanTau, int *nTau) {
+   *meanAcceptance = e->accN ? e->accSum / e->accN : NAN;
+   *nAcceptance = e->accN;
+   *meanTau = e->tauN ? e->tauSum / e->tauN : NAN;
+   *nTau = e->tauN;
+}
+
+const SessionEvent *Engine_events(const Engine *e, int *n) {
+   *n = e->nevents;
+   return e->events;
+}

@@ -1,0 +1,116 @@
+/* The tuning engine (DESIGN.md 3.7): owns a network's tasks, the measurer, the
+ * search of each task, the scorers (PSA drafts, an online-trained verify model), the
+ * task scheduler and the session file, and runs the tuning one round at a time. A
+ * round: the scheduler's next task, a search round, the picks measured, the results
+ * given back to the search and the scheduler, the verify model trained on the new
+ * samples, and the round's events written to the session.
+ *
+ * Deterministic for a seed on the simulator: every decision comes from seeded
+ * generators and measured costs, never the wall clock. The verify model trains after
+ * each round and the engine waits for that training (OnlineModel_wait) before the
+ * next search round, so the scores a search sees do not depend on how long training
+ * took: the engine trains synchronously, trading the overlap of training and search
+ * for reproducible sessions.
+ *
+ * One thread drives it (the batch loop, or the workbench's engine thread); other
+ * threads talk to it only through Engine_command, whose queue the engine applies at
+ * the start of each round. */
+#ifndef HEADER_engine
+#define HEADER_engine
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "device/device.h"
+#include "measure/measurer.h"
+#include "tune/scheduler.h"
+#include "tune/session.h"
+
+typedef struct EngineConfig_ {
+   const char *taskFile;        /* the network's task file (a path Network_load reads) */
+   const DeviceSet *devices;    /* profiles; kept by the caller until Engine_free */
+   const char *device;          /* "auto" (NULL too), "cuda:N" or "sim:PROFILE" */
+   const char *policy;          /* "pruner" (NULL too) or "ansor" */
+   const char *costModel;       /* the verify model's kind; NULL: "pam" */
+   const char *loadModel;       /* a checkpoint to start the verify model from, or NULL */
+   const char *sessionPath;     /* the session file to create (must not exist), or NULL */
+   int trials;                  /* the trial budget, >= 1 */
+   int perRound;                /* measurements per round; <= 0: min(10, trials / tasks) */
+   uint64_t seed;               /* 0 to 2^53 - 1 */
+   bool noCompile;              /* the simulator skips NVRTC (fast) */
+   int threads;                 /* the scorers' threads; <= 0: one per online core */
+} EngineConfig;
+
+/* policy pruner, cost model pam, auto device, seed 1, no session; taskFile, devices
+ * and trials are the caller's to set. */
+void EngineConfig_default(EngineConfig *c);
+
+typedef struct Engine_ Engine;
+
+/* Loads the network, opens the measurer, builds the tasks' sketches, searches and
+ * scorers, the scheduler and the session writer (refusing to overwrite a file). NULL
+ * with *cause when any of it fails. */
+Engine *Engine_new(const EngineConfig *cfg, char **cause);
+/* Writes a finished event first when none was written ("stopped" if tuning was not
+ * over), then closes the session and frees everything. */
+void Engine_free(Engine *e);
+
+/* One round. 1: a round ran; 0: tuning is over (the finished event is written; see
+ * Engine_end); -1 with *cause: the session could not be written. */
+int Engine_runRound(Engine *e, char **cause);
+/* Stops the tuning: writes the finished event (the given reason) and flushes the
+ * session. Nothing happens after the first call. */
+int Engine_finish(Engine *e, SessionEnd why, char **cause);
+/* Whether tuning is over, and why. */
+bool Engine_finished(const Engine *e, SessionEnd *why);
+
+/* ---- commands: queued from any thread, applied between rounds ---- */
+
+/* Queues a command; the next Engine_runRound applies the queued ones in order, before
+ * choosing its task, each written as a command event (its text and whether it was
+ * applied). The commands (TASK is a task ID):
+ *   pause TASK        the scheduler never picks it (priority 0)
+ *   resume TASK       priority 1 again
+ *   prio TASK M       priority multiplier M (>= 0; 2 = twice as urgent)
+ *   focus TASK        only focused tasks are picked; `focus off` ends the focus
+ *   budget N          a new trial budget
+ *   model KIND        a fresh verify model of that kind, trained on every measurement
+ *                     so far, from the next search on
+ *   stop              tuning ends (finished "stopped")
+ * A command that does not parse or cannot be applied (an unknown task, say) is
+ * written with "applied": false and changes nothing. Thread-safe. */
+void Engine_command(Engine *e, const char *text);
+/* Why the last command that was not applied was refused, or NULL; valid until the
+ * next round. */
+const char *Engine_lastRefusal(const Engine *e);
+
+/* ---- what it knows ---- */
+
+const Network *Engine_network(const Engine *e);
+const TaskScheduler *Engine_scheduler(const Engine *e);
+const Measurer *Engine_measurer(const Engine *e);
+const char *Engine_policy(const Engine *e);
+const char *Engine_costModel(const Engine *e);
+/* Seconds since Engine_new (wall clock). */
+double Engine_elapsed(const Engine *e);
+/* Rounds run so far. */
+int Engine_rounds(const Engine *e);
+
+/* The last round: its task (-1 before the first), the picks it measured, how many
+ * succeeded, and its acceptance and Kendall tau (NAN when undefined). */
+typedef struct EngineRoundInfo_ {
+   int round, task;
+   int measured, ok;
+   double acceptance, tau;
+   bool improved;               /* the task's best got better */
+} EngineRoundInfo;
+void Engine_lastRound(const Engine *e, EngineRoundInfo *out);
+/* The means of the rounds' acceptance and tau over the rounds where they are
+ * defined (NAN when none), and how many rounds that was for each. */
+void Engine_acceptance(const Engine *e, double *meanAcceptance, int *nAcceptance, double *meanTau, int *nTau);
+
+/* The events of the last round (and the finished event after the end), in the order
+ * they were written; valid until the next call that runs a round. */
+const SessionEvent *Engine_events(const Engine *e, int *n);
+
+#endif
