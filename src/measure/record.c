@@ -376,43 +376,23 @@ static int parseObject(const cJSON *root, Record *out, char **cause) {
    return Record_validate(out, cause);
 }
 
-/* One line of `len` bytes. *syntax tells a line that is not JSON at all from one that
- * breaks the record's rules. */
-static int parseLine(const char *line, size_t len, Record *out, bool *syntax, char **cause) {
+/* A parsed line into out; on failure out is left empty. */
+static int fromTree(const cJSON *root, Record *out, char **cause) {
    memset(out, 0, sizeof *out);
-   *syntax = true;
-   const char *nul = memchr(line, '\0', len);
-   if (nul)
-      return setCause(cause, "not valid JSON: a NUL byte at byte %zu", (size_t)(nul - line) + 1);
-   /* cJSON_ParseWithOpts says where parsing stopped without cJSON's global error
-    * pointer, so reading is safe from several threads */
-   const char *end = NULL;
-   cJSON *root = cJSON_ParseWithOpts(line, &end, 1);
-   if (!root) {
-      if (JsonLines_unfinished(line))
-         return setCause(cause,
-                         "the line is cut short (%zu bytes, the JSON object is not closed), as "
-                         "when a run is killed while writing; delete the line",
-                         len);
-      /* cJSON stops at or just past the fault: show the text on both sides */
-      size_t at = end ? (size_t)(end - line) : 0;
-      if (at >= len && len > 0)
-         at = len - 1;
-      size_t from = at > 10 ? at - 10 : 0;
-      return setCause(cause, "not valid JSON near byte %zu ('%.*s')", at + 1,
-                      (int)(at + 11 - from), line + from);
-   }
-   *syntax = false;
    int rc = parseObject(root, out, cause);
-   cJSON_Delete(root);
    if (rc < 0)
       Record_done(out);
    return rc;
 }
 
 int Record_fromJson(const char *line, Record *out, char **cause) {
-   bool syntax;
-   return parseLine(line, strlen(line), out, &syntax, cause);
+   memset(out, 0, sizeof *out);
+   cJSON *root = JsonLines_parse(line, strlen(line), cause);
+   if (!root)
+      return -1;
+   int rc = fromTree(root, out, cause);
+   cJSON_Delete(root);
+   return rc;
 }
 
 /* ---- sets and files ---- */
@@ -428,64 +408,21 @@ void RecordSet_done(RecordSet *s) {
    RecordSet_init(s);
 }
 
-static void pushRecord(RecordSet *s, const Record *r) {
+static int takeRecord(void *ctx, const cJSON *root, char **why) {
+   RecordSet *s = ctx;
+   Record r;
+   if (fromTree(root, &r, why) < 0)
+      return -1;
    if (s->count == s->cap) {
       s->cap = s->cap ? 2 * s->cap : 64;
       s->records = xReallocArray(s->records, (size_t)s->cap, sizeof *s->records);
    }
-   s->records[s->count++] = *r;
-}
-
-static bool blank(const char *s, size_t len) {
-   for (size_t i = 0; i < len; i++)
-      if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-         return false;
-   return true;
+   s->records[s->count++] = r;
+   return 0;
 }
 
 int Records_read(const char *path, RecordSet *out, char **notice, char **cause) {
-   if (notice)
-      *notice = NULL;
-   FILE *f = fopen(path, "re");
-   if (!f)
-      return setCause(cause, "%s: %s", path, strerror(errno));
-   char *line = NULL;
-   size_t cap = 0;
-   ssize_t n;
-   int lineno = 0, rc = 0;
-   while ((n = getline(&line, &cap, f)) >= 0) {
-      lineno++;
-      /* getline returns a line without its newline only at the end of the file */
-      bool last = n == 0 || line[n - 1] != '\n';
-      if (!last)
-         line[--n] = '\0';
-      if (blank(line, (size_t)n) || line[0] == '#')
-         continue;
-      Record r;
-      char *why = NULL;
-      bool syntax;
-      if (parseLine(line, (size_t)n, &r, &syntax, &why) == 0) {
-         pushRecord(out, &r);
-         continue;
-      }
-      if (last && syntax) {
-         if (notice)
-            *notice = xAsprintf(
-               "%s:%d: the last line is cut short (%zd bytes without a newline); it was skipped",
-               path, lineno, n);
-      } else {
-         rc = setCause(cause, "%s:%d: %s", path, lineno, why);
-      }
-      free(why);
-      break;
-   }
-   if (rc == 0 && ferror(f))
-      rc = setCause(cause, "%s: %s", path, strerror(errno));
-   else if (rc == 0 && !feof(f))
-      fatal("out of memory reading %s", path); /* getline's only other way to stop */
-   free(line);
-   fclose(f);
-   return rc;
+   return JsonLines_read(path, true, takeRecord, out, notice, cause);
 }
 
 /* ---- the writer ---- */

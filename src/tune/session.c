@@ -480,41 +480,23 @@ static int parseObject(const cJSON *root, SessionEvent *out, char **cause) {
    return 0;
 }
 
-/* One line of `len` bytes. *syntax tells a line that is not JSON at all from one that
- * breaks the event's rules. */
-static int parseLine(const char *line, size_t len, SessionEvent *out, bool *syntax,
-                     char **cause) {
+/* A parsed line into out; on failure out is left zeroed. */
+static int fromTree(const cJSON *root, SessionEvent *out, char **cause) {
    memset(out, 0, sizeof *out);
-   *syntax = true;
-   const char *nul = memchr(line, '\0', len);
-   if (nul)
-      return setCause(cause, "not valid JSON: a NUL byte at byte %zu", (size_t)(nul - line) + 1);
-   const char *end = NULL;
-   cJSON *root = cJSON_ParseWithOpts(line, &end, 1);
-   if (!root) {
-      if (JsonLines_unfinished(line))
-         return setCause(cause,
-                         "the line is cut short (%zu bytes, the JSON object is not closed), as "
-                         "when a run is killed while writing; delete the line",
-                         len);
-      size_t at = end ? (size_t)(end - line) : 0;
-      if (at >= len && len > 0)
-         at = len - 1;
-      size_t from = at > 10 ? at - 10 : 0;
-      return setCause(cause, "not valid JSON near byte %zu ('%.*s')", at + 1,
-                      (int)(at + 11 - from), line + from);
-   }
-   *syntax = false;
    int rc = parseObject(root, out, cause);
-   cJSON_Delete(root);
    if (rc < 0)
       SessionEvent_done(out);
    return rc;
 }
 
 int SessionEvent_fromJson(const char *line, SessionEvent *out, char **cause) {
-   bool syntax;
-   return parseLine(line, strlen(line), out, &syntax, cause);
+   memset(out, 0, sizeof *out);
+   cJSON *root = JsonLines_parse(line, strlen(line), cause);
+   if (!root)
+      return -1;
+   int rc = fromTree(root, out, cause);
+   cJSON_Delete(root);
+   return rc;
 }
 
 /* ---- logs and files ---- */
@@ -530,70 +512,33 @@ void SessionLog_done(SessionLog *log) {
    SessionLog_init(log);
 }
 
-static void pushEvent(SessionLog *log, const SessionEvent *e) {
+/* The header first, and only there. */
+static int takeEvent(void *ctx, const cJSON *root, char **why) {
+   SessionLog *log = ctx;
+   SessionEvent e;
+   if (fromTree(root, &e, why) < 0)
+      return -1;
+   bool header = e.kind == SESSION_HEADER;
+   if (header != (log->count == 0)) {
+      setCause(why, header ? "a second header; only the first line is the header"
+                           : "expected the header first, found a \"%s\" event",
+               SessionEventKind_name(e.kind));
+      SessionEvent_done(&e);
+      return -1;
+   }
    if (log->count == log->cap) {
       log->cap = log->cap ? 2 * log->cap : 64;
       log->events = xReallocArray(log->events, (size_t)log->cap, sizeof *log->events);
    }
-   log->events[log->count++] = *e;
-}
-
-static bool blank(const char *s, size_t len) {
-   for (size_t i = 0; i < len; i++)
-      if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-         return false;
-   return true;
+   log->events[log->count++] = e;
+   return 0;
 }
 
 int Session_read(const char *path, SessionLog *out, char **notice, char **cause) {
-   if (notice)
-      *notice = NULL;
    SessionLog_done(out);
-   FILE *f = fopen(path, "re");
-   if (!f)
-      return setCause(cause, "%s: %s", path, strerror(errno));
-   char *line = NULL;
-   size_t cap = 0;
-   ssize_t n;
-   int lineno = 0, rc = 0;
-   while ((n = getline(&line, &cap, f)) >= 0) {
-      lineno++;
-      bool last = n == 0 || line[n - 1] != '\n';
-      if (!last)
-         line[--n] = '\0';
-      if (blank(line, (size_t)n))
-         continue;
-      SessionEvent e;
-      char *why = NULL;
-      bool syntax;
-      if (parseLine(line, (size_t)n, &e, &syntax, &why) == 0) {
-         bool header = e.kind == SESSION_HEADER;
-         if (header == (out->count == 0)) {
-            pushEvent(out, &e);
-            continue;
-         }
-         rc = setCause(cause,
-                       header ? "%s:%d: a second header; only the first line is the header"
-                              : "%s:%d: expected the header first, found a \"%s\" event",
-                       path, lineno, SessionEventKind_name(e.kind));
-         SessionEvent_done(&e);
-      } else if (last && syntax) {
-         if (notice)
-            *notice = xAsprintf(
-               "%s:%d: the last line is cut short (%zd bytes without a newline); it was skipped",
-               path, lineno, n);
-      } else {
-         rc = setCause(cause, "%s:%d: %s", path, lineno, why);
-      }
-      free(why);
-      break;
-   }
-   if (rc == 0 && ferror(f))
-      rc = setCause(cause, "%s: %s", path, strerror(errno));
-   else if (rc == 0 && out->count == 0)
+   int rc = JsonLines_read(path, false, takeEvent, out, notice, cause);
+   if (rc == 0 && out->count == 0)
       rc = setCause(cause, "%s: no header line", path);
-   free(line);
-   fclose(f);
    if (rc < 0)
       SessionLog_done(out);
    return rc;

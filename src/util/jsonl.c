@@ -75,6 +75,88 @@ bool JsonLines_unfinished(const char *s) {
    return inString || depth > 0;
 }
 
+cJSON *JsonLines_parse(const char *line, size_t len, char **cause) {
+   const char *nul = memchr(line, '\0', len);
+   if (nul) {
+      setCause(cause, "not valid JSON: a NUL byte at byte %zu", (size_t)(nul - line) + 1);
+      return NULL;
+   }
+   /* cJSON_ParseWithOpts says where parsing stopped without cJSON's global error
+    * pointer, so reading is safe from several threads */
+   const char *end = NULL;
+   cJSON *root = cJSON_ParseWithOpts(line, &end, 1);
+   if (root)
+      return root;
+   if (JsonLines_unfinished(line)) {
+      setCause(cause,
+               "the line is cut short (%zu bytes, the JSON object is not closed), as "
+               "when a run is killed while writing; delete the line",
+               len);
+      return NULL;
+   }
+   /* cJSON stops at or just past the fault: show the text on both sides */
+   size_t at = end ? (size_t)(end - line) : 0;
+   if (at >= len && len > 0)
+      at = len - 1;
+   size_t from = at > 10 ? at - 10 : 0;
+   setCause(cause, "not valid JSON near byte %zu ('%.*s')", at + 1, (int)(at + 11 - from), line + from);
+   return NULL;
+}
+
+static bool blank(const char *s, size_t len) {
+   for (size_t i = 0; i < len; i++)
+      if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+         return false;
+   return true;
+}
+
+int JsonLines_read(const char *path, bool comments, JsonLinesTake take, void *ctx, char **notice,
+                   char **cause) {
+   if (notice)
+      *notice = NULL;
+   FILE *f = fopen(path, "re");
+   if (!f)
+      return setCause(cause, "%s: %s", path, strerror(errno));
+   char *line = NULL;
+   size_t cap = 0;
+   ssize_t n;
+   int lineno = 0, rc = 0;
+   while ((n = getline(&line, &cap, f)) >= 0) {
+      lineno++;
+      /* getline returns a line without its newline only at the end of the file */
+      bool last = n == 0 || line[n - 1] != '\n';
+      if (!last)
+         line[--n] = '\0';
+      if (blank(line, (size_t)n) || (comments && line[0] == '#'))
+         continue;
+      char *why = NULL;
+      cJSON *root = JsonLines_parse(line, (size_t)n, &why);
+      if (root) {
+         int taken = take(ctx, root, &why);
+         cJSON_Delete(root);
+         if (taken == 0)
+            continue;
+         rc = setCause(cause, "%s:%d: %s", path, lineno, why);
+      } else if (last) {
+         if (notice)
+            *notice = xAsprintf(
+               "%s:%d: the last line is cut short (%zd bytes without a newline); it was skipped",
+               path, lineno, n);
+      } else {
+         rc = setCause(cause, "%s:%d: %s", path, lineno, why);
+      }
+      free(why);
+      break;
+   }
+   if (rc == 0 && ferror(f))
+      rc = setCause(cause, "%s: %s", path, strerror(errno));
+   else if (rc == 0 && !feof(f))
+      fatal("out of memory reading %s", path); /* getline's only other way to stop */
+   free(line);
+   fclose(f);
+   return rc;
+}
+
 int JsonLines_writeAll(int fd, const char *buf, size_t len, size_t *done) {
    *done = 0;
    while (*done < len) {

@@ -22,6 +22,23 @@ cJSON *JsonLines_numberItem(double v);
 /* Whether the text stops inside a string, object or array: what a line cut short by a
  * killed writer looks like, as opposed to other broken JSON. */
 bool JsonLines_unfinished(const char *s);
+/* Parses one line of len bytes. NULL with *cause (the reason alone, no file or line)
+ * when it is not JSON: a NUL byte, a line cut short as a killed writer leaves it, or
+ * other broken text, shown around where parsing stopped. Safe from several threads. */
+cJSON *JsonLines_parse(const char *line, size_t len, char **cause);
+
+/* Takes one parsed line: 0, or -1 with *why (the reason alone). */
+typedef int (*JsonLinesTake)(void *ctx, const cJSON *root, char **why);
+
+/* Reads a JSON-lines file whole, handing each line's tree to take. Blank lines are
+ * skipped, and lines starting with '#' too when comments is set. A last line without
+ * its newline that is not JSON (a killed writer's) ends the reading with *notice
+ * "FILE:LINE: the last line is cut short (N bytes without a newline); it was skipped"
+ * (notice may be NULL); any other bad line, or one take refuses, gives -1 with *cause
+ * "FILE:LINE: REASON"; a file that cannot be read "FILE: strerror". */
+int JsonLines_read(const char *path, bool comments, JsonLinesTake take, void *ctx, char **notice,
+                   char **cause);
+
 /* Writes all of buf, or fails with errno set; *done says how much went out. */
 int JsonLines_writeAll(int fd, const char *buf, size_t len, size_t *done);
 /* The file of fd ends in a line without its newline. When `complete` says that line
