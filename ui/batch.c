@@ -94,8 +94,8 @@ int Cli_batch(int argc, char **argv) {
       return Cli_usage("--batch", "unexpected argument '%s'", argv[optind]);
    if (!taskFile)
       return Cli_usage("--batch", "expected --batch FILE.task");
-   if (strcmp(cfg.device, "auto") != 0 && strncmp(cfg.device, "cuda:", 5) != 0 && strncmp(cfg.device, "sim:", 4) != 0)
-      return Cli_usage("--batch", "--device takes auto, cuda:N or sim:PROFILE, not '%s'", cfg.device);
+   if (Cli_checkDevice("--batch", cfg.device))
+      return EXIT_USAGE;
    if (ModelKind_parse(cfg.costModel) < 0)
       return Cli_usage("--batch", "--cost-model takes random, psa, xgb, mlp, pam or pam-moa, not '%s'",
                        cfg.costModel);

@@ -22,6 +22,9 @@ int Cli_loadNetwork(const char *file, Network *net);
 /* "3", "0,4,7" or "all" into selected[0..ntasks); 0, or EXIT_USAGE after reporting
  * "CMD: WHAT takes task IDs ...". */
 int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const Network *net, bool *selected);
+/* A --device argument must be auto, cuda:N or sim:PROFILE (the measurer checks N and
+ * the profile); 0, or EXIT_USAGE after reporting. */
+int Cli_checkDevice(const char *cmd, const char *device);
 /* A --state argument: the JSON itself, or @FILE for a file holding it. */
 char *Cli_readStateArg(const char *arg, char **cause);
 /* Loads the shipped devices.yaml, the user's, then `devicesFile` if not NULL. */

@@ -147,3 +147,9 @@ int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const
    }
    return 0;
 }
+
+int Cli_checkDevice(const char *cmd, const char *device) {
+   if (strcmp(device, "auto") == 0 || strncmp(device, "cuda:", 5) == 0 || strncmp(device, "sim:", 4) == 0)
+      return 0;
+   return Cli_usage(cmd, "--device takes auto, cuda:N or sim:PROFILE, not '%s'", device);
+}

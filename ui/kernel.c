@@ -266,11 +266,8 @@ int Cli_check(int argc, char **argv) {
       if (!selected[t])
          continue;
       const Task *task = &net.tasks[t];
-      Dag g;
-      Dag_init(&g);
-      Op_buildDag(&task->op, &g);
       SketchSet set;
-      SketchSet_generate(&set, &g);
+      SketchSet_forOp(&set, &task->op);
       /* small tasks run every block; the rest a sample */
       VerifyTask *vt = VerifyTask_new(&task->op, (uint64_t)seed * 7919 + (uint64_t)t, VERIFY_TOLERANCE,
                                       (int)blocks, task->flops <= VERIFY_FULL_FLOPS);
@@ -347,7 +344,6 @@ int Cli_check(int argc, char **argv) {
       free(job.results);
       pthread_mutex_destroy(&job.lock);
       SketchSet_done(&set);
-      Dag_done(&g);
    }
    if (*failures)
       printf("\nfailures:\n%s", failures);

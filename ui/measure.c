@@ -100,9 +100,8 @@ int Cli_measure(int argc, char **argv) {
    }
    if (argc - optind != 2)
       return Cli_usage("measure", "expected FILE.task TASK (a task ID, IDs separated by commas, or all)");
-   if (cfg.device && strcmp(cfg.device, "auto") != 0 && strncmp(cfg.device, "cuda:", 5) != 0 &&
-       strncmp(cfg.device, "sim:", 4) != 0)
-      return Cli_usage("measure", "--device takes auto, cuda:N or sim:PROFILE, not '%s'", cfg.device);
+   if (cfg.device && Cli_checkDevice("measure", cfg.device))
+      return EXIT_USAGE;
    cfg.runner.timing.repeats = (int)repeats;
    cfg.buildThreads = (int)jobs;
    cfg.simVerifyEvery = (int)verifyEvery;
@@ -167,11 +166,8 @@ int Cli_measure(int argc, char **argv) {
       if (!selected[t])
          continue;
       const Task *task = &net.tasks[t];
-      Dag g;
-      Dag_init(&g);
-      Op_buildDag(&task->op, &g);
       SketchSet set;
-      SketchSet_generate(&set, &g);
+      SketchSet_forOp(&set, &task->op);
       printf("\ntask %d: %s, %.1f MFLOP\n", t, task->key, task->flops / 1e6);
       if (Measurer_setTask(m, task, &set, &cause) < 0) {
          printf("  %s\n", cause);
@@ -179,7 +175,6 @@ int Cli_measure(int argc, char **argv) {
          cause = NULL;
          badTasks++;
          SketchSet_done(&set);
-         Dag_done(&g);
          continue;
       }
       Rng rng;
@@ -242,7 +237,6 @@ int Cli_measure(int argc, char **argv) {
       free(out);
       free(states);
       SketchSet_done(&set);
-      Dag_done(&g);
    }
    printf("\nmeasured %ld states: %ld ok", total, ok);
    for (int e = 1; e < MEASURE_ERROR_COUNT; e++)

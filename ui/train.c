@@ -111,8 +111,11 @@ static void offlineDone(Offline *o) {
       Network_done(&o->nets[i]);
 }
 
-/* The metrics table: one row per task, then the weighted totals. */
-static void printMetrics(const Dataset *d, const float *scores, bool perTask) {
+/* Scores d with m and prints the metrics: one row per task when perTask, then the
+ * weighted totals. */
+static void printMetrics(CostModel *m, const Dataset *d, bool perTask) {
+   float *scores = xCalloc((size_t)d->n + 1, sizeof *scores);
+   CostModel_predict(m, d, scores);
    RankMetrics *rows = xCalloc((size_t)d->ntasks, sizeof *rows);
    RankMetrics all;
    Metrics_weighted(d, scores, rows, &all);
@@ -125,6 +128,7 @@ static void printMetrics(const Dataset *d, const float *scores, bool perTask) {
    printf("weighted over %d tasks (%d samples): pairwise accuracy %.4f, top-1 %.4f, top-5 %.4f\n", d->ntasks,
           d->n, all.pairwise, all.top1, all.top5);
    free(rows);
+   free(scores);
 }
 
 /* On a terminal one line redrawn every epoch; elsewhere a line every 10 epochs. */
@@ -255,17 +259,11 @@ int Cli_train(int argc, char **argv) {
       } else {
          printf("saved %s\n", out);
       }
-      float *scores = xCalloc((size_t)fitOn->n + 1, sizeof *scores);
-      CostModel_predict(m, fitOn, scores);
       printf("on the training samples: ");
-      printMetrics(fitOn, scores, false);
-      free(scores);
+      printMetrics(m, fitOn, false);
       if (holdout > 0) {
-         scores = xCalloc((size_t)test.n + 1, sizeof *scores);
-         CostModel_predict(m, &test, scores);
          printf("on the %.0f%% held out: ", 100 * holdout);
-         printMetrics(&test, scores, perTask);
-         free(scores);
+         printMetrics(m, &test, perTask);
       }
    }
    CostModel_free(m);
@@ -328,10 +326,8 @@ int Cli_eval(int argc, char **argv) {
       offlineDone(&o);
       return EXIT_INPUT;
    }
-   float *scores = xCalloc((size_t)o.data.n + 1, sizeof *scores);
-   CostModel_predict(m, &o.data, scores);
    printf("%s on %d records of %d tasks\n", ModelKind_name(m->kind), o.data.n, o.data.ntasks);
-   printMetrics(&o.data, scores, perTask);
+   printMetrics(m, &o.data, perTask);
    if (m->kind == MODEL_PSA) {
       LatencyMetrics le;
       Metrics_latencyWeighted(&o.data, o.data.psaLatency, NULL, &le);
@@ -340,7 +336,6 @@ int Cli_eval(int argc, char **argv) {
              "Spearman %.4f, Kendall tau %.4f\n",
              le.samples, exp(le.medianAbsLog), le.medianAbsLog, le.meanAbsLog, le.meanLog, le.spearman, le.kendall);
    }
-   free(scores);
    CostModel_free(m);
    offlineDone(&o);
    return rc;

@@ -14,7 +14,6 @@
 
 typedef struct {
    const Task *task;
-   Dag dag;
    SketchSet set;
    bool made;
 } TaskEntry;
@@ -71,10 +70,8 @@ void Featurizer_free(Featurizer *f) {
    if (!f)
       return;
    for (int i = 0; i < f->ntasks; i++)
-      if (f->tasks[i].made) {
+      if (f->tasks[i].made)
          SketchSet_done(&f->tasks[i].set);
-         Dag_done(&f->tasks[i].dag);
-      }
    free(f->tasks);
    Analysis_free(f->analysis);
    LoopNest_done(&f->ln);
@@ -86,9 +83,7 @@ static TaskEntry *findTask(Featurizer *f, const char *key) {
       if (strcmp(f->tasks[i].task->key, key) == 0) {
          TaskEntry *e = &f->tasks[i];
          if (!e->made) {
-            Dag_init(&e->dag);
-            Op_buildDag(&e->task->op, &e->dag);
-            SketchSet_generate(&e->set, &e->dag);
+            SketchSet_forOp(&e->set, &e->task->op);
             e->made = true;
          }
          return e;

@@ -479,6 +479,14 @@ void SketchSet_generate(SketchSet *set, const Dag *g) {
    }
 }
 
+void SketchSet_forOp(SketchSet *set, const OpParams *op) {
+   Dag g;
+   Dag_init(&g);
+   Op_buildDag(op, &g);
+   SketchSet_generate(set, &g);
+   Dag_done(&g);
+}
+
 void SketchSet_done(SketchSet *set) {
    for (int i = 0; i < set->nschemes; i++)
       FactorSchemes_done(&set->schemes[i]);

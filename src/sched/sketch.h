@@ -25,6 +25,7 @@
 
 #include "sched/factor.h"
 #include "te/dag.h"
+#include "te/op.h"
 
 #define SKETCH_MAX_SKETCHES 8
 #define SKETCH_MAX_KERNELS 4
@@ -124,6 +125,9 @@ typedef struct SketchSet_ {
 
 /* Applies the GPU sketch rules to the DAG (copied into the set). */
 void SketchSet_generate(SketchSet *set, const Dag *g);
+/* The sketches of an op's DAG, built for the purpose and dropped (the set keeps its
+ * own copy). */
+void SketchSet_forOp(SketchSet *set, const OpParams *op);
 void SketchSet_done(SketchSet *set);
 
 /* Whether a cross-thread reduction over `threads` threads combines with warp shuffles

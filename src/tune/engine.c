@@ -21,7 +21,6 @@
 #include "util/xalloc.h"
 
 typedef struct EngineTask_ {
-   Dag dag;
    SketchSet set;
    SearchTask search;
 } EngineTask;
@@ -197,9 +196,7 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    e->tasks = xCalloc((size_t)ntasks, sizeof *e->tasks);
    for (int t = 0; t < ntasks; t++) {
       EngineTask *et = &e->tasks[t];
-      Dag_init(&et->dag);
-      Op_buildDag(&e->net.tasks[t].op, &et->dag);
-      SketchSet_generate(&et->set, &et->dag);
+      SketchSet_forOp(&et->set, &e->net.tasks[t].op);
       SearchTask_init(&et->search, &e->net.tasks[t], &et->set, &lim, taskSeed(cfg->seed, t));
    }
 
@@ -281,7 +278,6 @@ void Engine_free(Engine *e) {
       for (int t = 0; t < e->net.ntasks; t++) {
          SearchTask_done(&e->tasks[t].search);
          SketchSet_done(&e->tasks[t].set);
-         Dag_done(&e->tasks[t].dag);
       }
    free(e->tasks);
    Measurer_close(e->measurer);
