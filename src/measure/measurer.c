@@ -371,11 +371,15 @@ static void lower(Measurer *m, const State *s) {
    Inject_apply(&m->ln, m->cfg.inject);
 }
 
-/* Builds every state's program; the caller frees sources[i]. */
-static void buildAll(Measurer *m, const State *states, int n, BuildRequest *reqs, char **sources) {
+/* Builds every state's program; the caller frees sources[i]. progs (may be NULL)
+ * gets each program's launch description while its nest is at hand. */
+static void buildAll(Measurer *m, const State *states, int n, BuildRequest *reqs, char **sources,
+                     ProtoProgram *progs) {
    memset(reqs, 0, (size_t)n * sizeof *reqs);
    for (int i = 0; i < n; i++) {
       lower(m, &states[i]);
+      if (progs)
+         describeProgram(&m->ln, &progs[i]);
       sources[i] = Cuda_generate(&m->ln, NULL);
       reqs[i].source = sources[i];
       reqs[i].name = "candidate.cu";
@@ -386,19 +390,18 @@ static void buildAll(Measurer *m, const State *states, int n, BuildRequest *reqs
 static void measureGpu(Measurer *m, const State *states, int n, MeasureOutcome *out) {
    BuildRequest *reqs = xCalloc((size_t)n, sizeof *reqs);
    char **sources = xCalloc((size_t)n, sizeof *sources);
-   buildAll(m, states, n, reqs, sources);
+   ProtoProgram *progs = xCalloc((size_t)n, sizeof *progs);
+   buildAll(m, states, n, reqs, sources, progs);
    for (int i = 0; i < n; i++) {
       MeasureOutcome *o = &out[i];
       outcomeInit(o);
       if (!takeBuild(&reqs[i], o))
          continue;
-      lower(m, &states[i]);
-      ProtoProgram p;
-      describeProgram(&m->ln, &p);
-      p.cubin = reqs[i].artifact->cubin;
-      p.cubinSize = reqs[i].artifact->cubinSize;
+      ProtoProgram *p = &progs[i];
+      p->cubin = reqs[i].artifact->cubin;
+      p->cubinSize = reqs[i].artifact->cubinSize;
       ProtoResult res;
-      Runner_measure(m->runner, &p, &res);
+      Runner_measure(m->runner, p, &res);
       o->runSeconds = res.seconds;
       if (res.error != MEASURE_OK) {
          outcomeFail(o, res.error, res.message);
@@ -408,6 +411,7 @@ static void measureGpu(Measurer *m, const State *states, int n, MeasureOutcome *
       o->checked = true;
       outcomeCosts(o, res.costs, res.ncosts);
    }
+   free(progs);
    freeBuilds(reqs, sources, n);
 }
 
@@ -424,7 +428,7 @@ static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *
    if (m->builder) {
       reqs = xCalloc((size_t)n, sizeof *reqs);
       sources = xCalloc((size_t)n, sizeof *sources);
-      buildAll(m, states, n, reqs, sources);
+      buildAll(m, states, n, reqs, sources, NULL);
    }
    const RunnerConfig *rc = &m->cfg.runner;
    int every = m->cfg.simVerifyEvery > 0 ? m->cfg.simVerifyEvery : 1;
