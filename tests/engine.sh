@@ -28,11 +28,11 @@ batch() {
    rc=$?
 }
 
-echo "1..14"
+echo "1..22"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 14); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 22); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -61,5 +61,42 @@ ok "--batch refuses to overwrite a session (exit 1)" [ "$rc" -eq 1 ]
 
 batch "$tmp/c.jsonl" --seed 2
 ok "another seed writes another session" sh -c '! "$1" __session-compare "$2" "$3" >/dev/null' _ "$bin" "$tmp/a.jsonl" "$tmp/c.jsonl"
+
+# kill -9 in the middle of a run, then --resume
+"$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 150 --per-round 5 \
+   --cost-model xgb --session "$tmp/k.jsonl" >"$tmp/kout" 2>&1 &
+pid=$!
+tries=0
+measured() {   # measure events in $1 so far
+   c=$(grep -c '"event":"measure"' "$1" 2>/dev/null)
+   echo "${c:-0}"
+}
+while [ "$(measured "$tmp/k.jsonl")" -lt 25 ] && [ $tries -lt 1200 ]; do
+   sleep 0.02
+   tries=$((tries + 1))
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+cp "$tmp/k.jsonl" "$tmp/killed.jsonl"
+# the whole lines the killed run left (a cut last line, if any, aside)
+whole=$(grep -c '' "$tmp/killed.jsonl")
+[ -n "$(tail -c1 "$tmp/killed.jsonl")" ] && whole=$((whole - 1))
+head -n "$whole" "$tmp/killed.jsonl" >"$tmp/kept.jsonl"
+before=$(grep -c '"event":"measure"' "$tmp/kept.jsonl")
+ok "the killed run had measured and not finished" \
+   [ "$before" -ge 25 -a "$before" -lt 150 -a "$(grep -c '"event":"finished"' "$tmp/kept.jsonl")" -eq 0 ]
+"$bin" --resume "$tmp/k.jsonl" --no-compile >"$tmp/rout" 2>"$tmp/rerr"
+rc=$?
+ok "--resume exits 0" [ "$rc" -eq 0 ]
+ok "--resume says how far the session had come" grep -q "^resuming $tmp/k.jsonl: $before trials done in " "$tmp/rout"
+ok "every line the killed run wrote is still there, first" \
+   sh -c 'head -n "$1" "$2" | cmp -s - "$3"' _ "$whole" "$tmp/k.jsonl" "$tmp/kept.jsonl"
+ok "the resumed event counts the trials done" \
+   grep -q "^{\"event\":\"resumed\",\"round\":[0-9]*,\"t\":[0-9.e-]*,\"trials\":$before[,}]" "$tmp/k.jsonl"
+ok "tuning went on to the budget: 150 measurements" [ "$(grep -c '"event":"measure"' "$tmp/k.jsonl")" -eq 150 ]
+ok "no state was measured twice" \
+   sh -c 'grep "\"event\":\"measure\"" "$1" | sed "s/.*\"task\":\([0-9]*\),\"state\":\"\(\([^\\\\\"]\|\\\\.\)*\)\".*/\1 \2/" | sort | uniq -d | grep -q . && exit 1 || exit 0' _ "$tmp/k.jsonl"
+ok "the resumed session ends with finished budget" \
+   sh -c 'tail -n1 "$1" | grep -q "\"event\":\"finished\".*\"why\":\"budget\""' _ "$tmp/k.jsonl"
 
 [ "$failed" -eq 0 ]

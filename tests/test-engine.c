@@ -4,6 +4,7 @@
 
 #include "testutil.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -14,6 +15,7 @@
 #include "cost/model.h"
 #include "tune/engine.h"
 #include "tune/session.h"
+#include "tune/thread.h"
 #include "util/xalloc.h"
 
 static DeviceSet devices;
@@ -35,27 +37,51 @@ static int tearDown(void **state) {
    return 0;
 }
 
-static Engine *newEngine(const char *session, int trials) {
-   bool xgb = CostModel_available(MODEL_XGB, NULL);
+/* tiny2 (or taskFile) on the simulator, 5 a round, xgb when built in; the caller frees
+ * the task file's and the session's paths */
+static void config(EngineConfig *cfg, const char *taskFile, const char *session, int trials, const SessionLog *resume,
+                   const char *model) {
+   EngineConfig_default(cfg);
+   cfg->taskFile = TestUtil_srcPath(taskFile);
+   cfg->devices = &devices;
+   cfg->device = "sim:h100_sxm";
+   cfg->noCompile = true;
+   cfg->trials = trials;
+   cfg->perRound = 5;
+   cfg->costModel = model ? model : CostModel_available(MODEL_XGB, NULL) ? "xgb" : "random";
+   cfg->sessionPath = xAsprintf("%s/%s", dir, session);
+   cfg->resume = resume;
+}
+
+static void doneConfig(EngineConfig *cfg) {
+   free((char *)cfg->taskFile);
+   free((char *)cfg->sessionPath);
+}
+
+static Engine *newEngineFor(const char *taskFile, const char *session, int trials, const SessionLog *resume) {
    EngineConfig cfg;
-   EngineConfig_default(&cfg);
-   char *task = TestUtil_srcPath("tests/data/tiny2.task");
-   cfg.taskFile = task;
-   cfg.devices = &devices;
-   cfg.device = "sim:h100_sxm";
-   cfg.noCompile = true;
-   cfg.trials = trials;
-   cfg.perRound = 5;
-   cfg.costModel = xgb ? "xgb" : "random";
-   char *path = xAsprintf("%s/%s", dir, session);
-   cfg.sessionPath = path;
+   config(&cfg, taskFile, session, trials, resume, NULL);
    char *cause = NULL;
    Engine *e = Engine_new(&cfg, &cause);
    if (!e)
       fail_msg("%s", cause);
-   free(path);
-   free(task);
+   doneConfig(&cfg);
    return e;
+}
+
+static Engine *newEngine(const char *session, int trials) {
+   return newEngineFor("tests/data/tiny2.task", session, trials, NULL);
+}
+
+/* Engine_new's message for a session that cannot be resumed */
+static char *resumeRefusal(const char *taskFile, const char *session, const SessionLog *resume) {
+   EngineConfig cfg;
+   config(&cfg, taskFile, session, 30, resume, "random");
+   char *cause = NULL;
+   Engine *e = Engine_new(&cfg, &cause);
+   assert_null(e);
+   doneConfig(&cfg);
+   return cause;
 }
 
 static void readSession(const char *session, SessionLog *log) {
@@ -182,11 +208,226 @@ static void test_model_swap(void **state) {
    Engine_free(e);
 }
 
+/* ---- the engine's thread ---- */
+
+typedef struct {
+   int n, cap;
+   SessionEvent *events;
+} Events;
+
+static void addEvents(Events *c, SessionEvent *evs, int n) {
+   if (c->n + n > c->cap) {
+      c->cap = 2 * (c->n + n);
+      c->events = xReallocArray(c->events, (size_t)c->cap, sizeof *c->events);
+   }
+   memcpy(c->events + c->n, evs, (size_t)n * sizeof *evs);
+   c->n += n;
+   free(evs);
+}
+
+static int findCommand(const Events *c, const char *text) {
+   for (int i = 0; i < c->n; i++)
+      if (c->events[i].kind == SESSION_COMMAND && strcmp(c->events[i].command.text, text) == 0)
+         return i;
+   return -1;
+}
+
+/* Pause the whole engine after its first round, check that nothing happens while it
+ * is paused, send a priority and resume; every event reaches the UI side once, in the
+ * session's order. */
+static void test_thread_pause_resume(void **state) {
+   (void)state;
+   Engine *e = newEngine("thread.jsonl", 30);
+   char *cause = NULL;
+   EngineThread *t = EngineThread_start(e, &cause);
+   if (!t)
+      fail_msg("%s", cause);
+   Events got = { 0 };
+   bool pauseSent = false, resumeSent = false, ended = false;
+   while (!ended) {
+      struct pollfd p = { .fd = EngineThread_fd(t), .events = POLLIN };
+      assert_int_equal(poll(&p, 1, 60000), 1);
+      SessionEvent *evs;
+      int n;
+      ended = EngineThread_take(t, &evs, &n);
+      addEvents(&got, evs, n);
+      bool roundEnded = false;
+      for (int i = 0; i < got.n; i++)
+         roundEnded |= got.events[i].kind == SESSION_ROUND_END;
+      if (roundEnded && !pauseSent) {
+         EngineThread_command(t, "pause");
+         pauseSent = true;
+      }
+      int at = findCommand(&got, "pause");
+      if (at >= 0 && !resumeSent) {
+         assert_true(got.events[at].command.applied);
+         /* paused: no event for a while */
+         p.revents = 0;
+         int quiet = poll(&p, 1, 300);
+         assert_int_equal(quiet, 0);
+         EngineThread_command(t, "prio 1 0");
+         EngineThread_command(t, "resume");
+         resumeSent = true;
+      }
+   }
+   assert_int_equal(EngineThread_join(t, &cause), 0);
+   assert_int_equal(TaskScheduler_trials(Engine_scheduler(e)), 30);
+   Engine_free(e);
+
+   SessionLog log;
+   readSession("thread.jsonl", &log);
+   assert_int_equal(got.n, log.count - 1);
+   for (int i = 0; i < got.n; i++) {
+      char *want = SessionEvent_toJson(&log.events[i + 1], true);
+      char *have = SessionEvent_toJson(&got.events[i], true);
+      assert_string_equal(have, want);
+      free(want);
+      free(have);
+   }
+   int at = findCommand(&got, "pause");
+   assert_int_equal(got.events[at + 1].kind, SESSION_COMMAND);
+   assert_string_equal(got.events[at + 1].command.text, "prio 1 0");
+   assert_true(got.events[at + 1].command.applied);
+   assert_string_equal(got.events[at + 2].command.text, "resume");
+   assert_true(got.events[at + 2].command.applied);
+   assert_int_equal(got.events[at + 3].kind, SESSION_ROUND);
+   for (int i = at + 3; i < got.n; i++)
+      if (got.events[i].kind == SESSION_ROUND)
+         assert_int_equal(got.events[i].roundStart.task, 0);   /* task 1 is on hold */
+   assert_int_equal(got.events[got.n - 1].kind, SESSION_FINISHED);
+   assert_int_equal(got.events[got.n - 1].finished.why, SESSION_END_BUDGET);
+   for (int i = 0; i < got.n; i++)
+      SessionEvent_done(&got.events[i]);
+   free(got.events);
+   SessionLog_done(&log);
+}
+
+/* ---- --resume ---- */
+
+/* the text of the file's first `lines` lines */
+static char *firstLines(const char *text, int lines) {
+   const char *p = text;
+   for (int i = 0; i < lines; i++)
+      p = strchr(p, '\n') + 1;
+   return xAsprintf("%.*s", (int)(p - text), text);
+}
+
+/* A run cut after the measurements of its 4th round (killed while the model trained,
+ * with half a line written) goes on: nothing it wrote is lost, no state is measured
+ * again, the budget command it had applied holds, and it ends at the budget. */
+static void test_resume_after_a_cut(void **state) {
+   (void)state;
+   Engine *e = newEngine("full.jsonl", 30);
+   Engine_command(e, "budget 40");
+   char *cause = NULL;
+   while (Engine_runRound(e, &cause) > 0)
+      ;
+   Engine_free(e);
+   SessionLog full;
+   readSession("full.jsonl", &full);
+   /* the last measurement of round 4 */
+   int cut = 0;
+   for (int i = 0; i < full.count; i++)
+      if (full.events[i].kind == SESSION_MEASURE && full.events[i].round == 4)
+         cut = i + 1;           /* lines kept: events 0 .. i */
+   assert_true(cut > 0);
+   char *path = xAsprintf("%s/full.jsonl", dir);
+   char *text = TestUtil_readFile(path);
+   char *kept = firstLines(text, cut);
+   char *cutText = xAsprintf("%s{\"event\":\"model\",\"round\":4,\"t\":0.", kept);
+   free(TestUtil_writeFile(dir, "cut.jsonl", cutText));
+
+   SessionLog log;
+   SessionLog_init(&log);
+   char *cutPath = xAsprintf("%s/cut.jsonl", dir), *notice = NULL;
+   if (Session_read(cutPath, &log, &notice, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_non_null(notice);
+   free(notice);
+   e = newEngineFor("tests/data/tiny2.task", "cut.jsonl", 30, &log);
+   SessionLog_done(&log);
+   assert_int_equal(Engine_rounds(e), 4);
+   assert_int_equal(TaskScheduler_trials(Engine_scheduler(e)), 20);
+   assert_int_equal(TaskScheduler_budget(Engine_scheduler(e)), 40);
+   while (Engine_runRound(e, &cause) > 0)
+      ;
+   assert_int_equal(TaskScheduler_trials(Engine_scheduler(e)), 40);
+   Engine_free(e);
+
+   char *after = TestUtil_readFile(cutPath);
+   assert_int_equal(strncmp(after, kept, strlen(kept)), 0);
+   SessionLog res;
+   readSession("cut.jsonl", &res);
+   const SessionEvent *r = &res.events[cut];
+   assert_int_equal(r->kind, SESSION_RESUMED);
+   assert_int_equal(r->resumed.trials, 20);
+   assert_int_equal(r->round, 4);
+   assert_int_equal(res.events[cut + 1].kind, SESSION_ROUND);
+   assert_int_equal(res.events[cut + 1].round, 5);
+   assert_int_equal(countKind(&res, SESSION_MEASURE), 40);
+   for (int i = 0; i < res.count; i++)
+      for (int j = i + 1; j < res.count; j++)
+         if (res.events[i].kind == SESSION_MEASURE && res.events[j].kind == SESSION_MEASURE &&
+             res.events[i].measure.task == res.events[j].measure.task)
+            assert_string_not_equal(res.events[i].measure.state, res.events[j].measure.state);
+   assert_int_equal(res.events[res.count - 1].kind, SESSION_FINISHED);
+   assert_int_equal(res.events[res.count - 1].finished.why, SESSION_END_BUDGET);
+   SessionLog_done(&res);
+   SessionLog_done(&full);
+   free(after);
+   free(cutPath);
+   free(cutText);
+   free(kept);
+   free(text);
+   free(path);
+}
+
+/* a session of another network, and one with a state that does not parse */
+static void test_resume_refusals(void **state) {
+   (void)state;
+   Engine *e = newEngine("small.jsonl", 10);
+   char *cause = NULL;
+   while (Engine_runRound(e, &cause) > 0)
+      ;
+   Engine_free(e);
+   SessionLog log;
+   readSession("small.jsonl", &log);
+   char *path = xAsprintf("%s/small.jsonl", dir);
+   Network other;
+   char *otherFile = TestUtil_srcPath("tests/data/batch4.task");
+   if (Network_load(&other, otherFile, &cause) < 0)
+      fail_msg("%s", cause);
+   char *msg = resumeRefusal("tests/data/batch4.task", "small.jsonl", &log);
+   char *want = xAsprintf("%s: the session has 2 tasks, but %s has %d", path, other.path, other.ntasks);
+   assert_string_equal(msg, want);
+   free(msg);
+   free(want);
+   Network_done(&other);
+   free(otherFile);
+
+   /* the first measurement's state broken */
+   int at = 0;
+   while (log.events[at].kind != SESSION_MEASURE)
+      at++;
+   free(log.events[at].measure.state);
+   log.events[at].measure.state = xStrdup("{\"v\":1,\"sketch\":7}");
+   msg = resumeRefusal("tests/data/tiny2.task", "small.jsonl", &log);
+   want = xAsprintf("%s:%d: the state of task %d does not parse: ", path, at + 1, log.events[at].measure.task);
+   assert_int_equal(strncmp(msg, want, strlen(want)), 0);
+   free(msg);
+   free(want);
+   SessionLog_done(&log);
+   free(path);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_commands_between_rounds),
       cmocka_unit_test(test_stop_from_a_thread),
       cmocka_unit_test(test_model_swap),
+      cmocka_unit_test(test_thread_pause_resume),
+      cmocka_unit_test(test_resume_after_a_cut),
+      cmocka_unit_test(test_resume_refusals),
    };
    return cmocka_run_group_tests(tests, setUp, tearDown);
 }

@@ -43,7 +43,7 @@ static SessionHeader header(void) {
 }
 
 /* One event of every kind but the header, with awkward strings and numbers. */
-#define NEVENTS 8
+#define NEVENTS 10
 static void events(SessionEvent ev[NEVENTS]) {
    memset(ev, 0, NEVENTS * sizeof *ev);
    ev[0] = (SessionEvent){ .kind = SESSION_ROUND, .round = 3, .elapsed = 0.1 + 0.2,
@@ -75,7 +75,14 @@ static void events(SessionEvent ev[NEVENTS]) {
                            .command = { .text = xStrdup("prio 5 0"), .applied = true } };
    ev[7] = (SessionEvent){ .kind = SESSION_ROUND_END, .round = 4, .elapsed = 6,
                            .roundEnd = { .trials = 192, .latencyMs = 1.7976931348623157e308,
-                                         .acceptance = 0.75, .tau = NAN } };
+                                         .acceptance = 0.75, .tau = NAN, .draftRank = 0.5,
+                                         .verifyRank = NAN } };
+   ev[8] = (SessionEvent){ .kind = SESSION_SEARCH, .round = 5, .elapsed = 6.5,
+                           .search = { .task = 1, .drafted = true, .sampled = 1536, .drafts = 512,
+                                       .population = 2058, .kept = 20, .picks = 10,
+                                       .fromDrafts = 7, .random = 1 } };
+   ev[9] = (SessionEvent){ .kind = SESSION_RESUMED, .round = 5, .elapsed = 6.75,
+                           .resumed = { .trials = 40, .notice = xStrdup("s.jsonl:9: cut") } };
 }
 
 static void doneHeader(SessionHeader *h) {
@@ -169,6 +176,23 @@ static void assertSameEvent(const SessionEvent *got, const SessionEvent *want) {
       assertBits(got->roundEnd.latencyMs, want->roundEnd.latencyMs);
       assertBits(got->roundEnd.acceptance, want->roundEnd.acceptance);
       assertBits(got->roundEnd.tau, want->roundEnd.tau);
+      assertBits(got->roundEnd.draftRank, want->roundEnd.draftRank);
+      assertBits(got->roundEnd.verifyRank, want->roundEnd.verifyRank);
+      break;
+   case SESSION_SEARCH:
+      assert_int_equal(got->search.task, want->search.task);
+      assert_int_equal(got->search.drafted, want->search.drafted);
+      assert_int_equal(got->search.sampled, want->search.sampled);
+      assert_int_equal(got->search.drafts, want->search.drafts);
+      assert_int_equal(got->search.population, want->search.population);
+      assert_int_equal(got->search.kept, want->search.kept);
+      assert_int_equal(got->search.picks, want->search.picks);
+      assert_int_equal(got->search.fromDrafts, want->search.fromDrafts);
+      assert_int_equal(got->search.random, want->search.random);
+      break;
+   case SESSION_RESUMED:
+      assert_int_equal(got->resumed.trials, want->resumed.trials);
+      assert_string_equal(got->resumed.notice, want->resumed.notice);
       break;
    case SESSION_FINISHED: assert_int_equal(got->finished.why, want->finished.why); break;
    default: fail();
@@ -219,7 +243,16 @@ static void test_lineText(void **state) {
    char *line = SessionEvent_toJson(&ev[7], true);
    assert_string_equal(line, "{\"event\":\"round_end\",\"round\":4,\"t\":6,\"trials\":192,"
                              "\"latency_ms\":1.7976931348623157e+308,\"acceptance\":0.75,"
-                             "\"tau\":null}");
+                             "\"tau\":null,\"draft_rank\":0.5,\"verify_rank\":null}");
+   free(line);
+   line = SessionEvent_toJson(&ev[8], true);
+   assert_string_equal(line, "{\"event\":\"search\",\"round\":5,\"t\":6.5,\"task\":1,\"drafted\":true,"
+                             "\"sampled\":1536,\"drafts\":512,\"population\":2058,\"kept\":20,"
+                             "\"picks\":10,\"from_drafts\":7,\"random\":1}");
+   free(line);
+   line = SessionEvent_toJson(&ev[9], false);
+   assert_string_equal(line, "{\"event\":\"resumed\",\"round\":5,\"trials\":40,"
+                             "\"notice\":\"s.jsonl:9: cut\"}");
    free(line);
    line = SessionEvent_toJson(&ev[3], false);
    assert_string_equal(line, "{\"event\":\"model\",\"round\":3,\"samples\":512}");
@@ -245,7 +278,7 @@ static void test_cutLastLine(void **state) {
       fail_msg("%s", cause);
    assert_int_equal(log.count, NEVENTS + 2);
    char *want = xAsprintf(
-      "%s:11: the last line is cut short (35 bytes without a newline); it was skipped", path);
+      "%s:13: the last line is cut short (35 bytes without a newline); it was skipped", path);
    assert_string_equal(notice, want);
    free(want);
    free(notice);
@@ -327,10 +360,12 @@ static void test_badLines(void **state) {
              "\"round\": expected an integer from 0 to 2147483647, found -1");
    assertBad("{\"event\":\"bogus\",\"round\":1}\n", true, 2,
              "\"event\": expected one of \"header\", \"round\", \"measure\", \"model\", "
-             "\"best\", \"command\", \"round_end\", \"finished\", found \"bogus\"");
+             "\"best\", \"command\", \"round_end\", \"finished\", \"search\", \"resumed\", "
+             "found \"bogus\"");
    assertBad("{\"round\":1}\n", true, 2,
              "missing key \"event\": expected one of \"header\", \"round\", \"measure\", "
-             "\"model\", \"best\", \"command\", \"round_end\", \"finished\"");
+             "\"model\", \"best\", \"command\", \"round_end\", \"finished\", \"search\", "
+             "\"resumed\"");
    assertBad("{\"event\":\"command\",\"round\":1,\"t\":2,\"text\":\"stop\",\"applied\":1}\n", true,
              2, "\"applied\": expected true or false, found 1");
    assertBad("{\"event\":\"finished\",\"round\":1,\"t\":2,\"why\":\"bored\"}\n", true, 2,
@@ -343,7 +378,7 @@ static void test_badLines(void **state) {
              "null],\"error\":\"ok\",\"lineage\":\"random\",\"draft\":null,\"verify\":null}\n",
              true, 2, "\"costs\"[1]: expected a finite number, found null");
    assertBad("{\"event\":\"round_end\",\"round\":1,\"t\":2,\"trials\":3,\"latency_ms\":\"1\","
-             "\"acceptance\":null,\"tau\":null}\n",
+             "\"acceptance\":null,\"tau\":null,\"draft_rank\":null,\"verify_rank\":null}\n",
              true, 2, "\"latency_ms\": expected a finite number or null, found a string");
    assertBad("{\"event\":\"model\",\"round\":1,\"t\":-0.5,\"seconds\":1,\"samples\":2}\n", true, 2,
              "\"t\": expected a finite number of seconds, at least 0, found -0.5");
@@ -421,6 +456,33 @@ static void test_writerRefuses(void **state) {
    free(path);
 }
 
+/* a deep copy: equal to the original, and still whole once the original is freed */
+static void test_copy(void **state) {
+   (void)state;
+   SessionEvent ev[NEVENTS], copy[NEVENTS];
+   events(ev);
+   for (int i = 0; i < NEVENTS; i++)
+      SessionEvent_copy(&copy[i], &ev[i]);
+   for (int i = 0; i < NEVENTS; i++) {
+      char *want = SessionEvent_toJson(&ev[i], true);
+      SessionEvent_done(&ev[i]);
+      char *got = SessionEvent_toJson(&copy[i], true);
+      assert_string_equal(got, want);
+      free(got);
+      free(want);
+   }
+   assert_string_equal(copy[1].measure.state, "{\"sketch\":0}\nline two \xc3\xa9");
+   doneEvents(copy);
+   SessionHeader h = header();
+   SessionEvent hdr = { .kind = SESSION_HEADER, .header = h }, hcopy;
+   SessionEvent_copy(&hcopy, &hdr);
+   SessionEvent_done(&hdr);
+   assert_int_equal(hcopy.header.ntasks, 2);
+   assert_string_equal(hcopy.header.tasks[1], taskKeys[1]);
+   assert_string_equal(hcopy.header.network, "resnet_50");
+   SessionEvent_done(&hcopy);
+}
+
 static void test_equalIgnoringTime(void **state) {
    (void)state;
    char *a = pathIn("a.jsonl"), *b = pathIn("b.jsonl");
@@ -461,6 +523,7 @@ int main(void) {
       cmocka_unit_test(test_noHeader),
       cmocka_unit_test(test_writerRefuses),
       cmocka_unit_test(test_equalIgnoringTime),
+      cmocka_unit_test(test_copy),
    };
    return cmocka_run_group_tests(tests, TestUtil_setUpGroupDir, TestUtil_tearDownGroupDir);
 }

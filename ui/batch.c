@@ -42,7 +42,7 @@ static void fmtMs(char *buf, size_t size, double ms) {
 
 int Cli_batch(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
-          O_SESSION, O_NO_COMPILE, O_JOBS };
+          O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME };
    static const struct option options[] = {
       { "batch", required_argument, NULL, O_BATCH },
       { "trials", required_argument, NULL, O_TRIALS },
@@ -56,12 +56,14 @@ int Cli_batch(int argc, char **argv) {
       { "session", required_argument, NULL, O_SESSION },
       { "no-compile", no_argument, NULL, O_NO_COMPILE },
       { "jobs", required_argument, NULL, O_JOBS },
+      { "resume", required_argument, NULL, O_RESUME },
       { NULL, 0, NULL, 0 },
    };
    EngineConfig cfg;
    EngineConfig_default(&cfg);
    long trials = 1000, perRound = 0, seed = 1, jobs = 0;
-   const char *taskFile = NULL, *devicesFile = NULL;
+   const char *taskFile = NULL, *devicesFile = NULL, *resume = NULL;
+   bool policyGiven = false, trialsGiven = false, perRoundGiven = false, seedGiven = false, deviceGiven = false, modelGiven = false;
    optind = 1;
    opterr = 0;
    int c;
@@ -69,18 +71,35 @@ int Cli_batch(int argc, char **argv) {
       int bad = 0;
       switch (c) {
       case O_BATCH: taskFile = optarg; break;
-      case O_TRIALS: bad = Cli_parseCount("--batch", "--trials", optarg, 1, 100000000L, &trials); break;
-      case O_PER_ROUND: bad = Cli_parseCount("--batch", "--per-round", optarg, 1, 10000, &perRound); break;
-      case O_SEED: bad = Cli_parseCount("--batch", "--seed", optarg, 0, 2147483647L, &seed); break;
+      case O_TRIALS:
+         bad = Cli_parseCount("--batch", "--trials", optarg, 1, 100000000L, &trials);
+         trialsGiven = true;
+         break;
+      case O_PER_ROUND:
+         bad = Cli_parseCount("--batch", "--per-round", optarg, 1, 10000, &perRound);
+         perRoundGiven = true;
+         break;
+      case O_SEED:
+         bad = Cli_parseCount("--batch", "--seed", optarg, 0, 2147483647L, &seed);
+         seedGiven = true;
+         break;
       case O_JOBS: bad = Cli_parseCount("--batch", "--jobs", optarg, 1, 256, &jobs); break;
       case O_POLICY:
          if (strcmp(optarg, "pruner") != 0 && strcmp(optarg, "ansor") != 0)
             return Cli_usage("--batch", "--policy takes pruner or ansor, not '%s'", optarg);
          cfg.policy = optarg;
+         policyGiven = true;
          break;
-      case O_COST_MODEL: cfg.costModel = optarg; break;
+      case O_COST_MODEL:
+         cfg.costModel = optarg;
+         modelGiven = true;
+         break;
       case O_LOAD_MODEL: cfg.loadModel = optarg; break;
-      case O_DEVICE: cfg.device = optarg; break;
+      case O_DEVICE:
+         cfg.device = optarg;
+         deviceGiven = true;
+         break;
+      case O_RESUME: resume = optarg; break;
       case O_DEVICES: devicesFile = optarg; break;
       case O_SESSION: cfg.sessionPath = optarg; break;
       case O_NO_COMPILE: cfg.noCompile = true; break;
@@ -92,8 +111,16 @@ int Cli_batch(int argc, char **argv) {
    }
    if (optind < argc)
       return Cli_usage("--batch", "unexpected argument '%s'", argv[optind]);
-   if (!taskFile)
-      return Cli_usage("--batch", "expected --batch FILE.task");
+   if (resume) {
+      if (cfg.sessionPath)
+         return Cli_usage("--batch", "--resume goes on writing its own session; --session cannot name another");
+      if (perRoundGiven || seedGiven)
+         return Cli_usage("--batch", "--resume goes on with the session's %s; it cannot change",
+                          perRoundGiven ? "measures per round" : "seed");
+      if (policyGiven)
+         return Cli_usage("--batch", "--resume goes on with the session's policy; --policy cannot change it");
+   } else if (!taskFile)
+      return Cli_usage("--batch", "expected --batch FILE.task or --resume SESSION");
    if (Cli_checkDevice("--batch", cfg.device))
       return EXIT_USAGE;
    if (ModelKind_parse(cfg.costModel) < 0)
@@ -104,6 +131,38 @@ int Cli_batch(int argc, char **argv) {
    cfg.seed = (uint64_t)seed;
    cfg.threads = (int)jobs;
 
+   SessionLog log;
+   SessionLog_init(&log);
+   char *notice = NULL, *cause = NULL, simDevice[80];
+   const char *userModel = NULL;
+   if (resume) {
+      if (Session_read(resume, &log, &notice, &cause) < 0) {
+         fprintf(stderr, "pruner-tui --batch: %s\n", cause);
+         free(cause);
+         return EXIT_INPUT;
+      }
+      if (notice)
+         fprintf(stderr, "pruner-tui --batch: %s\n", notice);
+      /* the session's own settings; --trials and --cost-model become commands */
+      const SessionHeader *h = &log.events[0].header;
+      if (!taskFile)
+         taskFile = h->networkFile;
+      if (h->simulated && !deviceGiven) {
+         snprintf(simDevice, sizeof simDevice, "sim:%s", h->device);
+         cfg.device = simDevice;
+      }
+      cfg.policy = h->policy;
+      userModel = cfg.costModel;
+      cfg.costModel = h->costModel;
+      cfg.trials = h->trialBudget;
+      cfg.perRound = h->measuresPerRound;
+      cfg.seed = (uint64_t)h->seed;
+      seed = (long)h->seed;
+      cfg.sessionPath = resume;
+      cfg.resume = &log;
+      cfg.resumeNotice = notice;
+   }
+
    DeviceSet devices;
    DeviceSet_init(&devices);
    if (Cli_loadDevices(&devices, devicesFile)) {
@@ -113,15 +172,30 @@ int Cli_batch(int argc, char **argv) {
    cfg.devices = &devices;
    char *path = Paths_findTaskFile(taskFile);
    cfg.taskFile = path;
-   char *cause = NULL;
    Engine *e = Engine_new(&cfg, &cause);
    free(path);
+   free(notice);
    if (!e) {
       fprintf(stderr, "pruner-tui --batch: %s\n", cause);
       free(cause);
+      SessionLog_done(&log);
       DeviceSet_done(&devices);
       return EXIT_INPUT;
    }
+   if (resume) {
+      int done = TaskScheduler_trials(Engine_scheduler(e));
+      printf("resuming %s: %d trials done in %d rounds\n", resume, done, Engine_rounds(e));
+      char text[64];
+      if (trialsGiven && trials != TaskScheduler_budget(Engine_scheduler(e))) {
+         snprintf(text, sizeof text, "budget %ld", trials);
+         Engine_command(e, text);
+      }
+      if (modelGiven && strcmp(userModel, Engine_costModel(e)) != 0) {
+         snprintf(text, sizeof text, "model %s", userModel);
+         Engine_command(e, text);
+      }
+   }
+   SessionLog_done(&log);
    const Network *net = Engine_network(e);
    const TaskScheduler *sched = Engine_scheduler(e);
    const Measurer *m = Engine_measurer(e);
@@ -195,12 +269,12 @@ int Cli_batch(int argc, char **argv) {
       snprintf(total, sizeof total, "-");
    else
       snprintf(total, sizeof total, "%.3f", lat);
-   double acc, tau;
-   int nacc, ntau;
-   Engine_acceptance(e, &acc, &nacc, &tau, &ntau);
+   EngineAcceptance a;
+   Engine_acceptance(e, &a);
    printf("Estimated total latency: %s ms  Trials: %d  Used time: %.0f s\n", total, TaskScheduler_trials(sched),
           Engine_elapsed(e));
-   printf("Acceptance: mean %.3f over %d rounds  Kendall tau: mean %.3f over %d rounds\n", acc, nacc, tau, ntau);
+   printf("Acceptance: mean %.3f over %d rounds  Kendall tau: mean %.3f over %d rounds\n",
+          EngineMean_value(&a.acceptance), a.acceptance.n, EngineMean_value(&a.tau), a.tau.n);
    SchedulerSnapshot_done(&snap);
    free(descs);
    Engine_free(e);

@@ -134,7 +134,8 @@ int main(int argc, char **argv) {
    if (argc == 4 && strcmp(argv[1], "__session-compare") == 0)
       return Cli_sessionCompare(argv[2], argv[3]);
    for (int i = 1; i < argc; i++)
-      if (strcmp(argv[i], "--batch") == 0 || strncmp(argv[i], "--batch=", 8) == 0)
+      if (strcmp(argv[i], "--batch") == 0 || strncmp(argv[i], "--batch=", 8) == 0 ||
+          strcmp(argv[i], "--resume") == 0 || strncmp(argv[i], "--resume=", 9) == 0)
          return Cli_batch(argc, argv);
    if (argc > 1 && strcmp(argv[1], "kernel") == 0)
       return Cli_kernel(argc - 1, argv + 1);

@@ -46,16 +46,9 @@ static double topK(const Ranked *r, int m, int k, double best) {
    return got / best;
 }
 
-void Metrics_task(const Dataset *d, const float *scores, int task, RankMetrics *out) {
-   int *idx;
-   int m = members(d, task, Dataset_measured, &idx);
-   Ranked *r = xMalloc((size_t)(m > 0 ? m : 1) * sizeof *r);
-   double best = 0;
-   for (int j = 0; j < m; j++) {
-      r[j].score = scoreOf(scores, idx[j]);
-      r[j].label = d->label[idx[j]];
-      best = fmax(best, r[j].label);
-   }
+/* the share of the pairs of distinct labels that the scores order the same way, a tie
+ * in score counting half; NaN without such a pair */
+static double pairwise(const Ranked *r, int m, long *npairs) {
    long pairs = 0;
    double right = 0;
    for (int a = 0; a < m; a++)
@@ -68,10 +61,37 @@ void Metrics_task(const Dataset *d, const float *scores, int task, RankMetrics *
          else if ((r[a].score > r[b].score) == (r[a].label > r[b].label))
             right += 1;
       }
+   *npairs = pairs;
+   return pairs > 0 ? right / (double)pairs : NAN;
+}
+
+double Metrics_pairwise(const double *score, const double *label, int n) {
+   Ranked *r = xMalloc((size_t)(n > 0 ? n : 1) * sizeof *r);
+   for (int i = 0; i < n; i++) {
+      r[i].score = score[i];
+      r[i].label = label[i];
+   }
+   long pairs;
+   double acc = pairwise(r, n, &pairs);
+   free(r);
+   return acc;
+}
+
+void Metrics_task(const Dataset *d, const float *scores, int task, RankMetrics *out) {
+   int *idx;
+   int m = members(d, task, Dataset_measured, &idx);
+   Ranked *r = xMalloc((size_t)(m > 0 ? m : 1) * sizeof *r);
+   double best = 0;
+   for (int j = 0; j < m; j++) {
+      r[j].score = scoreOf(scores, idx[j]);
+      r[j].label = d->label[idx[j]];
+      best = fmax(best, r[j].label);
+   }
+   long pairs;
+   out->pairwise = pairwise(r, m, &pairs);
    qsort(r, (size_t)m, sizeof *r, byScoreThenLabel);
    out->samples = m;
    out->pairs = pairs;
-   out->pairwise = pairs > 0 ? right / (double)pairs : NAN;
    out->top1 = best > 0 ? topK(r, m, 1, best) : NAN;
    out->top5 = best > 0 ? topK(r, m, 5, best) : NAN;
    free(r);

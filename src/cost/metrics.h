@@ -56,6 +56,10 @@ void Metrics_latencyTask(const Dataset *d, const float *estimateMs, int task, La
 void Metrics_latencyWeighted(const Dataset *d, const float *estimateMs, LatencyMetrics *perTask,
                              LatencyMetrics *weighted);
 
+/* The pairwise accuracy of score against label (higher is better on both): the share
+ * of the pairs of distinct labels that the scores order alike, a tie in score counting
+ * half; NaN without such a pair. */
+double Metrics_pairwise(const double *score, const double *label, int n);
 /* Kendall's tau-b between x and y (n values each); NaN with fewer than two values or
  * a constant side. */
 double Metrics_kendallTau(const double *x, const double *y, int n);

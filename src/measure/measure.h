@@ -28,5 +28,8 @@ typedef enum {
 const char *MeasureError_name(MeasureError e);
 /* The kind whose name is `name`; -1 when none is. */
 int MeasureError_parse(const char *name);
+/* The latency a measurement reports: the median of its n costs (the mean of the two
+ * middle ones for an even n); MEASURE_FAILED_COST for none. */
+double Measure_median(const double *costs, int n);
 
 #endif

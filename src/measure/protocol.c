@@ -199,19 +199,8 @@ int Proto_getResult(WireBuf *b, ProtoResult *r) {
    return b->bad ? -1 : 0;
 }
 
-static int cmpDouble(const void *a, const void *b) {
-   double x = *(const double *)a, y = *(const double *)b;
-   return x < y ? -1 : x > y;
-}
-
 double ProtoResult_median(const ProtoResult *r) {
-   if (r->ncosts == 0)
-      return MEASURE_FAILED_COST;
-   double c[PROTO_MAX_COSTS];
-   memcpy(c, r->costs, (size_t)r->ncosts * sizeof c[0]);
-   qsort(c, (size_t)r->ncosts, sizeof c[0], cmpDouble);
-   int n = r->ncosts;
-   return n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+   return Measure_median(r->costs, r->ncosts);
 }
 
 double ProtoResult_spread(const ProtoResult *r) {

@@ -11,13 +11,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "cost/metrics.h"
 #include "cost/model.h"
 #include "cost/online.h"
 #include "cost/psa.h"
 #include "measure/featurize.h"
+#include "measure/record.h"
 #include "search/policy.h"
 #include "search/scorer.h"
 #include "util/clock.h"
+#include "util/rng.h"
 #include "util/xalloc.h"
 
 typedef struct EngineTask_ {
@@ -38,16 +41,20 @@ struct Engine_ {
    Scorer *draft, *verify;
    TaskScheduler *sched;
    SessionWriter *writer;
+   EngineListener listener;
+   void *listenerCtx;
+   SchedLimits limits;
+   bool paused;                 /* the whole engine: no round runs until resumed */
    int measuresPerRound;
    double start;                /* Clock_now at Engine_new */
    int rounds;
    bool finished;
    SessionEnd why;
    EngineRoundInfo last;
-   double accSum, tauSum;
-   int accN, tauN;
-   /* the events of the last round */
-   int nevents, eventCap;
+   EngineMean acceptance, tau, draftRank, verifyRank;
+   /* the events of the last round; the first `queued` are in the writer, the first
+    * `published` went to the listener */
+   int nevents, eventCap, queued, published;
    SessionEvent *events;
    /* the command queue, filled from any thread */
    pthread_mutex_t lock;
@@ -87,7 +94,7 @@ static uint64_t taskSeed(uint64_t seed, int task) {
 static void clearEvents(Engine *e) {
    for (int i = 0; i < e->nevents; i++)
       SessionEvent_done(&e->events[i]);
-   e->nevents = 0;
+   e->nevents = e->queued = e->published = 0;
 }
 
 static SessionEvent *newEvent(Engine *e, SessionEventKind kind) {
@@ -103,14 +110,201 @@ static SessionEvent *newEvent(Engine *e, SessionEventKind kind) {
    return ev;
 }
 
-/* queues the events from `from` on into the writer */
-static int queueEvents(Engine *e, int from, char **cause) {
-   if (!e->writer)
-      return 0;
-   for (int i = from; i < e->nevents; i++)
-      if (SessionWriter_add(e->writer, &e->events[i], cause) < 0)
+/* Writes the round's new events to the session (fsynced) and gives them to the
+ * listener: what happened so far is on disk before the round goes on. */
+static int emit(Engine *e, char **cause) {
+   if (e->writer) {
+      for (; e->queued < e->nevents; e->queued++)
+         if (SessionWriter_add(e->writer, &e->events[e->queued], cause) < 0)
+            return -1;
+      if (SessionWriter_flush(e->writer, cause) < 0)
          return -1;
+   }
+   if (e->listener && e->published < e->nevents)
+      e->listener(e->listenerCtx, e->events + e->published, e->nevents - e->published);
+   e->published = e->nevents;
    return 0;
+}
+
+static int applyCommand(Engine *e, const char *text, bool *stop, char **cause);
+static int swapModel(Engine *e, const char *name, char **cause);
+
+/* ---- --resume ---- */
+
+/* A round of the session being replayed: its task and its measurements' costs. */
+typedef struct {
+   int task;                    /* -1: none open */
+   int n, cap;
+   double *costs;
+} ReplayRound;
+
+/* Gives the scheduler and the task's search a round of the old session. A round cut
+ * short counts when it wrote measurements; one that ended (round_end) counts even
+ * without any, as it did when it ran (the task died then). */
+static void closeRound(Engine *e, ReplayRound *r, bool ended) {
+   if (r->task < 0 || (r->n == 0 && !ended)) {
+      r->task = -1;
+      return;
+   }
+   TaskScheduler_done(e->sched, r->task, r->costs, r->n);
+   e->tasks[r->task].search.round++;
+   r->task = -1;
+}
+
+static int replayMeasure(Engine *e, const SessionHeader *h, const SessionEvent *ev, ReplayRound *r,
+                         Dataset *data, const char *path, int line, char **cause) {
+   int t = ev->measure.task;
+   if (t >= e->net.ntasks) {
+      *cause = xAsprintf("%s:%d: task %d is out of range (the session has %d tasks)", path, line, t, e->net.ntasks);
+      return -1;
+   }
+   if (t != r->task) {
+      *cause = xAsprintf("%s:%d: a measurement of task %d outside a round of that task", path, line, t);
+      return -1;
+   }
+   int kind = MeasureError_parse(ev->measure.error);
+   if (kind < 0) {
+      *cause = xAsprintf("%s:%d: \"error\": expected the name of a measurement error, found \"%.40s\"", path,
+                         line, ev->measure.error);
+      return -1;
+   }
+   EngineTask *et = &e->tasks[t];
+   State st;
+   char *why = NULL;
+   if (State_parse(&et->set, ev->measure.state, &e->limits, &st, &why) < 0) {
+      *cause = xAsprintf("%s:%d: the state of task %d does not parse: %s", path, line, t, why);
+      free(why);
+      return -1;
+   }
+   bool good = kind == MEASURE_OK;
+   double latency = good ? Measure_median(ev->measure.costs, ev->measure.ncosts) : MEASURE_FAILED_COST;
+   SearchTask_addMeasured(&et->search, &st, latency);
+   if (r->n == r->cap) {
+      r->cap = r->cap ? 2 * r->cap : 16;
+      r->costs = xReallocArray(r->costs, (size_t)r->cap, sizeof *r->costs);
+   }
+   r->costs[r->n++] = good ? latency : SCHEDULER_NO_COST;
+
+   Record rec;
+   memset(&rec, 0, sizeof rec);
+   rec.version = RECORD_FORMAT_VERSION;
+   rec.task = e->net.tasks[t].key;
+   rec.device = h->device;
+   rec.simulated = h->simulated;
+   rec.state = ev->measure.state;
+   rec.ncosts = ev->measure.ncosts;
+   memcpy(rec.costs, ev->measure.costs, (size_t)rec.ncosts * sizeof rec.costs[0]);
+   rec.error = (MeasureError)kind;
+   rec.message = ev->measure.message;
+   rec.registers = -1;
+   if (Featurizer_addRecord(e->featurizer, &rec, data, &why) < 0)
+      free(why);                /* it parsed above: not expected */
+   return 0;
+}
+
+/* Checks that the session belongs to this network and device. */
+static int resumeMatches(const Engine *e, const SessionHeader *h, const char *path, char **cause) {
+   if (h->ntasks != e->net.ntasks) {
+      *cause = xAsprintf("%s: the session has %d tasks, but %s has %d", path, h->ntasks, e->net.path, e->net.ntasks);
+      return -1;
+   }
+   for (int t = 0; t < h->ntasks; t++)
+      if (strcmp(h->tasks[t], e->net.tasks[t].key) != 0) {
+         *cause = xAsprintf("%s: task %d of the session is %s, but in %s it is %s", path, t, h->tasks[t],
+                            e->net.path, e->net.tasks[t].key);
+         return -1;
+      }
+   const Device *dev = Measurer_device(e->measurer);
+   bool sim = Measurer_simulated(e->measurer);
+   if (h->simulated != sim || strcmp(h->device, dev->name) != 0) {
+      *cause = xAsprintf("%s: the session was measured on %s%s; this run would measure on %s%s", path, h->device,
+                         h->simulated ? " (simulated)" : "", dev->name, sim ? " (simulated)" : "");
+      return -1;
+   }
+   if (h->measuresPerRound != e->measuresPerRound) {
+      *cause = xAsprintf("%s: the session measures %d states per round, not %d", path, h->measuresPerRound,
+                         e->measuresPerRound);
+      return -1;
+   }
+   return 0;
+}
+
+static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const char *notice, char **cause) {
+   const SessionHeader *h = &log->events[0].header;
+   if (resumeMatches(e, h, path, cause) < 0)
+      return -1;
+   Dataset data;
+   Dataset_init(&data);
+   ReplayRound r = { .task = -1 };
+   char modelKind[64] = "";     /* the last model swap's */
+   double elapsed = 0;
+   int rc = 0;
+   for (int i = 1; i < log->count && rc == 0; i++) {
+      const SessionEvent *ev = &log->events[i];
+      int line = i + 1;         /* the header is line 1, and no line is skipped but a last one */
+      elapsed = ev->elapsed > elapsed ? ev->elapsed : elapsed;
+      switch (ev->kind) {
+      case SESSION_ROUND:
+         closeRound(e, &r, false);
+         if (ev->roundStart.task >= e->net.ntasks) {
+            *cause = xAsprintf("%s:%d: task %d is out of range (the session has %d tasks)", path, line,
+                               ev->roundStart.task, e->net.ntasks);
+            rc = -1;
+            break;
+         }
+         r.task = ev->roundStart.task;
+         r.n = 0;
+         e->rounds = ev->round;
+         break;
+      case SESSION_MEASURE:
+         rc = replayMeasure(e, h, ev, &r, &data, path, line, cause);
+         break;
+      case SESSION_ROUND_END:
+         closeRound(e, &r, true);
+         break;
+      case SESSION_COMMAND: {
+         if (!ev->command.applied)
+            break;
+         char verb[16], arg[64], extra[2];
+         int n = sscanf(ev->command.text, " %15s %63s %1s", verb, arg, extra);
+         if (n == 2 && strcmp(verb, "model") == 0) {
+            snprintf(modelKind, sizeof modelKind, "%s", arg);
+            break;
+         }
+         if (n == 1)            /* stop, and the whole engine's pause and resume */
+            break;
+         bool stop = false;
+         char *why = NULL;
+         if (applyCommand(e, ev->command.text, &stop, &why) < 0)
+            free(why);          /* it applied when it ran; the same state refuses nothing */
+         break;
+      }
+      default:
+         break;
+      }
+   }
+   closeRound(e, &r, false);
+   free(r.costs);
+   if (rc == 0 && modelKind[0] && strcmp(modelKind, e->costModel) != 0)
+      rc = swapModel(e, modelKind, cause);
+   if (rc == 0 && data.n > 0) {
+      OnlineModel_update(e->online, &data);
+      OnlineModel_wait(e->online);
+   }
+   Dataset_done(&data);
+   if (rc < 0)
+      return -1;
+   /* fresh draws: the old session's generators would sample what it sampled before */
+   for (int t = 0; t < e->net.ntasks; t++)
+      Rng_seed(&e->tasks[t].search.rng, taskSeed(e->seed + 0x9e3779b97f4a7c15ull * (uint64_t)e->rounds, t));
+   e->start = Clock_now() - elapsed;
+   e->writer = SessionWriter_append(path, cause);
+   if (!e->writer)
+      return -1;
+   SessionEvent *ev = newEvent(e, SESSION_RESUMED);
+   ev->resumed.trials = TaskScheduler_trials(e->sched);
+   ev->resumed.notice = xStrdup(notice ? notice : "");
+   return emit(e, cause);
 }
 
 Engine *Engine_new(const EngineConfig *cfg, char **cause) {
@@ -191,13 +385,12 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    e->featurizer = Featurizer_new(nets, 1, cfg->devices);
    e->verify = Scorer_predictor(onlinePredict, e->online, e->costModel, e->featurizer, dev->name, cfg->threads);
 
-   SchedLimits lim;
-   SchedLimits_fromDevice(&lim, dev);
+   SchedLimits_fromDevice(&e->limits, dev);
    e->tasks = xCalloc((size_t)ntasks, sizeof *e->tasks);
    for (int t = 0; t < ntasks; t++) {
       EngineTask *et = &e->tasks[t];
       SketchSet_forOp(&et->set, &e->net.tasks[t].op);
-      SearchTask_init(&et->search, &e->net.tasks[t], &et->set, &lim, taskSeed(cfg->seed, t));
+      SearchTask_init(&et->search, &e->net.tasks[t], &et->set, &e->limits, taskSeed(cfg->seed, t));
    }
 
    SchedulerConfig sc;
@@ -220,7 +413,10 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    e->outcomes = xCalloc(per, sizeof *e->outcomes);
    e->costs = xCalloc(per, sizeof *e->costs);
 
-   if (cfg->sessionPath) {
+   if (cfg->resume) {
+      if (resumeFrom(e, cfg->resume, cfg->sessionPath, cfg->resumeNotice, cause) < 0)
+         goto fail;
+   } else if (cfg->sessionPath) {
       SessionHeader h;
       memset(&h, 0, sizeof h);
       h.version = SESSION_FORMAT_VERSION;
@@ -302,9 +498,7 @@ static int finishRound(Engine *e, SessionEnd why, char **cause) {
    e->why = why;
    SessionEvent *ev = newEvent(e, SESSION_FINISHED);
    ev->finished.why = why;
-   if (queueEvents(e, 0, cause) < 0)
-      return -1;
-   return e->writer ? SessionWriter_flush(e->writer, cause) : 0;
+   return emit(e, cause);
 }
 
 int Engine_finish(Engine *e, SessionEnd why, char **cause) {
@@ -322,6 +516,22 @@ void Engine_command(Engine *e, const char *text) {
    }
    e->commands[e->ncommands++] = xStrdup(text);
    pthread_mutex_unlock(&e->lock);
+}
+
+bool Engine_hasCommands(Engine *e) {
+   pthread_mutex_lock(&e->lock);
+   bool any = e->ncommands > 0;
+   pthread_mutex_unlock(&e->lock);
+   return any;
+}
+
+void Engine_setListener(Engine *e, EngineListener fn, void *ctx) {
+   e->listener = fn;
+   e->listenerCtx = ctx;
+}
+
+bool Engine_paused(const Engine *e) {
+   return e->paused;
 }
 
 const char *Engine_lastRefusal(const Engine *e) {
@@ -379,6 +589,15 @@ static int applyCommand(Engine *e, const char *text, bool *stop, char **cause) {
    }
    if (strcmp(verb, "stop") == 0 && n == 1) {
       *stop = true;
+      return 0;
+   }
+   if ((strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0) && n == 1) {
+      bool pause = verb[0] == 'p';
+      if (pause == e->paused) {
+         *cause = xStrdup(pause ? "tuning is paused already" : "tuning is not paused");
+         return -1;
+      }
+      e->paused = pause;
       return 0;
    }
    if ((strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0) && n == 2) {
@@ -459,6 +678,37 @@ static SessionEnd endOf(SchedulerStop s) {
    }
 }
 
+static void addMean(EngineMean *m, double v) {
+   if (!isnan(v)) {
+      m->sum += v;
+      m->n++;
+   }
+}
+
+/* The pairwise accuracy of each model's scores of the round's successful picks against
+ * their measured latencies. */
+static void rankAgreement(const Engine *e, int n, double *draftRank, double *verifyRank) {
+   double *draft = xMalloc((size_t)(n > 0 ? n : 1) * 3 * sizeof *draft);
+   double *verify = draft + n, *speed = verify + n;
+   int nd = 0, nv = 0;
+   for (int pass = 0; pass < 2; pass++) {
+      double *score = pass ? verify : draft;
+      int *m = pass ? &nv : &nd;
+      for (int i = 0; i < n; i++) {
+         float sc = pass ? e->picks[i].verifyScore : e->picks[i].draftScore;
+         if (e->costs[i] >= SCHEDULER_NO_COST || isnan(sc))
+            continue;
+         score[*m] = sc;
+         speed[*m] = -e->costs[i];
+         (*m)++;
+      }
+      /* the speeds of the scored picks, in the same order, for this model */
+      double rank = Metrics_pairwise(score, speed, *m);
+      *(pass ? verifyRank : draftRank) = rank;
+   }
+   free(draft);
+}
+
 int Engine_runRound(Engine *e, char **cause) {
    *cause = NULL;
    if (e->finished)
@@ -468,6 +718,8 @@ int Engine_runRound(Engine *e, char **cause) {
    applyCommands(e, &stop);
    if (stop)
       return finishRound(e, SESSION_END_STOPPED, cause) < 0 ? -1 : 0;
+   if (e->paused)
+      return emit(e, cause) < 0 ? -1 : ENGINE_PAUSED;
    int t = TaskScheduler_next(e->sched);
    if (t < 0)
       return finishRound(e, endOf(TaskScheduler_stop(e->sched)), cause) < 0 ? -1 : 0;
@@ -477,6 +729,8 @@ int Engine_runRound(Engine *e, char **cause) {
    SessionEvent *ev = newEvent(e, SESSION_ROUND);
    ev->roundStart.task = t;
    ev->roundStart.trials = TaskScheduler_trials(e->sched);
+   if (emit(e, cause) < 0)
+      return -1;
 
    double bestBefore = TaskScheduler_best(e->sched, t);
    int n = 0;
@@ -492,10 +746,26 @@ int Engine_runRound(Engine *e, char **cause) {
    }
    /* a task that cannot be set up or searched measures nothing: the scheduler then
     * retires it */
-   if (e->currentTask == t &&
-       Search_round(&et->search, &e->params, e->draft, e->verify, e->measuresPerRound, e->picks, &n, &st, &why) < 0)
-      n = 0;
+   bool searched = e->currentTask == t &&
+                   Search_round(&et->search, &e->params, e->draft, e->verify, e->measuresPerRound, e->picks, &n,
+                                &st, &why) == 0;
    free(why);
+   if (!searched)
+      n = 0;
+   else {
+      ev = newEvent(e, SESSION_SEARCH);
+      ev->search.task = t;
+      ev->search.drafted = st.drafted;
+      ev->search.sampled = st.sampled;
+      ev->search.drafts = st.drafts;
+      ev->search.population = st.population;
+      ev->search.kept = st.verifyKept;
+      ev->search.picks = st.picks;
+      ev->search.fromDrafts = st.picksFromDrafts;
+      ev->search.random = st.picksRandom;
+      if (emit(e, cause) < 0)
+         return -1;
+   }
 
    for (int i = 0; i < n; i++)
       e->states[i] = e->picks[i].state;
@@ -528,6 +798,11 @@ int Engine_runRound(Engine *e, char **cause) {
       Record_done(&r);
    }
    TaskScheduler_done(e->sched, t, e->costs, n);
+   /* the measurements are on disk before the model trains: a killed run loses none */
+   if (emit(e, cause) < 0) {
+      Dataset_done(&fresh);
+      return -1;
+   }
 
    /* train on the new samples and wait for it: determinism before overlap */
    if (fresh.n > 0) {
@@ -553,6 +828,7 @@ int Engine_runRound(Engine *e, char **cause) {
    ev->roundEnd.latencyMs = TaskScheduler_latencyMs(e->sched);
    ev->roundEnd.acceptance = n > 0 ? st.acceptance : NAN;
    ev->roundEnd.tau = n > 0 ? st.kendallTau : NAN;
+   rankAgreement(e, n, &ev->roundEnd.draftRank, &ev->roundEnd.verifyRank);
 
    e->last.round = e->rounds;
    e->last.task = t;
@@ -560,20 +836,14 @@ int Engine_runRound(Engine *e, char **cause) {
    e->last.ok = ok;
    e->last.acceptance = ev->roundEnd.acceptance;
    e->last.tau = ev->roundEnd.tau;
+   e->last.draftRank = ev->roundEnd.draftRank;
+   e->last.verifyRank = ev->roundEnd.verifyRank;
    e->last.improved = improved;
-   if (!isnan(e->last.acceptance)) {
-      e->accSum += e->last.acceptance;
-      e->accN++;
-   }
-   if (!isnan(e->last.tau)) {
-      e->tauSum += e->last.tau;
-      e->tauN++;
-   }
-   if (queueEvents(e, 0, cause) < 0)
-      return -1;
-   if (e->writer && SessionWriter_flush(e->writer, cause) < 0)
-      return -1;
-   return 1;
+   addMean(&e->acceptance, e->last.acceptance);
+   addMean(&e->tau, e->last.tau);
+   addMean(&e->draftRank, e->last.draftRank);
+   addMean(&e->verifyRank, e->last.verifyRank);
+   return emit(e, cause) < 0 ? -1 : 1;
 }
 
 const Network *Engine_network(const Engine *e) {
@@ -608,11 +878,15 @@ void Engine_lastRound(const Engine *e, EngineRoundInfo *out) {
    *out = e->last;
 }
 
-void Engine_acceptance(const Engine *e, double *meanAcceptance, int *nAcceptance, double *meanTau, int *nTau) {
-   *meanAcceptance = e->accN ? e->accSum / e->accN : NAN;
-   *nAcceptance = e->accN;
-   *meanTau = e->tauN ? e->tauSum / e->tauN : NAN;
-   *nTau = e->tauN;
+void Engine_acceptance(const Engine *e, EngineAcceptance *out) {
+   out->acceptance = e->acceptance;
+   out->tau = e->tau;
+   out->draftRank = e->draftRank;
+   out->verifyRank = e->verifyRank;
+}
+
+double EngineMean_value(const EngineMean *m) {
+   return m->n ? m->sum / m->n : NAN;
 }
 
 const SessionEvent *Engine_events(const Engine *e, int *n) {

@@ -39,6 +39,10 @@ typedef struct EngineConfig_ {
    uint64_t seed;               /* 0 to 2^53 - 1 */
    bool noCompile;              /* the simulator skips NVRTC (fast) */
    int threads;                 /* the scorers' threads; <= 0: one per online core */
+   /* --resume: the session read back (Session_read), whose file sessionPath names;
+    * NULL for a new session. The caller fills the rest from its header. */
+   const SessionLog *resume;
+   const char *resumeNotice;    /* what Session_read said of it, or NULL */
 } EngineConfig;
 
 /* policy pruner, cost model pam, auto device, seed 1, no session; taskFile, devices
@@ -49,14 +53,32 @@ typedef struct Engine_ Engine;
 
 /* Loads the network, opens the measurer, builds the tasks' sketches, searches and
  * scorers, the scheduler and the session writer (refusing to overwrite a file). NULL
- * with *cause when any of it fails. */
+ * with *cause when any of it fails.
+ *
+ * With cfg->resume, the session goes on instead: its header must name the same tasks
+ * (keys, in order), device and measures per round, and its events are replayed: every
+ * measurement goes back into its task's measured set (never measured again) and the
+ * verify model's data, every round into the scheduler (a round cut short counts with
+ * the measurements it wrote), every applied command but stop and whole-engine pause
+ * is applied again (the last model swap chooses the model's kind), and the rounds and
+ * trials go on from where they were. The verify model is then trained on all the
+ * data, the tasks' generators are reseeded from the seed and the rounds done, and a
+ * resumed event is appended. A measure event whose state does not parse or whose task
+ * is out of range fails it with "FILE:LINE: ...". */
 Engine *Engine_new(const EngineConfig *cfg, char **cause);
 /* Writes a finished event first when none was written ("stopped" if tuning was not
  * over), then closes the session and frees everything. */
 void Engine_free(Engine *e);
 
+/* Engine_runRound's result when the engine is paused as a whole: the commands were
+ * applied (and written) but no round ran. */
+#define ENGINE_PAUSED 2
+
 /* One round. 1: a round ran; 0: tuning is over (the finished event is written; see
- * Engine_end); -1 with *cause: the session could not be written. */
+ * Engine_finish); ENGINE_PAUSED; -1 with *cause: the session could not be written.
+ * The round's events are written (and fsynced) and given to the listener in three
+ * steps: the commands, the round's start and its search; the measurements; the model,
+ * best and round_end events. */
 int Engine_runRound(Engine *e, char **cause);
 /* Stops the tuning: writes the finished event (the given reason) and flushes the
  * session. Nothing happens after the first call. */
@@ -69,6 +91,8 @@ bool Engine_finished(const Engine *e, SessionEnd *why);
 /* Queues a command; the next Engine_runRound applies the queued ones in order, before
  * choosing its task, each written as a command event (its text and whether it was
  * applied). The commands (TASK is a task ID):
+ *   pause             no round runs until `resume` (Engine_runRound: ENGINE_PAUSED)
+ *   resume            rounds run again
  *   pause TASK        the scheduler never picks it (priority 0)
  *   resume TASK       priority 1 again
  *   prio TASK M       priority multiplier M (>= 0; 2 = twice as urgent)
@@ -80,6 +104,16 @@ bool Engine_finished(const Engine *e, SessionEnd *why);
  * A command that does not parse or cannot be applied (an unknown task, say) is
  * written with "applied": false and changes nothing. Thread-safe. */
 void Engine_command(Engine *e, const char *text);
+/* Whether commands are queued. Thread-safe. */
+bool Engine_hasCommands(Engine *e);
+/* Whether the engine is paused as a whole. */
+bool Engine_paused(const Engine *e);
+
+/* Called with each batch of events as soon as they are written, on the thread that
+ * runs the rounds; the events are valid during the call only. Set it before the first
+ * round. */
+typedef void (*EngineListener)(void *ctx, const SessionEvent *events, int n);
+void Engine_setListener(Engine *e, EngineListener fn, void *ctx);
 /* Why the last command that was not applied was refused, or NULL; valid until the
  * next round. */
 const char *Engine_lastRefusal(const Engine *e);
@@ -102,12 +136,24 @@ typedef struct EngineRoundInfo_ {
    int round, task;
    int measured, ok;
    double acceptance, tau;
+   double draftRank, verifyRank; /* as the round_end event's; NAN when undefined */
    bool improved;               /* the task's best got better */
 } EngineRoundInfo;
 void Engine_lastRound(const Engine *e, EngineRoundInfo *out);
-/* The means of the rounds' acceptance and tau over the rounds where they are
- * defined (NAN when none), and how many rounds that was for each. */
-void Engine_acceptance(const Engine *e, double *meanAcceptance, int *nAcceptance, double *meanTau, int *nTau);
+
+/* A mean over the rounds where a value was defined. */
+typedef struct EngineMean_ {
+   double sum;
+   int n;
+} EngineMean;
+/* sum / n; NAN when n is 0 */
+double EngineMean_value(const EngineMean *m);
+typedef struct EngineAcceptance_ {
+   EngineMean acceptance, tau, draftRank, verifyRank;
+} EngineAcceptance;
+/* The rounds' acceptance, tau and rank agreements of this run (not of a resumed
+ * session's earlier rounds). */
+void Engine_acceptance(const Engine *e, EngineAcceptance *out);
 
 /* The events of the last round (and the finished event after the end), in the order
  * they were written; valid until the next call that runs a round. */

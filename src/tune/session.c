@@ -105,12 +105,33 @@ static const Field commandFields[] = {
    { "applied", F_BOOL, AT(command.applied) },
 };
 
+static const Field searchFields[] = {
+   COMMON,
+   { "task", F_INT, AT(search.task) },
+   { "drafted", F_BOOL, AT(search.drafted) },
+   { "sampled", F_INT, AT(search.sampled) },
+   { "drafts", F_INT, AT(search.drafts) },
+   { "population", F_INT, AT(search.population) },
+   { "kept", F_INT, AT(search.kept) },
+   { "picks", F_INT, AT(search.picks) },
+   { "from_drafts", F_INT, AT(search.fromDrafts) },
+   { "random", F_INT, AT(search.random) },
+};
+
 static const Field roundEndFields[] = {
    COMMON,
    { "trials", F_INT, AT(roundEnd.trials) },
    { "latency_ms", F_OPTIONAL, AT(roundEnd.latencyMs) },
    { "acceptance", F_OPTIONAL, AT(roundEnd.acceptance) },
    { "tau", F_OPTIONAL, AT(roundEnd.tau) },
+   { "draft_rank", F_OPTIONAL, AT(roundEnd.draftRank) },
+   { "verify_rank", F_OPTIONAL, AT(roundEnd.verifyRank) },
+};
+
+static const Field resumedFields[] = {
+   COMMON,
+   { "trials", F_INT, AT(resumed.trials) },
+   { "notice", F_MESSAGE, AT(resumed.notice) },
 };
 
 static const Field finishedFields[] = {
@@ -135,6 +156,8 @@ static const KindInfo kinds[SESSION_EVENT_COUNT] = {
    [SESSION_COMMAND] = KIND("command", commandFields),
    [SESSION_ROUND_END] = KIND("round_end", roundEndFields),
    [SESSION_FINISHED] = KIND("finished", finishedFields),
+   [SESSION_SEARCH] = KIND("search", searchFields),
+   [SESSION_RESUMED] = KIND("resumed", resumedFields),
 };
 
 static const char *const endNames[SESSION_END_COUNT] = {
@@ -199,6 +222,24 @@ void SessionEvent_done(SessionEvent *e) {
       }
    }
    memset(e, 0, sizeof *e);
+}
+
+void SessionEvent_copy(SessionEvent *dst, const SessionEvent *src) {
+   *dst = *src;
+   if ((unsigned)src->kind >= SESSION_EVENT_COUNT)
+      return;
+   const KindInfo *ki = &kinds[src->kind];
+   for (int i = 0; i < ki->nfields; i++) {
+      const Field *f = &ki->fields[i];
+      if (f->type == F_STRING || f->type == F_MESSAGE) {
+         const char *text = *CSLOT(src, f, Text);
+         *SLOT(dst, f, char *) = text ? xStrdup(text) : NULL;
+      } else if (f->type == F_TASKS) {
+         dst->header.tasks = xCalloc((size_t)src->header.ntasks + 1, sizeof *dst->header.tasks);
+         for (int t = 0; t < src->header.ntasks; t++)
+            dst->header.tasks[t] = xStrdup(src->header.tasks[t]);
+      }
+   }
 }
 
 /* ---- writing a line ---- */

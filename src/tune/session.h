@@ -13,9 +13,12 @@
  *   model      "seconds", "samples", "error" (left out when the fit succeeded)
  *   best       "task", "latency" (seconds)
  *   command    "text", "applied"
- *   round_end  "trials", "latency_ms", "acceptance", "tau"
+ *   search     "task", "drafted", "sampled", "drafts", "population", "kept", "picks",
+ *              "from_drafts", "random"                  (the search of a round is done)
+ *   round_end  "trials", "latency_ms", "acceptance", "tau", "draft_rank", "verify_rank"
  *   finished   "why" ("budget", "stopped", "all dead")
- * Optional numbers (scores, latency_ms, acceptance, tau) are NAN in the struct and
+ *   resumed    "trials", "notice" (left out when empty)  (--resume went on from here)
+ * Optional numbers (scores, latency_ms, acceptance, tau, the ranks) are NAN in the struct and
  * null in the file. Numbers are written so that they read back to the same double.
  * Keys this program does not know are ignored; a known key given twice is an error.
  * Only "start", "t" and the model's "seconds" come from the wall clock: two runs with
@@ -38,6 +41,8 @@ typedef enum {
    SESSION_COMMAND,
    SESSION_ROUND_END,
    SESSION_FINISHED,
+   SESSION_SEARCH,
+   SESSION_RESUMED,
    SESSION_EVENT_COUNT
 } SessionEventKind;
 
@@ -48,7 +53,8 @@ typedef enum {
    SESSION_END_COUNT
 } SessionEnd;
 
-/* "header", "round", "measure", "model", "best", "command", "round_end", "finished" */
+/* "header", "round", "measure", "model", "best", "command", "round_end", "finished",
+ * "search", "resumed" */
 const char *SessionEventKind_name(SessionEventKind k);
 /* "budget", "stopped", "all dead" */
 const char *SessionEnd_name(SessionEnd e);
@@ -102,11 +108,30 @@ typedef struct SessionEvent_ {
          bool applied;
       } command;
       struct {
+         int task;
+         bool drafted;          /* the draft search ran (else cached drafts were used) */
+         int sampled;           /* valid random states sampled */
+         int drafts;            /* drafts in the verify search's population */
+         int population;        /* the verify search's initial population */
+         int kept;              /* the verify search's output (2M for pruner) */
+         int picks;             /* chosen to be measured */
+         int fromDrafts;        /* picks whose lineage goes back to a draft */
+         int random;            /* picks drawn at random (eps-greedy) */
+      } search;
+      struct {
          int trials;
          double latencyMs;      /* estimated total latency; NAN when not yet known */
-         double acceptance;     /* drafts kept / drafts; NAN when none */
+         double acceptance;     /* share of the picks that came from drafts; NAN when none */
          double tau;            /* Kendall tau, draft against verify; NAN when unknown */
+         /* after measuring: the pairwise accuracy of the draft (PSA) and verify scores
+          * against the measured latencies of the round's successful picks; NAN with
+          * fewer than two or no distinct pair */
+         double draftRank, verifyRank;
       } roundEnd;
+      struct {
+         int trials;            /* the trials the resumed session had done */
+         char *notice;          /* what reading the file said ("" when nothing) */
+      } resumed;
       struct {
          SessionEnd why;
       } finished;
@@ -115,6 +140,8 @@ typedef struct SessionEvent_ {
 
 /* Frees the event's strings and zeroes it; safe twice. */
 void SessionEvent_done(SessionEvent *e);
+/* A deep copy: dst owns its own strings. */
+void SessionEvent_copy(SessionEvent *dst, const SessionEvent *src);
 /* One line, without the newline; caller frees. With withClock false the wall-clock
  * keys ("start", "t", the model's "seconds") are left out: what two runs with the
  * same seed must agree on. NULL strings are written as "". */
