@@ -37,35 +37,41 @@ static int tearDown(void **state) {
    return 0;
 }
 
-/* tiny2 (or taskFile) on the simulator, 5 a round, xgb when built in; the caller frees
- * the task file's and the session's paths */
-static void config(EngineConfig *cfg, const char *taskFile, const char *session, int trials, const SessionLog *resume,
+/* tiny2 (or taskFile) on the simulator, 5 a round, xgb when built in */
+typedef struct {
+   EngineConfig cfg;
+   char *taskFile, *session;    /* the paths cfg points to */
+} TestConfig;
+
+static void config(TestConfig *c, const char *taskFile, const char *session, int trials, const SessionLog *resume,
                    const char *model) {
-   EngineConfig_default(cfg);
-   cfg->taskFile = TestUtil_srcPath(taskFile);
-   cfg->devices = &devices;
-   cfg->device = "sim:h100_sxm";
-   cfg->noCompile = true;
-   cfg->trials = trials;
-   cfg->perRound = 5;
-   cfg->costModel = model ? model : CostModel_available(MODEL_XGB, NULL) ? "xgb" : "random";
-   cfg->sessionPath = xAsprintf("%s/%s", dir, session);
-   cfg->resume = resume;
+   EngineConfig_default(&c->cfg);
+   c->taskFile = TestUtil_srcPath(taskFile);
+   c->session = xAsprintf("%s/%s", dir, session);
+   c->cfg.taskFile = c->taskFile;
+   c->cfg.sessionPath = c->session;
+   c->cfg.devices = &devices;
+   c->cfg.device = "sim:h100_sxm";
+   c->cfg.noCompile = true;
+   c->cfg.trials = trials;
+   c->cfg.perRound = 5;
+   c->cfg.costModel = model ? model : CostModel_available(MODEL_XGB, NULL) ? "xgb" : "random";
+   c->cfg.resume = resume;
 }
 
-static void doneConfig(EngineConfig *cfg) {
-   free((char *)cfg->taskFile);
-   free((char *)cfg->sessionPath);
+static void doneConfig(TestConfig *c) {
+   free(c->taskFile);
+   free(c->session);
 }
 
 static Engine *newEngineFor(const char *taskFile, const char *session, int trials, const SessionLog *resume) {
-   EngineConfig cfg;
-   config(&cfg, taskFile, session, trials, resume, NULL);
+   TestConfig c;
+   config(&c, taskFile, session, trials, resume, NULL);
    char *cause = NULL;
-   Engine *e = Engine_new(&cfg, &cause);
+   Engine *e = Engine_new(&c.cfg, &cause);
    if (!e)
       fail_msg("%s", cause);
-   doneConfig(&cfg);
+   doneConfig(&c);
    return e;
 }
 
@@ -75,12 +81,12 @@ static Engine *newEngine(const char *session, int trials) {
 
 /* Engine_new's message for a session that cannot be resumed */
 static char *resumeRefusal(const char *taskFile, const char *session, const SessionLog *resume) {
-   EngineConfig cfg;
-   config(&cfg, taskFile, session, 30, resume, "random");
+   TestConfig c;
+   config(&c, taskFile, session, 30, resume, "random");
    char *cause = NULL;
-   Engine *e = Engine_new(&cfg, &cause);
+   Engine *e = Engine_new(&c.cfg, &cause);
    assert_null(e);
-   doneConfig(&cfg);
+   doneConfig(&c);
    return cause;
 }
 
