@@ -28,11 +28,11 @@ batch() {
    rc=$?
 }
 
-echo "1..22"
+echo "1..24"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 22); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 24); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -61,6 +61,17 @@ ok "--batch refuses to overwrite a session (exit 1)" [ "$rc" -eq 1 ]
 
 batch "$tmp/c.jsonl" --seed 2
 ok "another seed writes another session" sh -c '! "$1" __session-compare "$2" "$3" >/dev/null' _ "$bin" "$tmp/a.jsonl" "$tmp/c.jsonl"
+
+# without --session: a session named for the network, device and time under
+# $XDG_DATA_HOME/pruner-tui/sessions; --no-session writes none
+XDG_DATA_HOME="$tmp/xdg" "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile \
+   --trials 10 --per-round 5 --cost-model random >"$tmp/out" 2>&1
+ok "the default session is NETWORK-DEVICE-TIME.jsonl in the XDG data directory" \
+   sh -c 'ls "$1"/xdg/pruner-tui/sessions | grep -qE "^tiny2-sim_h100_sxm-[0-9]{8}-[0-9]{6}\.jsonl$" &&
+          grep -q "session $1/xdg/pruner-tui/sessions/tiny2-sim_h100_sxm-" "$1/out"' _ "$tmp"
+XDG_DATA_HOME="$tmp/xdg2" "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile \
+   --trials 10 --per-round 5 --cost-model random --no-session >"$tmp/out" 2>&1
+ok "--no-session writes no session" [ ! -e "$tmp/xdg2" ]
 
 # kill -9 in the middle of a run, then --resume
 "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 150 --per-round 5 \

@@ -42,7 +42,7 @@ static void fmtMs(char *buf, size_t size, double ms) {
 
 int Cli_batch(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
-          O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME };
+          O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION };
    static const struct option options[] = {
       { "batch", required_argument, NULL, O_BATCH },
       { "trials", required_argument, NULL, O_TRIALS },
@@ -57,13 +57,14 @@ int Cli_batch(int argc, char **argv) {
       { "no-compile", no_argument, NULL, O_NO_COMPILE },
       { "jobs", required_argument, NULL, O_JOBS },
       { "resume", required_argument, NULL, O_RESUME },
+      { "no-session", no_argument, NULL, O_NO_SESSION },
       { NULL, 0, NULL, 0 },
    };
    EngineConfig cfg;
    EngineConfig_default(&cfg);
    long trials = 1000, perRound = 0, seed = 1, jobs = 0;
    const char *taskFile = NULL, *devicesFile = NULL, *resume = NULL;
-   bool policyGiven = false, trialsGiven = false, perRoundGiven = false, seedGiven = false, deviceGiven = false, modelGiven = false;
+   bool noSession = false, policyGiven = false, trialsGiven = false, perRoundGiven = false, seedGiven = false, deviceGiven = false, modelGiven = false;
    optind = 1;
    opterr = 0;
    int c;
@@ -100,6 +101,7 @@ int Cli_batch(int argc, char **argv) {
          deviceGiven = true;
          break;
       case O_RESUME: resume = optarg; break;
+      case O_NO_SESSION: noSession = true; break;
       case O_DEVICES: devicesFile = optarg; break;
       case O_SESSION: cfg.sessionPath = optarg; break;
       case O_NO_COMPILE: cfg.noCompile = true; break;
@@ -111,6 +113,8 @@ int Cli_batch(int argc, char **argv) {
    }
    if (optind < argc)
       return Cli_usage("--batch", "unexpected argument '%s'", argv[optind]);
+   if (noSession && (cfg.sessionPath || resume))
+      return Cli_usage("--batch", "--no-session and %s contradict each other", resume ? "--resume" : "--session");
    if (resume) {
       if (cfg.sessionPath)
          return Cli_usage("--batch", "--resume goes on writing its own session; --session cannot name another");
@@ -167,13 +171,18 @@ int Cli_batch(int argc, char **argv) {
    DeviceSet_init(&devices);
    if (Cli_loadDevices(&devices, devicesFile)) {
       DeviceSet_done(&devices);
+      SessionLog_done(&log);
+      free(notice);
       return EXIT_INPUT;
    }
+   char *sessionDir = noSession || cfg.sessionPath || resume ? NULL : Paths_userDataFile("sessions");
+   cfg.sessionDir = sessionDir;
    cfg.devices = &devices;
    char *path = Paths_findTaskFile(taskFile);
    cfg.taskFile = path;
    Engine *e = Engine_new(&cfg, &cause);
    free(path);
+   free(sessionDir);
    free(notice);
    if (!e) {
       fprintf(stderr, "pruner-tui --batch: %s\n", cause);
@@ -205,7 +214,7 @@ int Cli_batch(int argc, char **argv) {
       printf("note: %s\n", Measurer_note(m));
    printf("policy %s, cost model %s, %d trials, %d per round, seed %ld%s%s\n", Engine_policy(e),
           Engine_costModel(e), TaskScheduler_budget(sched), TaskScheduler_measuresPerRound(sched), seed,
-          cfg.sessionPath ? ", session " : "", cfg.sessionPath ? cfg.sessionPath : "");
+          Engine_sessionPath(e) ? ", session " : "", Engine_sessionPath(e) ? Engine_sessionPath(e) : "");
    fflush(stdout);
 
    const char **descs = xCalloc((size_t)net->ntasks, sizeof *descs);

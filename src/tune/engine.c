@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cost/metrics.h"
 #include "cost/model.h"
@@ -20,6 +21,7 @@
 #include "search/policy.h"
 #include "search/scorer.h"
 #include "util/clock.h"
+#include "util/paths.h"
 #include "util/rng.h"
 #include "util/xalloc.h"
 
@@ -41,6 +43,7 @@ struct Engine_ {
    Scorer *draft, *verify;
    TaskScheduler *sched;
    SessionWriter *writer;
+   char *sessionPath;
    EngineListener listener;
    void *listenerCtx;
    SchedLimits limits;
@@ -307,6 +310,46 @@ static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const 
    return emit(e, cause);
 }
 
+/* cfg->sessionPath, or a new file named for the network, device and time in
+ * cfg->sessionDir */
+static SessionWriter *openSession(Engine *e, const EngineConfig *cfg, const SessionHeader *h, char **cause) {
+   if (cfg->sessionPath) {
+      e->sessionPath = xStrdup(cfg->sessionPath);
+      return SessionWriter_open(cfg->sessionPath, h, cause);
+   }
+   if (Paths_makeDirs(cfg->sessionDir) < 0) {
+      *cause = xAsprintf("%s: %s", cfg->sessionDir, strerror(errno));
+      return NULL;
+   }
+   time_t now = (time_t)h->startTime;
+   struct tm tm;
+   char stamp[32];
+   strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+   char *base = xAsprintf("%s/%s-%s%s-%s", cfg->sessionDir, h->network, h->simulated ? "sim_" : "", h->device, stamp);
+   /* two runs in the same second: -2, -3, ... */
+   for (int n = 1; n < 100; n++) {
+      char *path = n == 1 ? xAsprintf("%s.jsonl", base) : xAsprintf("%s-%d.jsonl", base, n);
+      char *why = NULL;
+      SessionWriter *w = SessionWriter_open(path, h, &why);
+      if (w) {
+         e->sessionPath = path;
+         free(base);
+         return w;
+      }
+      bool exists = access(path, F_OK) == 0;
+      free(path);
+      if (!exists) {
+         *cause = why;
+         free(base);
+         return NULL;
+      }
+      free(why);
+   }
+   free(base);
+   *cause = xAsprintf("%s: too many sessions named %s-...-%s", cfg->sessionDir, h->network, stamp);
+   return NULL;
+}
+
 Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    *cause = NULL;
    if (cfg->trials < 1) {
@@ -414,9 +457,10 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    e->costs = xCalloc(per, sizeof *e->costs);
 
    if (cfg->resume) {
+      e->sessionPath = xStrdup(cfg->sessionPath);
       if (resumeFrom(e, cfg->resume, cfg->sessionPath, cfg->resumeNotice, cause) < 0)
          goto fail;
-   } else if (cfg->sessionPath) {
+   } else if (cfg->sessionPath || cfg->sessionDir) {
       SessionHeader h;
       memset(&h, 0, sizeof h);
       h.version = SESSION_FORMAT_VERSION;
@@ -436,7 +480,7 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
       h.tasks = xCalloc((size_t)ntasks, sizeof *h.tasks);
       for (int t = 0; t < ntasks; t++)
          h.tasks[t] = e->net.tasks[t].key;
-      e->writer = SessionWriter_open(cfg->sessionPath, &h, cause);
+      e->writer = openSession(e, cfg, &h, cause);
       free(h.tasks);
       if (!e->writer)
          goto fail;
@@ -484,6 +528,7 @@ void Engine_free(Engine *e) {
    free(e->costs);
    free(e->policy);
    free(e->costModel);
+   free(e->sessionPath);
    for (int i = 0; i < e->ncommands; i++)
       free(e->commands[i]);
    free(e->commands);
@@ -864,6 +909,10 @@ const char *Engine_policy(const Engine *e) {
 
 const char *Engine_costModel(const Engine *e) {
    return e->costModel;
+}
+
+const char *Engine_sessionPath(const Engine *e) {
+   return e->sessionPath;
 }
 
 double Engine_elapsed(const Engine *e) {

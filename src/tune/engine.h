@@ -34,6 +34,10 @@ typedef struct EngineConfig_ {
    const char *costModel;       /* the verify model's kind; NULL: "pam" */
    const char *loadModel;       /* a checkpoint to start the verify model from, or NULL */
    const char *sessionPath;     /* the session file to create (must not exist), or NULL */
+   /* without a sessionPath: the directory (made when missing) where a session named
+    * NETWORK-DEVICE-YYYYmmdd-HHMMSS.jsonl is created (DEVICE "sim_PROFILE" on the
+    * simulator); NULL: no session */
+   const char *sessionDir;
    int trials;                  /* the trial budget, >= 1 */
    int perRound;                /* measurements per round; <= 0: min(10, trials / tasks) */
    uint64_t seed;               /* 0 to 2^53 - 1 */
@@ -125,6 +129,8 @@ const TaskScheduler *Engine_scheduler(const Engine *e);
 const Measurer *Engine_measurer(const Engine *e);
 const char *Engine_policy(const Engine *e);
 const char *Engine_costModel(const Engine *e);
+/* The session file written, or NULL. */
+const char *Engine_sessionPath(const Engine *e);
 /* Seconds since Engine_new (wall clock). */
 double Engine_elapsed(const Engine *e);
 /* Rounds run so far. */

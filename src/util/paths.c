@@ -3,8 +3,11 @@
 
 #include "util/paths.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/xalloc.h"
@@ -37,10 +40,37 @@ char *Paths_findTaskFile(const char *name) {
    return p ? p : xStrdup(name);
 }
 
-char *Paths_configFile(const char *rel) {
-   const char *xdg = getenv("XDG_CONFIG_HOME");
+/* $VAR/pruner-tui/rel, or ~/fallback/pruner-tui/rel when VAR is unset or relative */
+static char *xdgFile(const char *var, const char *fallback, const char *rel) {
+   const char *xdg = getenv(var);
    if (xdg && *xdg == '/')
       return xAsprintf("%s/pruner-tui/%s", xdg, rel);
    const char *home = getenv("HOME");
-   return xAsprintf("%s/.config/pruner-tui/%s", home && *home ? home : ".", rel);
+   return xAsprintf("%s/%s/pruner-tui/%s", home && *home ? home : ".", fallback, rel);
+}
+
+char *Paths_configFile(const char *rel) {
+   return xdgFile("XDG_CONFIG_HOME", ".config", rel);
+}
+
+char *Paths_userDataFile(const char *rel) {
+   return xdgFile("XDG_DATA_HOME", ".local/share", rel);
+}
+
+int Paths_makeDirs(const char *dir) {
+   char *path = xStrdup(dir);
+   int rc = 0;
+   for (char *p = path + 1; rc == 0; p++) {
+      bool end = *p == '\0';
+      if (*p != '/' && !end)
+         continue;
+      *p = '\0';
+      if (mkdir(path, 0777) != 0 && errno != EEXIST)
+         rc = -1;
+      if (end)
+         break;
+      *p = '/';
+   }
+   free(path);
+   return rc;
 }

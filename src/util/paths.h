@@ -12,5 +12,9 @@ char *Paths_dataFile(const char *rel);
 char *Paths_findTaskFile(const char *name);
 /* $XDG_CONFIG_HOME/pruner-tui/rel (default ~/.config), whether or not it exists. */
 char *Paths_configFile(const char *rel);
+/* $XDG_DATA_HOME/pruner-tui/rel (default ~/.local/share), whether or not it exists. */
+char *Paths_userDataFile(const char *rel);
+/* Makes the directory and its missing parents (mkdir -p); -1 with errno. */
+int Paths_makeDirs(const char *dir);
 
 #endif
