@@ -1,6 +1,7 @@
 /* The session file: every kind of event through a file to the bit, a file cut in its
- * last line, the exact message for each kind of bad line, the repair when appending
- * after a cut, and the comparison that leaves the wall clock out. */
+ * last line, each event's line, the exact message for each kind of bad line, the
+ * repair when appending after a cut, and the comparison that leaves the wall clock
+ * out. */
 #include "config.h"
 
 #include "testutil.h"
@@ -350,6 +351,24 @@ static void assertBad(const char *body, bool withHeader, int lineno, const char 
    free(text);
 }
 
+/* Each event knows its line, blank lines counted, for messages about it. */
+static void test_eventLines(void **state) {
+   (void)state;
+   char *text = xAsprintf("%s\n  \n{\"event\":\"best\",\"round\":1,\"t\":2,\"task\":0,\"latency\":0.5}\n"
+                          "{\"event\":\"finished\",\"round\":1,\"t\":3,\"why\":\"budget\"}\n", headerLine);
+   char *path = TestUtil_writeFile(TestUtil_groupDir, "lines.jsonl", text);
+   SessionLog log;
+   SessionLog_init(&log);
+   readOk(path, &log);
+   assert_int_equal(log.count, 3);
+   assert_int_equal(log.events[0].line, 1);
+   assert_int_equal(log.events[1].line, 4);
+   assert_int_equal(log.events[2].line, 5);
+   SessionLog_done(&log);
+   free(path);
+   free(text);
+}
+
 static void test_badLines(void **state) {
    (void)state;
    assertBad("{\"event\":\"best\",\"round\":1,\"t\":2,\"latency\":0.5}\n", true, 2,
@@ -519,6 +538,7 @@ int main(void) {
       cmocka_unit_test(test_roundTripFile),
       cmocka_unit_test(test_cutLastLine),
       cmocka_unit_test(test_appendAfterWholeLine),
+      cmocka_unit_test(test_eventLines),
       cmocka_unit_test(test_badLines),
       cmocka_unit_test(test_noHeader),
       cmocka_unit_test(test_writerRefuses),

@@ -67,6 +67,10 @@ int Cli_train(int argc, char **argv);
 /* `eval --records FILE... --model FILE|psa|random ...`; argv[0] is "eval". */
 int Cli_eval(int argc, char **argv);
 
+/* `export SESSION [--records FILE] [--curve FILE] [--kernels DIR] [--devices FILE]
+ * [--network FILE.task]`; argv[0] is "export". */
+int Cli_export(int argc, char **argv);
+
 /* `--batch FILE.task [--trials N] [--per-round M] ...`: tuning without the screen; argv
  * is main's (the options may come in any order). */
 int Cli_batch(int argc, char **argv);

@@ -27,6 +27,8 @@ static void usage(FILE *out) {
       "                        --out FILE [--holdout F] [--epochs N] [--network FILE.task]...\n"
       "       pruner-tui eval --records FILE... --model CKPT|psa|random [--per-task]\n"
       "                       [--network FILE.task]...\n"
+      "       pruner-tui export SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n"
+      "                         [--devices FILE] [--network FILE.task]\n"
       "       pruner-tui --batch FILE.task [--trials N] [--per-round M] [--policy pruner|ansor]\n"
       "                  [--cost-model KIND] [--load-model CKPT] [--device D] [--seed S]\n"
       "                  [--session FILE] [--no-compile] [--devices FILE] [--jobs N]\n"
@@ -34,8 +36,8 @@ static void usage(FILE *out) {
       "search on Ansor's schedule space). This version reads networks and devices,\n"
       "generates and checks kernels, explains what PSA and the features see in them,\n"
       "measures them on a GPU or the simulator, trains and evaluates cost models on the\n"
-      "records, and tunes a network without the screen (--batch); the workbench screen\n"
-      "is not part of it yet.\n"
+      "records, tunes a network without the screen (--batch) and exports what a tuning\n"
+      "session found; the workbench screen is not part of it yet.\n"
       "\n"
       "Subcommands:\n"
       "  kernel     print a state of a task (sampled with --seed, default 1, or given with\n"
@@ -66,6 +68,14 @@ static void usage(FILE *out) {
       "  eval       score records with a checkpoint, psa or random and print pairwise\n"
       "             ranking accuracy and top-1/top-5 peak scores, weighted over tasks\n"
       "             (--per-task: each task too); for psa also its latency error\n"
+      "  export     project a session file (--batch --session): --records FILE appends\n"
+      "             each measurement as a record (for train and eval), --curve FILE writes\n"
+      "             the tuning curve (Pruner's total_latency.tsv: elapsed seconds, estimated\n"
+      "             total latency, trials per round), --kernels DIR writes each task's best\n"
+      "             measured state as DIR/task-ID.cu and its launch configuration as\n"
+      "             DIR/task-ID.json; '-' sends records or the curve to standard output.\n"
+      "             The tasks come from the session's task file (or --network FILE.task),\n"
+      "             the device limits from devices.yaml (and --devices FILE)\n"
       "\n"
       "      --batch FILE.task  tune the network without the screen: a progress line per\n"
       "                         round, the scheduler's table every 10 rounds and at the\n"
@@ -149,6 +159,8 @@ int main(int argc, char **argv) {
       return Cli_train(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "eval") == 0)
       return Cli_eval(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "export") == 0)
+      return Cli_export(argc - 1, argv + 1);
    enum { OPT_LIST_DEVICES = 256, OPT_DEVICES };
    static const struct option options[] = {
       { "list", required_argument, NULL, 'l' },

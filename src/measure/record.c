@@ -408,7 +408,8 @@ void RecordSet_done(RecordSet *s) {
    RecordSet_init(s);
 }
 
-static int takeRecord(void *ctx, const cJSON *root, char **why) {
+static int takeRecord(void *ctx, const cJSON *root, int line, char **why) {
+   (void)line;
    RecordSet *s = ctx;
    Record r;
    if (fromTree(root, &r, why) < 0)

@@ -244,7 +244,7 @@ static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const 
    int rc = 0;
    for (int i = 1; i < log->count && rc == 0; i++) {
       const SessionEvent *ev = &log->events[i];
-      int line = i + 1;         /* the header is line 1, and no line is skipped but a last one */
+      int line = ev->line ? ev->line : i + 1;
       elapsed = ev->elapsed > elapsed ? ev->elapsed : elapsed;
       switch (ev->kind) {
       case SESSION_ROUND:

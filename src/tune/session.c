@@ -554,11 +554,12 @@ void SessionLog_done(SessionLog *log) {
 }
 
 /* The header first, and only there. */
-static int takeEvent(void *ctx, const cJSON *root, char **why) {
+static int takeEvent(void *ctx, const cJSON *root, int line, char **why) {
    SessionLog *log = ctx;
    SessionEvent e;
    if (fromTree(root, &e, why) < 0)
       return -1;
+   e.line = line;
    bool header = e.kind == SESSION_HEADER;
    if (header != (log->count == 0)) {
       setCause(why, header ? "a second header; only the first line is the header"

@@ -79,6 +79,7 @@ typedef struct SessionEvent_ {
    SessionEventKind kind;
    int round;                   /* 0 for the header */
    double elapsed;              /* seconds since the start; wall clock; 0 for the header */
+   int line;                    /* the file's line it was read from (Session_read); else 0 */
    union {
       SessionHeader header;
       struct {

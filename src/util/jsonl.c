@@ -132,7 +132,7 @@ int JsonLines_read(const char *path, bool comments, JsonLinesTake take, void *ct
       char *why = NULL;
       cJSON *root = JsonLines_parse(line, (size_t)n, &why);
       if (root) {
-         int taken = take(ctx, root, &why);
+         int taken = take(ctx, root, lineno, &why);
          cJSON_Delete(root);
          if (taken == 0)
             continue;

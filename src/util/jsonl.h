@@ -27,8 +27,8 @@ bool JsonLines_unfinished(const char *s);
  * other broken text, shown around where parsing stopped. Safe from several threads. */
 cJSON *JsonLines_parse(const char *line, size_t len, char **cause);
 
-/* Takes one parsed line: 0, or -1 with *why (the reason alone). */
-typedef int (*JsonLinesTake)(void *ctx, const cJSON *root, char **why);
+/* Takes one parsed line, numbered from 1: 0, or -1 with *why (the reason alone). */
+typedef int (*JsonLinesTake)(void *ctx, const cJSON *root, int line, char **why);
 
 /* Reads a JSON-lines file whole, handing each line's tree to take. Blank lines are
  * skipped, and lines starting with '#' too when comments is set. A last line without

@@ -1,0 +1,401 @@
+/* Exports of a session: its measure events as records, its round ends as the tuning
+ * curve, and each task's best state as a kernel with its launch configuration. */
+#include "config.h"
+
+#include "tune/export.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "codegen/cuda.h"
+#include "ir/lower.h"
+#include "tune/scheduler.h"
+#include "util/jsonl.h"
+#include "util/paths.h"
+#include "util/textbuf.h"
+#include "measure/measure.h"
+#include "util/xalloc.h"
+
+_Static_assert(SESSION_MAX_COSTS <= RECORD_MAX_COSTS, "a measure event's costs fit a record");
+
+#define MAX_EXACT_INTEGER 9007199254740991.0
+
+static const SessionHeader *headerOf(const SessionLog *log) {
+   return &log->events[0].header;
+}
+
+/* The event's task index, checked against the header's tasks; -1 with the cause. */
+static int taskOf(const SessionLog *log, const char *path, const SessionEvent *e, char **cause) {
+   int n = headerOf(log)->ntasks;
+   if (e->measure.task < n)
+      return e->measure.task;
+   if (n == 0)
+      return setCause(cause, "%s:%d: task %d, but the header lists no tasks", path, e->line,
+                      e->measure.task);
+   return setCause(cause, "%s:%d: task %d is not one of the header's %d tasks (0 to %d)", path,
+                   e->line, e->measure.task, n, n - 1);
+}
+
+/* the latency the engine took from it: the median of its costs */
+static double latencyOf(const SessionEvent *e) {
+   return Measure_median(e->measure.costs, e->measure.ncosts);
+}
+
+/* ---- records ---- */
+
+static int unknownError(const char *path, const SessionEvent *e, char **cause) {
+   char kinds[256];
+   TextBuf t = TextBuf_over(kinds, sizeof kinds);
+   for (int k = 0; k < MEASURE_ERROR_COUNT; k++)
+      TextBuf_add(&t, "%s\"%s\"", k ? ", " : "", MeasureError_name((MeasureError)k));
+   const char *found = e->measure.error ? e->measure.error : "";
+   return setCause(cause, "%s:%d: \"error\": expected one of %s, found \"%.40s%s\"", path, e->line, kinds,
+                   found, strlen(found) > 40 ? "..." : "");
+}
+
+int Export_record(const SessionLog *log, const char *path, const SessionEvent *e, Record *out,
+                  char **cause) {
+   memset(out, 0, sizeof *out);
+   const SessionHeader *h = headerOf(log);
+   int task = taskOf(log, path, e, cause);
+   if (task < 0)
+      return -1;
+   int error = e->measure.error ? MeasureError_parse(e->measure.error) : -1;
+   if (error < 0)
+      return unknownError(path, e, cause);
+   Record r = {
+      .version = RECORD_FORMAT_VERSION,
+      .task = xStrdup(h->tasks[task]),
+      .device = xStrdup(h->device),
+      .simulated = h->simulated,
+      .state = xStrdup(e->measure.state),
+      .ncosts = e->measure.ncosts,
+      .error = (MeasureError)error,
+      .message = xStrdup(e->measure.message ? e->measure.message : ""),
+      .registers = -1,
+   };
+   memcpy(r.costs, e->measure.costs, (size_t)e->measure.ncosts * sizeof r.costs[0]);
+   /* a time past what a record holds stays past it, for Record_validate to name */
+   double when = (double)h->startTime + floor(e->elapsed);
+   r.timestamp = when <= MAX_EXACT_INTEGER ? (int64_t)when : INT64_MAX;
+   char *why = NULL;
+   if (Record_validate(&r, &why) < 0) {
+      setCause(cause, "%s:%d: not a valid record: %s", path, e->line, why);
+      free(why);
+      Record_done(&r);
+      return -1;
+   }
+   *out = r;
+   return 0;
+}
+
+int Export_records(const SessionLog *log, const char *path, RecordSet *out, char **cause) {
+   for (int i = 1; i < log->count; i++) {
+      const SessionEvent *e = &log->events[i];
+      switch (e->kind) {
+      case SESSION_MEASURE: {
+         Record r;
+         if (Export_record(log, path, e, &r, cause) < 0)
+            return -1;
+         if (out->count == out->cap) {
+            out->cap = out->cap ? 2 * out->cap : 64;
+            out->records = xReallocArray(out->records, (size_t)out->cap, sizeof *out->records);
+         }
+         out->records[out->count++] = r;
+         break;
+      }
+      default:
+         break;
+      }
+   }
+   return 0;
+}
+
+/* ---- the tuning curve ---- */
+
+char *Export_curve(const SessionLog *log, int *lines) {
+   size_t len = 0, cap = 256;
+   char *text = xMalloc(cap);
+   text[0] = '\0';
+   *lines = 0;
+   for (int i = 1; i < log->count; i++) {
+      const SessionEvent *e = &log->events[i];
+      switch (e->kind) {
+      case SESSION_ROUND_END: {
+         size_t need = TaskScheduler_curveLine(NULL, 0, e->elapsed, e->roundEnd.latencyMs,
+                                               e->roundEnd.trials);
+         if (len + need + 1 > cap) {
+            cap = 2 * (len + need + 1);
+            text = xRealloc(text, cap);
+         }
+         len += TaskScheduler_curveLine(text + len, cap - len, e->elapsed, e->roundEnd.latencyMs,
+                                        e->roundEnd.trials);
+         (*lines)++;
+         break;
+      }
+      default:
+         break;
+      }
+   }
+   return text;
+}
+
+/* ---- the network ---- */
+
+/* The header's network file; when it is gone (the session was moved, or made in
+ * another directory), a task file of that base name in the data directories. */
+static char *networkFile(const char *named) {
+   char *file = Paths_findTaskFile(named);
+   const char *base = strrchr(named, '/');
+   if (access(file, F_OK) != 0 && base && base[1]) {
+      char *other = Paths_findTaskFile(base + 1);
+      if (access(other, F_OK) == 0) {
+         free(file);
+         return other;
+      }
+      free(other);
+   }
+   return file;
+}
+
+static int checkTasks(const SessionLog *log, const char *path, const Network *net, char **cause) {
+   const SessionHeader *h = headerOf(log);
+   int line = log->events[0].line;
+   if (h->ntasks != net->ntasks)
+      return setCause(cause, "%s:%d: the header lists %d tasks but %s has %d", path, line, h->ntasks,
+                      net->path, net->ntasks);
+   for (int t = 0; t < h->ntasks; t++)
+      if (strcmp(h->tasks[t], net->tasks[t].key) != 0)
+         return setCause(cause, "%s:%d: task %d is %s in the header but %s in %s", path, line, t,
+                         h->tasks[t], net->tasks[t].key, net->path);
+   return 0;
+}
+
+int Export_loadNetwork(const SessionLog *log, const char *path, const char *taskFile, Network *out,
+                       char **cause) {
+   memset(out, 0, sizeof *out);
+   char *file = taskFile ? Paths_findTaskFile(taskFile) : networkFile(headerOf(log)->networkFile);
+   char *why = NULL;
+   int rc = Network_load(out, file, &why);
+   free(file);
+   if (rc < 0) {
+      if (taskFile)
+         setCause(cause, "%s", why);
+      else
+         setCause(cause, "%s:%d: its network file: %s", path, log->events[0].line, why);
+      free(why);
+      return -1;
+   }
+   if (checkTasks(log, path, out, cause) < 0) {
+      Network_done(out);
+      memset(out, 0, sizeof *out);
+      return -1;
+   }
+   return 0;
+}
+
+/* ---- kernels ---- */
+
+int Export_bestMeasures(const SessionLog *log, const char *path, int *best, char **cause) {
+   int ntasks = headerOf(log)->ntasks;
+   double *bestCost = xCalloc(ntasks > 0 ? (size_t)ntasks : 1, sizeof *bestCost);
+   for (int t = 0; t < ntasks; t++)
+      best[t] = -1;
+   int rc = 0;
+   for (int i = 1; i < log->count && rc == 0; i++) {
+      const SessionEvent *e = &log->events[i];
+      switch (e->kind) {
+      case SESSION_MEASURE: {
+         int t = taskOf(log, path, e, cause);
+         if (t < 0) {
+            rc = -1;
+            break;
+         }
+         if (!e->measure.error || strcmp(e->measure.error, MeasureError_name(MEASURE_OK)) != 0)
+            break;
+         double cost = latencyOf(e);
+         if (best[t] < 0 || cost < bestCost[t]) {
+            best[t] = i;
+            bestCost[t] = cost;
+         }
+         break;
+      }
+      default:
+         break;
+      }
+   }
+   free(bestCost);
+   return rc;
+}
+
+static void put(cJSON *object, const char *key, cJSON *item) {
+   if (!item || !cJSON_AddItemToObject(object, key, item))
+      fatal("out of memory building a kernel's launch configuration");
+}
+
+static cJSON *newList(void) {
+   cJSON *list = cJSON_CreateArray();
+   if (!list)
+      fatal("out of memory building a kernel's launch configuration");
+   return list;
+}
+
+/* A new object at the end of list. */
+static cJSON *addObject(cJSON *list) {
+   cJSON *o = cJSON_CreateObject();
+   if (!o || !cJSON_AddItemToArray(list, o))
+      fatal("out of memory building a kernel's launch configuration");
+   return o;
+}
+
+static void putInt(cJSON *object, const char *key, int64_t v) {
+   put(object, key, cJSON_CreateNumber((double)v));
+}
+
+static void putText(cJSON *object, const char *key, const char *s) {
+   put(object, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+/* [x, 1, 1]: the lowering's grids and blocks are one-dimensional */
+static cJSON *dim3(int64_t x) {
+   const double v[3] = { (double)x, 1, 1 };
+   return cJSON_CreateDoubleArray(v, 3);
+}
+
+static const char *role(const IrBuffer *b) {
+   return b->input ? "input" : b->output ? "output" : "scratch";
+}
+
+static cJSON *buffersJson(const LoopNest *ln) {
+   cJSON *list = newList();
+   for (int b = 0; b < ln->nbuffers; b++) {
+      const IrBuffer *buf = &ln->buffers[b];
+      if (buf->scope != SCOPE_GLOBAL)
+         continue;
+      cJSON *o = addObject(list);
+      putText(o, "name", buf->name);
+      putText(o, "role", role(buf));
+      double shape[TE_MAX_DIMS];
+      for (int d = 0; d < buf->ndim; d++)
+         shape[d] = (double)buf->shape[d];
+      put(o, "shape", cJSON_CreateDoubleArray(shape, buf->ndim));
+      putInt(o, "elements", buf->elems);
+   }
+   return list;
+}
+
+static cJSON *kernelsJson(const LoopNest *ln) {
+   cJSON *list = newList();
+   for (int k = 0; k < ln->nkernels; k++) {
+      const IrKernel *kn = &ln->kernels[k];
+      cJSON *o = addObject(list);
+      putText(o, "name", kn->name);
+      put(o, "grid", dim3(kn->grid));
+      put(o, "block", dim3(kn->block));
+      putInt(o, "shared_bytes", kn->sharedBytes);
+      putInt(o, "dynamic_shared_bytes", 0);  /* all shared memory is static */
+      const char *args[IR_MAX_PARAMS];
+      for (int p = 0; p < kn->nparams; p++)
+         args[p] = ln->buffers[kn->params[p]].name;
+      put(o, "args", cJSON_CreateStringArray(args, kn->nparams));
+   }
+   return list;
+}
+
+static char *launchJson(const SessionLog *log, const Network *net, const SessionEvent *e,
+                        const Device *dev, const LoopNest *ln, const ExportedKernel *k) {
+   const SessionHeader *h = headerOf(log);
+   const Task *task = &net->tasks[k->task];
+   cJSON *o = cJSON_CreateObject();
+   if (!o)
+      fatal("out of memory building a kernel's launch configuration");
+   char text[256], arch[16];
+   putText(o, "network", h->network);
+   putInt(o, "task", k->task);
+   putText(o, "key", task->key);
+   putText(o, "label", task->label);
+   putText(o, "op", Op_name(task->op.kind));
+   Op_describe(&task->op, text, sizeof text);
+   putText(o, "shape", text);
+   Op_epilogueText(&task->op, text, sizeof text);
+   putText(o, "epilogue", text);
+   putText(o, "device", h->device);
+   put(o, "simulated", cJSON_CreateBool(h->simulated));
+   bool knownArch = dev && Device_has(dev, DEV_COMPUTE_CAPABILITY);
+   if (knownArch)
+      Device_arch(dev, arch, sizeof arch);
+   putText(o, "arch", knownArch ? arch : NULL);
+   put(o, "latency_s", JsonLines_numberItem(k->latency));
+   put(o, "gflops", JsonLines_numberItem(k->gflops));
+   putInt(o, "round", e->round);
+   putText(o, "state", e->measure.state);
+   snprintf(text, sizeof text, "%s.cu", k->name);
+   putText(o, "source", text);
+   put(o, "buffers", buffersJson(ln));
+   put(o, "kernels", kernelsJson(ln));
+   char *json = cJSON_Print(o);
+   cJSON_Delete(o);
+   if (!json)
+      fatal("out of memory printing a kernel's launch configuration");
+   char *line = xAsprintf("%s\n", json);
+   cJSON_free(json);
+   return line;
+}
+
+int Export_kernel(const SessionLog *log, const char *path, const Network *net, int event,
+                  const SchedLimits *lim, const Device *dev, ExportedKernel *out, char **cause) {
+   memset(out, 0, sizeof *out);
+   const SessionHeader *h = headerOf(log);
+   const SessionEvent *e = &log->events[event];
+   int t = taskOf(log, path, e, cause);
+   if (t < 0)
+      return -1;
+   if (t >= net->ntasks)
+      return setCause(cause, "%s:%d: task %d is not one of the %d tasks of %s", path, e->line, t,
+                      net->ntasks, net->path);
+   const Task *task = &net->tasks[t];
+   SketchSet set;
+   SketchSet_forOp(&set, &task->op);
+   State state;
+   char *why = NULL;
+   if (State_parse(&set, e->measure.state, lim, &state, &why) < 0) {
+      setCause(cause, "%s:%d: task %d: %s", path, e->line, t, why);
+      free(why);
+      SketchSet_done(&set);
+      return -1;
+   }
+   LoopNest ln;
+   LoopNest_init(&ln);
+   Lower_state(&set, &state, &ln);
+
+   out->task = t;
+   int width = snprintf(NULL, 0, "%d", h->ntasks > 1 ? h->ntasks - 1 : 0);
+   snprintf(out->name, sizeof out->name, "task-%0*d", width, t);
+   out->latency = latencyOf(e);
+   out->gflops = task->flops / out->latency / 1e9;
+   out->nkernels = ln.nkernels;
+   char *comment = xAsprintf("pruner-tui %s: task %d of %s, %s\n"
+                             "measured %.3f us (median of %d), %.1f GFLOPS, on %s%s\n"
+                             "from %s, line %d: state %s",
+                             PACKAGE_VERSION, t, net->name, task->key, out->latency * 1e6,
+                             e->measure.ncosts, out->gflops, h->device, h->simulated ? " (simulated)" : "",
+                             path, e->line, e->measure.state);
+   out->source = Cuda_generate(&ln, comment);
+   free(comment);
+   out->launch = launchJson(log, net, e, dev, &ln, out);
+   LoopNest_done(&ln);
+   SketchSet_done(&set);
+   return 0;
+}
+
+void ExportedKernel_done(ExportedKernel *k) {
+   free(k->source);
+   free(k->launch);
+   memset(k, 0, sizeof *k);
+}

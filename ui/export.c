@@ -1,0 +1,265 @@
+/* `pruner-tui export SESSION`: the session's measure events as records, its tuning
+ * curve as Pruner's total_latency.tsv, and each task's best kernel as CUDA source with
+ * its launch configuration. Everything asked for is made before anything is written,
+ * so a bad session leaves no output behind. */
+#include "config.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "measure/record.h"
+#include "tune/export.h"
+#include "tune/session.h"
+#include "util/xalloc.h"
+
+typedef struct {
+   const char *session, *records, *curve, *kernels, *devices, *network;
+} ExportArgs;
+
+/* The kernels of the tasks with a successful measure, and the tasks without. */
+typedef struct {
+   int count;
+   ExportedKernel *kernels;
+   int nmissing;
+   int *missing;
+} KernelSet;
+
+static void KernelSet_done(KernelSet *s) {
+   for (int i = 0; i < s->count; i++)
+      ExportedKernel_done(&s->kernels[i]);
+   free(s->kernels);
+   free(s->missing);
+   memset(s, 0, sizeof *s);
+}
+
+static bool isStdout(const char *path) {
+   return strcmp(path, "-") == 0;
+}
+
+static int fail(char *cause) {
+   fprintf(stderr, "pruner-tui export: %s\n", cause);
+   free(cause);
+   return EXIT_INPUT;
+}
+
+/* The device's limits where devices.yaml describes the header's device, as the
+ * engine checked the states with them; the defaults otherwise. */
+static const Device *sessionDevice(const DeviceSet *devices, const char *name, SchedLimits *lim) {
+   const Device *dev = DeviceSet_find(devices, name);
+   if (dev)
+      SchedLimits_fromDevice(lim, dev);
+   else
+      SchedLimits_default(lim);
+   return dev;
+}
+
+static int makeKernels(const SessionLog *log, const ExportArgs *a, KernelSet *out, char **cause) {
+   memset(out, 0, sizeof *out);
+   DeviceSet devices;
+   DeviceSet_init(&devices);
+   if (Cli_loadDevices(&devices, a->devices)) {
+      DeviceSet_done(&devices);
+      return EXIT_INPUT;
+   }
+   Network net;
+   if (Export_loadNetwork(log, a->session, a->network, &net, cause) < 0) {
+      DeviceSet_done(&devices);
+      return fail(*cause);
+   }
+   SchedLimits lim;
+   const Device *dev = sessionDevice(&devices, log->events[0].header.device, &lim);
+   int *best = xCalloc((size_t)net.ntasks + 1, sizeof *best);
+   int rc = Export_bestMeasures(log, a->session, best, cause) < 0 ? fail(*cause) : 0;
+   out->kernels = xCalloc((size_t)net.ntasks + 1, sizeof *out->kernels);
+   out->missing = xCalloc((size_t)net.ntasks + 1, sizeof *out->missing);
+   for (int t = 0; t < net.ntasks && rc == 0; t++) {
+      if (best[t] < 0)
+         out->missing[out->nmissing++] = t;
+      else if (Export_kernel(log, a->session, &net, best[t], &lim, dev, &out->kernels[out->count], cause) < 0)
+         rc = fail(*cause);
+      else
+         out->count++;
+   }
+   free(best);
+   Network_done(&net);
+   DeviceSet_done(&devices);
+   return rc;
+}
+
+/* Writes text to path through path.tmp, replacing what was there as a whole. */
+static int replaceFile(const char *path, const char *text, char **cause) {
+   char *tmp = xAsprintf("%s.tmp", path);
+   FILE *f = fopen(tmp, "wb");
+   if (!f) {
+      setCause(cause, "%s: cannot create: %s", tmp, strerror(errno));
+      free(tmp);
+      return -1;
+   }
+   size_t len = strlen(text);
+   errno = 0;
+   bool failed = fwrite(text, 1, len, f) != len || fflush(f) != 0;
+   int err = errno;
+   if (fclose(f) != 0 && !failed) {
+      failed = true;
+      err = errno;
+   }
+   int rc = 0;
+   if (failed)
+      rc = setCause(cause, "%s: cannot write: %s", tmp, strerror(err ? err : EIO));
+   else if (rename(tmp, path) != 0)
+      rc = setCause(cause, "%s: cannot replace it with %s: %s", path, tmp, strerror(errno));
+   if (rc < 0)
+      remove(tmp);
+   free(tmp);
+   return rc;
+}
+
+static int writeRecords(const RecordSet *set, const char *path, char **cause) {
+   if (isStdout(path)) {
+      for (int i = 0; i < set->count; i++) {
+         char *line = Record_toJson(&set->records[i]);
+         puts(line);
+         free(line);
+      }
+      return 0;
+   }
+   RecordWriter *w = RecordWriter_open(path, cause);
+   if (!w)
+      return -1;
+   for (int i = 0; i < set->count; i++)
+      if (RecordWriter_append(w, &set->records[i], cause) < 0) {
+         RecordWriter_close(w, NULL);
+         return -1;
+      }
+   return RecordWriter_close(w, cause);
+}
+
+static int writeKernels(const KernelSet *set, const char *dir, char **cause) {
+   struct stat st;
+   if (mkdir(dir, 0777) != 0 && !(errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+      return setCause(cause, "%s: cannot make the directory: %s", dir,
+                      errno == EEXIST ? "a file of that name exists" : strerror(errno));
+   int rc = 0;
+   for (int i = 0; i < set->count && rc == 0; i++) {
+      const ExportedKernel *k = &set->kernels[i];
+      char *cu = xAsprintf("%s/%s.cu", dir, k->name);
+      char *json = xAsprintf("%s/%s.json", dir, k->name);
+      rc = replaceFile(cu, k->source, cause) < 0 || replaceFile(json, k->launch, cause) < 0 ? -1 : 0;
+      free(cu);
+      free(json);
+   }
+   return rc;
+}
+
+/* "; no successful measurement for tasks 3, 7" */
+static void printMissing(FILE *out, const KernelSet *set) {
+   if (set->nmissing == 0)
+      return;
+   fprintf(out, "; no successful measurement for task%s", set->nmissing > 1 ? "s" : "");
+   for (int i = 0; i < set->nmissing; i++)
+      fprintf(out, "%s %d", i ? "," : "", set->missing[i]);
+}
+
+static int parseArgs(int argc, char **argv, ExportArgs *a) {
+   static const struct option options[] = {
+      { "records", required_argument, NULL, 'r' },
+      { "curve", required_argument, NULL, 'c' },
+      { "kernels", required_argument, NULL, 'k' },
+      { "devices", required_argument, NULL, 'D' },
+      { "network", required_argument, NULL, 'n' },
+      { NULL, 0, NULL, 0 },
+   };
+   memset(a, 0, sizeof *a);
+   optind = 1;
+   opterr = 0;
+   int c;
+   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+      switch (c) {
+      case 'r': a->records = optarg; break;
+      case 'c': a->curve = optarg; break;
+      case 'k': a->kernels = optarg; break;
+      case 'D': a->devices = optarg; break;
+      case 'n': a->network = optarg; break;
+      case ':': return Cli_usage("export", "option '%s' needs an argument", argv[optind - 1]);
+      default: return Cli_usage("export", "unknown option '%s'", argv[optind - 1]);
+      }
+   }
+   if (argc - optind != 1)
+      return Cli_usage("export", "expected one SESSION file");
+   a->session = argv[optind];
+   if (!a->records && !a->curve && !a->kernels)
+      return Cli_usage("export", "nothing to export: give --records FILE, --curve FILE or --kernels DIR");
+   if (a->records && a->curve && isStdout(a->records) && isStdout(a->curve))
+      return Cli_usage("export", "--records and --curve cannot both go to standard output ('-')");
+   if (a->kernels && isStdout(a->kernels))
+      return Cli_usage("export", "--kernels takes a directory, not '-'");
+   return 0;
+}
+
+int Cli_export(int argc, char **argv) {
+   ExportArgs a;
+   if (parseArgs(argc, argv, &a))
+      return EXIT_USAGE;
+   SessionLog log;
+   SessionLog_init(&log);
+   char *notice = NULL, *cause = NULL;
+   if (Session_read(a.session, &log, &notice, &cause) < 0)
+      return fail(cause);
+   if (notice)
+      fprintf(stderr, "pruner-tui export: %s\n", notice);
+   free(notice);
+
+   RecordSet records;
+   RecordSet_init(&records);
+   KernelSet kernels = { 0 };
+   char *curve = NULL;
+   int curveLines = 0;
+   int rc = 0;
+   if (a.records && Export_records(&log, a.session, &records, &cause) < 0)
+      rc = fail(cause);
+   if (rc == 0 && a.curve)
+      curve = Export_curve(&log, &curveLines);
+   if (rc == 0 && a.kernels)
+      rc = makeKernels(&log, &a, &kernels, &cause);
+
+   /* the summary leaves standard output to an export written there */
+   bool toStdout = (a.records && isStdout(a.records)) || (a.curve && isStdout(a.curve));
+   FILE *say = toStdout ? stderr : stdout;
+   if (rc == 0 && a.records) {
+      if (writeRecords(&records, a.records, &cause) < 0)
+         rc = fail(cause);
+      else
+         fprintf(say, "%s %d records to %s\n", isStdout(a.records) ? "wrote" : "appended", records.count,
+                 isStdout(a.records) ? "standard output" : a.records);
+   }
+   if (rc == 0 && a.curve) {
+      if (isStdout(a.curve))
+         fputs(curve, stdout);
+      else if (replaceFile(a.curve, curve, &cause) < 0)
+         rc = fail(cause);
+      if (rc == 0)
+         fprintf(say, "wrote %d curve lines to %s\n", curveLines, isStdout(a.curve) ? "standard output" : a.curve);
+   }
+   if (rc == 0 && a.kernels) {
+      if (writeKernels(&kernels, a.kernels, &cause) < 0) {
+         rc = fail(cause);
+      } else {
+         fprintf(say, "wrote %d kernels to %s", kernels.count, a.kernels);
+         printMissing(say, &kernels);
+         fprintf(say, "\n");
+      }
+   }
+   if (fflush(stdout) != 0 && rc == 0)
+      rc = fail(xAsprintf("standard output: %s", strerror(errno)));
+   free(curve);
+   KernelSet_done(&kernels);
+   RecordSet_done(&records);
+   SessionLog_done(&log);
+   return rc;
+}
