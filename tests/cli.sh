@@ -1,23 +1,7 @@
 #!/bin/sh
 # The command line: --help, --version, --list, --list-devices, kernel, check and
 # explain output and exit statuses (0 success, 1 bad input file, 2 bad usage), as TAP.
-bin="${PTUI_BUILDDIR:-.}/pruner-tui"
-src="${PTUI_SRCDIR:-.}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-ok() {   # ok DESCRIPTION CONDITION...
-   desc=$1; shift
-   n=$((n + 1))
-   if "$@"; then
-      echo "ok $n - $desc"
-   else
-      echo "not ok $n - $desc"
-      failed=$((failed + 1))
-   fi
-}
+. "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 # run ARGS...: sets $out, $err, $rc
 run() {

@@ -2,23 +2,7 @@
 # The tuning engine through `pruner-tui --batch`: a tiny two-task network tuned on the
 # simulator (no NVRTC), its output, its session file, and that the same seed gives the
 # same session; as TAP.
-bin="${PTUI_BUILDDIR:-.}/pruner-tui"
-src="${PTUI_SRCDIR:-.}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-ok() {   # ok DESCRIPTION CONDITION...
-   desc=$1; shift
-   n=$((n + 1))
-   if "$@"; then
-      echo "ok $n - $desc"
-   else
-      echo "not ok $n - $desc"
-      failed=$((failed + 1))
-   fi
-}
+. "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 # batch SESSION [ARGS...]: tunes tiny2 with the test's settings; sets $rc
 batch() {

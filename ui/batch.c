@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cost/model.h"
+#include "progress.h"
 #include "tune/engine.h"
 #include "tune/session.h"
 #include "util/paths.h"
@@ -30,14 +31,7 @@ static void onSigint(int sig) {
 
 static void printTable(const Engine *e, SchedulerSnapshot *snap, const char *const *descs) {
    TaskScheduler_snapshot(Engine_scheduler(e), snap);
-   SchedulerSnapshot_printTable(snap, descs, Engine_elapsed(e), -1, stdout);
-}
-
-static void fmtMs(char *buf, size_t size, double ms) {
-   if (isnan(ms))
-      snprintf(buf, size, "-");
-   else
-      snprintf(buf, size, "%.4f", ms);
+   Progress_table(stdout, snap, descs, Engine_elapsed(e));
 }
 
 int Cli_batch(int argc, char **argv) {
@@ -162,13 +156,17 @@ int Cli_batch(int argc, char **argv) {
          break;
       EngineRoundInfo info;
       Engine_lastRound(e, &info);
-      char best[32], total[32];
-      double b = TaskScheduler_best(sched, info.task);
-      fmtMs(best, sizeof best, b < SCHEDULER_NO_COST ? b * 1e3 : NAN);
-      fmtMs(total, sizeof total, TaskScheduler_latencyMs(sched));
-      printf("round %4d  task %3d  trials %6d/%d  task best %s ms%s  estimated total %s ms\n", info.round,
-             info.task, TaskScheduler_trials(sched), TaskScheduler_budget(sched), best, info.improved ? " *" : "",
-             total);
+      double best = TaskScheduler_best(sched, info.task);
+      ProgressRound line = {
+         .round = info.round,
+         .task = info.task,
+         .trials = TaskScheduler_trials(sched),
+         .budget = TaskScheduler_budget(sched),
+         .taskBest = best < SCHEDULER_NO_COST ? best : NAN,
+         .improved = info.improved,
+         .latencyMs = TaskScheduler_latencyMs(sched),
+      };
+      Progress_round(stdout, &line);
       if (info.round % 10 == 0)
          printTable(e, &snap, descs);
       fflush(stdout);
@@ -187,20 +185,13 @@ int Cli_batch(int argc, char **argv) {
 
    SessionEnd why;
    if (Engine_finished(e, &why))
-      printf("finished: %s\n", SessionEnd_name(why));
+      Progress_finished(stdout, why);
    printTable(e, &snap, descs);
-   char total[32];
-   double lat = TaskScheduler_latencyMs(sched);
-   if (isnan(lat))
-      snprintf(total, sizeof total, "-");
-   else
-      snprintf(total, sizeof total, "%.3f", lat);
    double acc, tau;
    int nacc, ntau;
    Engine_acceptance(e, &acc, &nacc, &tau, &ntau);
-   printf("Estimated total latency: %s ms  Trials: %d  Used time: %.0f s\n", total, TaskScheduler_trials(sched),
-          Engine_elapsed(e));
-   printf("Acceptance: mean %.3f over %d rounds  Kendall tau: mean %.3f over %d rounds\n", acc, nacc, tau, ntau);
+   Progress_summary(stdout, TaskScheduler_latencyMs(sched), TaskScheduler_trials(sched), Engine_elapsed(e), acc, nacc,
+                    tau, ntau);
    SchedulerSnapshot_done(&snap);
    free(descs);
    Engine_free(e);
