@@ -12,11 +12,11 @@ batch() {
    rc=$?
 }
 
-echo "1..24"
+echo "1..26"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 24); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 26); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -27,8 +27,9 @@ ok "--batch says it simulates" grep -q "SIMULATED, not a GPU" "$tmp/out"
 ok "--batch prints the scheduler table" grep -q "Task Scheduler" "$tmp/out"
 ok "--batch ends with the total latency and trials" \
    grep -qE '^Estimated total latency: [0-9]+\.[0-9]{3} ms  Trials: 20  Used time: [0-9]+ s$' "$tmp/out"
-ok "the last line is the acceptance summary" \
-   sh -c 'tail -n1 "$1" | grep -qE "^Acceptance: mean [0-9.]+ over [0-9]+ rounds  Kendall tau: mean -?[0-9.]+ over [0-9]+ rounds$"' _ "$tmp/out"
+ok "the last lines are the acceptance and rank agreement summaries" \
+   sh -c 'tail -n2 "$1" | head -n1 | grep -qE "^Acceptance: mean [0-9.]+ over [0-9]+ rounds  Kendall tau: mean -?[0-9.]+ over [0-9]+ rounds$" &&
+          tail -n1 "$1" | grep -qE "^Pairwise accuracy on the measured: draft [0-9.]+ over [0-9]+ rounds  verify [0-9.]+ over [0-9]+ rounds$"' _ "$tmp/out"
 ok "the session starts with its header" sh -c 'head -n1 "$1" | grep -q "^{\"event\":\"header\",\"v\":1,\"network\":\"tiny2\""' _ "$tmp/a.jsonl"
 ok "the session has one header" [ "$(grep -c '"event":"header"' "$tmp/a.jsonl")" -eq 1 ]
 ok "the session has 4 rounds and 4 round ends" \
@@ -56,6 +57,26 @@ ok "the default session is NETWORK-DEVICE-TIME.jsonl in the XDG data directory" 
 XDG_DATA_HOME="$tmp/xdg2" "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile \
    --trials 10 --per-round 5 --cost-model random --no-session >"$tmp/out" 2>&1
 ok "--no-session writes no session" [ ! -e "$tmp/xdg2" ]
+
+# Ctrl-C: the run stops after the current round, the session whole
+"$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 5000 --per-round 5 \
+   --cost-model xgb --session "$tmp/i.jsonl" >"$tmp/iout" 2>&1 &
+pid=$!
+tries=0
+while [ "$(grep -c '"event":"round_end"' "$tmp/i.jsonl" 2>/dev/null)" != 2 ] && [ $tries -lt 1200 ]; do
+   sleep 0.02
+   tries=$((tries + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+ok "SIGINT: exit 0, 'interrupted' and 'finished: stopped' printed" \
+   sh -c '[ "$1" -eq 0 ] && grep -q "^interrupted: stopping after the current round$" "$2" && grep -q "^finished: stopped$" "$2"' \
+   _ "$rc" "$tmp/iout"
+ok "SIGINT: the session ends with finished stopped after a whole round" \
+   sh -c 'tail -n1 "$1" | grep -q "\"event\":\"finished\".*\"why\":\"stopped\"" &&
+          [ "$(grep -c "\"event\":\"round\"," "$1")" -eq "$(grep -c "\"event\":\"round_end\"" "$1")" ] &&
+          "$2" __session-compare "$1" "$1"' _ "$tmp/i.jsonl" "$bin"
 
 # kill -9 in the middle of a run, then --resume
 "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 150 --per-round 5 \

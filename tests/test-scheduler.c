@@ -472,25 +472,6 @@ static void test_resnet_50_run(void **state) {
    Network_done(&net);
 }
 
-static char *printTable(const SchedulerSnapshot *snap, const char *const *descs,
-                        double elapsed, int next) {
-   char *text = NULL;
-   size_t len = 0;
-   FILE *f = open_memstream(&text, &len);
-   assert_int_equal(SchedulerSnapshot_printTable(snap, descs, elapsed, next, f), 0);
-   fclose(f);
-   return text;
-}
-
-#define TITLE \
-   "----------------------------------------------------------------------\n" \
-   "------------------------------  [ Task Scheduler ]\n" \
-   "----------------------------------------------------------------------\n" \
-   "|  ID  |                       Task Description                        | Latency (ms) | Speed (GFLOPS) | Trials |\n" \
-   "-----------------------------------------------------------------------------------------------------------------\n"
-#define RULE \
-   "-----------------------------------------------------------------------------------------------------------------\n"
-
 static void test_table_and_curve_text(void **state) {
    (void)state;
    static const double w[2] = { 2, 1 }, f[2] = { 1e9, 4e8 };
@@ -500,12 +481,12 @@ static void test_table_and_curve_text(void **state) {
    assert_int_equal(TaskScheduler_next(s), 0);
    runRound(s, 0, 0.5e-3, 10);
    TaskScheduler_snapshot(s, &snap);
-   char *text = printTable(&snap, descs, 12.4, 1);
+   char *text = TestUtil_tableText(&snap, descs, 12.4, 1);
    assert_string_equal(text,
-      TITLE
+      TESTUTIL_TABLE_TITLE
       "|    0 |                                         dense_m8_n64_k16+relu |        0.500 |        2000.00 |     10 |\n"
       "|    1 |                                                    softmax_12 |            - |              - |      0 |\n"
-      RULE
+      TESTUTIL_TABLE_RULE
       "Estimated total latency: - ms\tTrials: 10\tUsed time : 12 s\tNext ID: 1\t\n");
    free(text);
    char line[128];
@@ -517,12 +498,12 @@ static void test_table_and_curve_text(void **state) {
    runRound(s, 1, 0.25e-3, 10);
    TaskScheduler_snapshot(s, &snap);
    assert_int_equal(snap.stop, SCHED_BUDGET_SPENT);
-   text = printTable(&snap, descs, 25.4, -1);
+   text = TestUtil_tableText(&snap, descs, 25.4, -1);
    assert_string_equal(text,
-      TITLE
+      TESTUTIL_TABLE_TITLE
       "|    0 |                                         dense_m8_n64_k16+relu |        0.500 |        2000.00 |     10 |\n"
       "|    1 |                                                    softmax_12 |        0.250 |        1600.00 |     10 |\n"
-      RULE
+      TESTUTIL_TABLE_RULE
       "Estimated total latency: 1.250 ms\tTrials: 20\tUsed time : 25 s\tNext ID: -1\t\n");
    free(text);
    TaskScheduler_curveLine(line, sizeof line, 25.4, snap.latencyMs, snap.trials);
@@ -533,7 +514,7 @@ static void test_table_and_curve_text(void **state) {
    assert_string_equal(small, "Elapsed");
 
    /* no descriptions: empty cells */
-   text = printTable(&snap, NULL, 0, 0);
+   text = TestUtil_tableText(&snap, NULL, 0, 0);
    assert_non_null(strstr(text, "|    1 |                                                               |        0.250 |"));
    free(text);
    SchedulerSnapshot_done(&snap);

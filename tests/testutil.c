@@ -80,6 +80,16 @@ void TestUtil_loadNetwork(Network *net, const char *rel) {
    free(path);
 }
 
+char *TestUtil_tableText(const SchedulerSnapshot *snap, const char *const *descs, double elapsed, int next) {
+   char *text = NULL;
+   size_t len = 0;
+   FILE *f = open_memstream(&text, &len);
+   assert_non_null(f);
+   assert_int_equal(SchedulerSnapshot_printTable(snap, descs, elapsed, next, f), 0);
+   fclose(f);
+   return text;
+}
+
 void TestUtil_buildTask(Network *net, Dag *g, SketchSet *set, const char *yamlTask) {
    char *text = xAsprintf("network: t\nbatch: 1\ntasks:\n  - %s\n", yamlTask);
    char *cause = NULL;

@@ -16,6 +16,7 @@
 #include "device/device.h"
 #include "sched/sketch.h"
 #include "te/network.h"
+#include "tune/scheduler.h"
 
 /* A fresh directory under $TMPDIR (or /tmp); removed by TestUtil_removeTree. */
 char *TestUtil_tempDir(void);
@@ -38,6 +39,17 @@ void TestUtil_loadNetwork(Network *net, const char *rel);
 /* A network of the one task of a task file's line ("{op: dense, m: 8, ...}") with the
  * task's DAG and sketches, failing the test on an error. */
 void TestUtil_buildTask(Network *net, Dag *g, SketchSet *set, const char *yamlTask);
+/* SchedulerSnapshot_printTable's text (caller frees); fails the test when it fails.
+ * The table's lines before the rows, and the rule after them: */
+#define TESTUTIL_TABLE_TITLE \
+   "----------------------------------------------------------------------\n" \
+   "------------------------------  [ Task Scheduler ]\n" \
+   "----------------------------------------------------------------------\n" \
+   "|  ID  |                       Task Description                        | Latency (ms) | Speed (GFLOPS) | Trials |\n" \
+   "-----------------------------------------------------------------------------------------------------------------\n"
+#define TESTUTIL_TABLE_RULE \
+   "-----------------------------------------------------------------------------------------------------------------\n"
+char *TestUtil_tableText(const SchedulerSnapshot *snap, const char *const *descs, double elapsed, int next);
 /* The shipped devices.yaml into a fresh set; fails the current test when it cannot. */
 void TestUtil_loadDevices(DeviceSet *set);
 /* Deterministic uniform values in [lo, hi). */

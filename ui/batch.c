@@ -8,16 +8,22 @@
 
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cost/model.h"
+#include "progress.h"
 #include "tune/engine.h"
 #include "tune/session.h"
+#include "tune/thread.h"
+#include "tune/view.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 
@@ -28,16 +34,56 @@ static void onSigint(int sig) {
    interrupted = 1;
 }
 
-static void printTable(const Engine *e, SchedulerSnapshot *snap, const char *const *descs) {
-   TaskScheduler_snapshot(Engine_scheduler(e), snap);
-   SchedulerSnapshot_printTable(snap, descs, Engine_elapsed(e), -1, stdout);
-}
-
-static void fmtMs(char *buf, size_t size, double ms) {
-   if (isnan(ms))
-      snprintf(buf, size, "-");
-   else
-      snprintf(buf, size, "%.4f", ms);
+/* Runs the engine on its thread to the end, printing what its events show; SIGINT sends
+ * it `stop`, which ends the run after the current round. */
+static int run(Engine *e, TuneView *view) {
+   struct sigaction sa, old;
+   memset(&sa, 0, sizeof sa);
+   sa.sa_handler = onSigint;
+   sigemptyset(&sa.sa_mask);
+   interrupted = 0;
+   sigaction(SIGINT, &sa, &old);
+   char *cause = NULL;
+   EngineThread *t = EngineThread_start(e, &cause);
+   if (!t) {
+      sigaction(SIGINT, &old, NULL);
+      fprintf(stderr, "pruner-tui --batch: %s\n", cause);
+      free(cause);
+      return EXIT_INPUT;
+   }
+   Progress p;
+   Progress_init(&p, stdout, view);
+   bool ended = false, stopping = false;
+   while (!ended) {
+      struct pollfd pfd = { .fd = EngineThread_fd(t), .events = POLLIN };
+      if (poll(&pfd, 1, 250) < 0 && errno != EINTR)
+         break;
+      if (interrupted && !stopping) {
+         printf("interrupted: stopping after the current round\n");
+         EngineThread_command(t, "stop");
+         stopping = true;
+      }
+      SessionEvent *events;
+      int n;
+      ended = EngineThread_take(t, &events, &n);
+      for (int i = 0; i < n; i++) {
+         TuneView_apply(view, &events[i]);
+         Progress_event(&p, &events[i]);
+         SessionEvent_done(&events[i]);
+      }
+      free(events);
+      fflush(stdout);
+   }
+   int rc = 0;
+   if (EngineThread_join(t, &cause) < 0) {
+      fprintf(stderr, "pruner-tui --batch: %s\n", cause);
+      free(cause);
+      rc = EXIT_INPUT;
+   }
+   sigaction(SIGINT, &old, NULL);
+   Progress_end(&p, Engine_elapsed(e));
+   Progress_done(&p);
+   return rc;
 }
 
 int Cli_batch(int argc, char **argv) {
@@ -191,20 +237,6 @@ int Cli_batch(int argc, char **argv) {
       DeviceSet_done(&devices);
       return EXIT_INPUT;
    }
-   if (resume) {
-      int done = TaskScheduler_trials(Engine_scheduler(e));
-      printf("resuming %s: %d trials done in %d rounds\n", resume, done, Engine_rounds(e));
-      char text[64];
-      if (trialsGiven && trials != TaskScheduler_budget(Engine_scheduler(e))) {
-         snprintf(text, sizeof text, "budget %ld", trials);
-         Engine_command(e, text);
-      }
-      if (modelGiven && strcmp(userModel, Engine_costModel(e)) != 0) {
-         snprintf(text, sizeof text, "model %s", userModel);
-         Engine_command(e, text);
-      }
-   }
-   SessionLog_done(&log);
    const Network *net = Engine_network(e);
    const TaskScheduler *sched = Engine_scheduler(e);
    const Measurer *m = Engine_measurer(e);
@@ -215,77 +247,28 @@ int Cli_batch(int argc, char **argv) {
    printf("policy %s, cost model %s, %d trials, %d per round, seed %ld%s%s\n", Engine_policy(e),
           Engine_costModel(e), TaskScheduler_budget(sched), TaskScheduler_measuresPerRound(sched), seed,
           Engine_sessionPath(e) ? ", session " : "", Engine_sessionPath(e) ? Engine_sessionPath(e) : "");
-   fflush(stdout);
 
-   const char **descs = xCalloc((size_t)net->ntasks, sizeof *descs);
-   for (int t = 0; t < net->ntasks; t++)
-      descs[t] = net->tasks[t].label ? net->tasks[t].label : net->tasks[t].key;
-   SchedulerSnapshot snap;
-   memset(&snap, 0, sizeof snap);
-
-   struct sigaction sa, old;
-   memset(&sa, 0, sizeof sa);
-   sa.sa_handler = onSigint;
-   sigemptyset(&sa.sa_mask);
-   sa.sa_flags = SA_RESTART;
-   interrupted = 0;
-   sigaction(SIGINT, &sa, &old);
-
-   int rc = 0;
-   for (;;) {
-      int r = Engine_runRound(e, &cause);
-      if (r < 0) {
-         fprintf(stderr, "pruner-tui --batch: %s\n", cause);
-         free(cause);
-         cause = NULL;
-         rc = EXIT_INPUT;
-         break;
+   /* the view: the resumed session's events first, without printing them */
+   TuneView view;
+   TuneView_init(&view, Engine_header(e), net);
+   for (int i = 1; i < log.count; i++)
+      TuneView_apply(&view, &log.events[i]);
+   SessionLog_done(&log);
+   if (resume) {
+      printf("resuming %s: %d trials done in %d rounds\n", resume, view.trials, view.rounds);
+      char text[64];
+      if (trialsGiven && trials != TaskScheduler_budget(sched)) {
+         snprintf(text, sizeof text, "budget %ld", trials);
+         Engine_command(e, text);
       }
-      if (r == 0)
-         break;
-      EngineRoundInfo info;
-      Engine_lastRound(e, &info);
-      char best[32], total[32];
-      double b = TaskScheduler_best(sched, info.task);
-      fmtMs(best, sizeof best, b < SCHEDULER_NO_COST ? b * 1e3 : NAN);
-      fmtMs(total, sizeof total, TaskScheduler_latencyMs(sched));
-      printf("round %4d  task %3d  trials %6d/%d  task best %s ms%s  estimated total %s ms\n", info.round,
-             info.task, TaskScheduler_trials(sched), TaskScheduler_budget(sched), best, info.improved ? " *" : "",
-             total);
-      if (info.round % 10 == 0)
-         printTable(e, &snap, descs);
-      fflush(stdout);
-      if (interrupted) {
-         printf("interrupted: stopping after round %d\n", info.round);
-         if (Engine_finish(e, SESSION_END_STOPPED, &cause) < 0) {
-            fprintf(stderr, "pruner-tui --batch: %s\n", cause);
-            free(cause);
-            cause = NULL;
-            rc = EXIT_INPUT;
-         }
-         break;
+      if (modelGiven && strcmp(userModel, Engine_costModel(e)) != 0) {
+         snprintf(text, sizeof text, "model %s", userModel);
+         Engine_command(e, text);
       }
    }
-   sigaction(SIGINT, &old, NULL);
-
-   SessionEnd why;
-   if (Engine_finished(e, &why))
-      printf("finished: %s\n", SessionEnd_name(why));
-   printTable(e, &snap, descs);
-   char total[32];
-   double lat = TaskScheduler_latencyMs(sched);
-   if (isnan(lat))
-      snprintf(total, sizeof total, "-");
-   else
-      snprintf(total, sizeof total, "%.3f", lat);
-   EngineAcceptance a;
-   Engine_acceptance(e, &a);
-   printf("Estimated total latency: %s ms  Trials: %d  Used time: %.0f s\n", total, TaskScheduler_trials(sched),
-          Engine_elapsed(e));
-   printf("Acceptance: mean %.3f over %d rounds  Kendall tau: mean %.3f over %d rounds\n",
-          EngineMean_value(&a.acceptance), a.acceptance.n, EngineMean_value(&a.tau), a.tau.n);
-   SchedulerSnapshot_done(&snap);
-   free(descs);
+   fflush(stdout);
+   int rc = run(e, &view);
+   TuneView_done(&view);
    Engine_free(e);
    DeviceSet_done(&devices);
    return rc;

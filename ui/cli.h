@@ -74,6 +74,9 @@ int Cli_export(int argc, char **argv);
 /* `--batch FILE.task [--trials N] [--per-round M] ...`: tuning without the screen; argv
  * is main's (the options may come in any order). */
 int Cli_batch(int argc, char **argv);
+/* `--replay FILE [--speed X]`: a session played back as text, at its recorded pace
+ * times X (0: no waiting); argv is main's. */
+int Cli_replay(int argc, char **argv);
 /* `__session-compare A B`: exit status 0 when the sessions agree but for the clock. */
 int Cli_sessionCompare(const char *a, const char *b);
 

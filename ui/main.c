@@ -33,12 +33,14 @@ static void usage(FILE *out) {
       "                  [--cost-model KIND] [--load-model CKPT] [--device D] [--seed S]\n"
       "                  [--session FILE|--no-session] [--no-compile] [--devices FILE] [--jobs N]\n"
       "       pruner-tui --resume SESSION [--trials N] [--cost-model KIND] [--no-compile] ...\n"
+      "       pruner-tui --replay FILE [--speed X]\n"
       "Auto-tune the CUDA kernels of a deep-learning network (Pruner's draft-then-verify\n"
       "search on Ansor's schedule space). This version reads networks and devices,\n"
       "generates and checks kernels, explains what PSA and the features see in them,\n"
       "measures them on a GPU or the simulator, trains and evaluates cost models on the\n"
-      "records, tunes a network without the screen (--batch) and exports what a tuning\n"
-      "session found; the workbench screen is not part of it yet.\n"
+      "records, tunes a network without the screen (--batch), resumes, plays back\n"
+      "(--replay, as text) and exports tuning sessions; the workbench screen is not part\n"
+      "of it yet.\n"
       "\n"
       "Subcommands:\n"
       "  kernel     print a state of a task (sampled with --seed, default 1, or given with\n"
@@ -98,6 +100,10 @@ static void usage(FILE *out) {
       "                         measured twice) and tuning goes on to the budget in the\n"
       "                         same file; --trials N and --cost-model KIND change the\n"
       "                         budget and the model (as commands)\n"
+      "      --replay FILE      play a session file back as text: the lines --batch printed\n"
+      "                         (a line per round, the table every 10 rounds and at the\n"
+      "                         end, the summary) and the commands, each event at its\n"
+      "                         recorded time over --speed X (default 1; 0: no waiting)\n"
       "  -l, --list FILE.task   print the network's tuning tasks (ID, op, shape, epilogue,\n"
       "                         weight, FLOPs, weight x FLOPs) and the totals\n"
       "      --list-devices     print the GPUs described in devices.yaml\n"
@@ -155,6 +161,9 @@ int main(int argc, char **argv) {
       if (strcmp(argv[i], "--batch") == 0 || strncmp(argv[i], "--batch=", 8) == 0 ||
           strcmp(argv[i], "--resume") == 0 || strncmp(argv[i], "--resume=", 9) == 0)
          return Cli_batch(argc, argv);
+   for (int i = 1; i < argc; i++)
+      if (strcmp(argv[i], "--replay") == 0 || strncmp(argv[i], "--replay=", 9) == 0)
+         return Cli_replay(argc, argv);
    if (argc > 1 && strcmp(argv[1], "kernel") == 0)
       return Cli_kernel(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "check") == 0)

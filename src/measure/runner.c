@@ -143,6 +143,10 @@ static int spawn(Runner *r, char **cause) {
          for (int fd = RUNNER_FD + 1; fd < 65536; fd++)
             close(fd);
       signal(SIGPIPE, SIG_DFL);
+      /* the engine's thread blocks the signals the UI handles; the runner has its own */
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, NULL);
       execv(r->program, argv);
       _exit(127);
    }

@@ -43,6 +43,7 @@ struct Engine_ {
    Scorer *draft, *verify;
    TaskScheduler *sched;
    SessionWriter *writer;
+   SessionEvent header;         /* the session's, written or not */
    char *sessionPath;
    EngineListener listener;
    void *listenerCtx;
@@ -54,7 +55,6 @@ struct Engine_ {
    bool finished;
    SessionEnd why;
    EngineRoundInfo last;
-   EngineMean acceptance, tau, draftRank, verifyRank;
    /* the events of the last round; the first `queued` are in the writer, the first
     * `published` went to the listener */
    int nevents, eventCap, queued, published;
@@ -457,10 +457,11 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    e->costs = xCalloc(per, sizeof *e->costs);
 
    if (cfg->resume) {
+      SessionEvent_copy(&e->header, &cfg->resume->events[0]);
       e->sessionPath = xStrdup(cfg->sessionPath);
       if (resumeFrom(e, cfg->resume, cfg->sessionPath, cfg->resumeNotice, cause) < 0)
          goto fail;
-   } else if (cfg->sessionPath || cfg->sessionDir) {
+   } else {
       SessionHeader h;
       memset(&h, 0, sizeof h);
       h.version = SESSION_FORMAT_VERSION;
@@ -480,10 +481,14 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
       h.tasks = xCalloc((size_t)ntasks, sizeof *h.tasks);
       for (int t = 0; t < ntasks; t++)
          h.tasks[t] = e->net.tasks[t].key;
-      e->writer = openSession(e, cfg, &h, cause);
+      SessionEvent he = { .kind = SESSION_HEADER, .header = h };
+      SessionEvent_copy(&e->header, &he);
       free(h.tasks);
-      if (!e->writer)
-         goto fail;
+      if (cfg->sessionPath || cfg->sessionDir) {
+         e->writer = openSession(e, cfg, &e->header.header, cause);
+         if (!e->writer)
+            goto fail;
+      }
    }
    return e;
 fail:
@@ -529,6 +534,7 @@ void Engine_free(Engine *e) {
    free(e->policy);
    free(e->costModel);
    free(e->sessionPath);
+   SessionEvent_done(&e->header);
    for (int i = 0; i < e->ncommands; i++)
       free(e->commands[i]);
    free(e->commands);
@@ -723,13 +729,6 @@ static SessionEnd endOf(SchedulerStop s) {
    }
 }
 
-static void addMean(EngineMean *m, double v) {
-   if (!isnan(v)) {
-      m->sum += v;
-      m->n++;
-   }
-}
-
 /* The pairwise accuracy of each model's scores of the round's successful picks against
  * their measured latencies. */
 static void rankAgreement(const Engine *e, int n, double *draftRank, double *verifyRank) {
@@ -884,10 +883,6 @@ int Engine_runRound(Engine *e, char **cause) {
    e->last.draftRank = ev->roundEnd.draftRank;
    e->last.verifyRank = ev->roundEnd.verifyRank;
    e->last.improved = improved;
-   addMean(&e->acceptance, e->last.acceptance);
-   addMean(&e->tau, e->last.tau);
-   addMean(&e->draftRank, e->last.draftRank);
-   addMean(&e->verifyRank, e->last.verifyRank);
    return emit(e, cause) < 0 ? -1 : 1;
 }
 
@@ -911,6 +906,10 @@ const char *Engine_costModel(const Engine *e) {
    return e->costModel;
 }
 
+const SessionHeader *Engine_header(const Engine *e) {
+   return &e->header.header;
+}
+
 const char *Engine_sessionPath(const Engine *e) {
    return e->sessionPath;
 }
@@ -925,17 +924,6 @@ int Engine_rounds(const Engine *e) {
 
 void Engine_lastRound(const Engine *e, EngineRoundInfo *out) {
    *out = e->last;
-}
-
-void Engine_acceptance(const Engine *e, EngineAcceptance *out) {
-   out->acceptance = e->acceptance;
-   out->tau = e->tau;
-   out->draftRank = e->draftRank;
-   out->verifyRank = e->verifyRank;
-}
-
-double EngineMean_value(const EngineMean *m) {
-   return m->n ? m->sum / m->n : NAN;
 }
 
 const SessionEvent *Engine_events(const Engine *e, int *n) {

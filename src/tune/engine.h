@@ -129,6 +129,8 @@ const TaskScheduler *Engine_scheduler(const Engine *e);
 const Measurer *Engine_measurer(const Engine *e);
 const char *Engine_policy(const Engine *e);
 const char *Engine_costModel(const Engine *e);
+/* The session's header, whether or not a file is written (a resumed session's own). */
+const SessionHeader *Engine_header(const Engine *e);
 /* The session file written, or NULL. */
 const char *Engine_sessionPath(const Engine *e);
 /* Seconds since Engine_new (wall clock). */
@@ -147,19 +149,6 @@ typedef struct EngineRoundInfo_ {
 } EngineRoundInfo;
 void Engine_lastRound(const Engine *e, EngineRoundInfo *out);
 
-/* A mean over the rounds where a value was defined. */
-typedef struct EngineMean_ {
-   double sum;
-   int n;
-} EngineMean;
-/* sum / n; NAN when n is 0 */
-double EngineMean_value(const EngineMean *m);
-typedef struct EngineAcceptance_ {
-   EngineMean acceptance, tau, draftRank, verifyRank;
-} EngineAcceptance;
-/* The rounds' acceptance, tau and rank agreements of this run (not of a resumed
- * session's earlier rounds). */
-void Engine_acceptance(const Engine *e, EngineAcceptance *out);
 
 /* The events of the last round (and the finished event after the end), in the order
  * they were written; valid until the next call that runs a round. */

@@ -364,12 +364,16 @@ double TaskScheduler_gflops(const TaskScheduler *s, int task) {
    return validCost(t->best) ? t->flops / t->best / 1e9 : NAN;
 }
 
-void TaskScheduler_snapshot(const TaskScheduler *s, SchedulerSnapshot *snap) {
-   if (snap->capacity < s->ntasks) {
-      snap->tasks = xReallocArray(snap->tasks, (size_t)s->ntasks, sizeof *snap->tasks);
-      snap->capacity = s->ntasks;
+void SchedulerSnapshot_resize(SchedulerSnapshot *snap, int ntasks) {
+   if (snap->capacity < ntasks) {
+      snap->tasks = xReallocArray(snap->tasks, (size_t)ntasks, sizeof *snap->tasks);
+      snap->capacity = ntasks;
    }
-   snap->ntasks = s->ntasks;
+   snap->ntasks = ntasks;
+}
+
+void TaskScheduler_snapshot(const TaskScheduler *s, SchedulerSnapshot *snap) {
+   SchedulerSnapshot_resize(snap, s->ntasks);
    snap->trials = s->trials;
    snap->budget = s->budget;
    snap->measuresPerRound = s->measuresPerRound;
@@ -421,10 +425,10 @@ int SchedulerSnapshot_printTable(const SchedulerSnapshot *snap, const char *cons
    for (int i = 0; i < snap->ntasks; i++) {
       const SchedulerTaskView *t = &snap->tasks[i];
       char latency[32] = "-", speed[32] = "-";
-      if (validCost(t->best)) {
+      if (validCost(t->best))
          snprintf(latency, sizeof latency, "%.3f", t->best * 1e3);
+      if (validCost(t->best) && !isnan(t->gflops))
          snprintf(speed, sizeof speed, "%.2f", t->gflops);
-      }
       const char *desc = descs && descs[i] ? descs[i] : "";
       fprintf(out, "| %4d | %61s | %12s | %14s | %6d |\n", i, desc, latency, speed, t->trials);
    }

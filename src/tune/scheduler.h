@@ -149,13 +149,16 @@ typedef struct SchedulerSnapshot_ {
 /* Copies the scheduler's state into snap, which starts zeroed and is reused: its task
  * array grows when needed. */
 void TaskScheduler_snapshot(const TaskScheduler *s, SchedulerSnapshot *snap);
+/* Sets the number of tasks, growing the task array when needed; for whoever fills a
+ * snapshot from elsewhere (a session's view). */
+void SchedulerSnapshot_resize(SchedulerSnapshot *snap, int ntasks);
 void SchedulerSnapshot_done(SchedulerSnapshot *snap);
 
 /* Ansor's PrintTableInfo: a title, then `|  ID  | Task Description | Latency (ms) |
- * Speed (GFLOPS) | Trials |` with one row per task ("-" without a valid cost; descs[i]
- * right-aligned in 61 columns, "" when descs or descs[i] is NULL), then `Estimated
- * total latency: X ms\tTrials: N\tUsed time : S s\tNext ID: K\t` (X "-" until every
- * task has a cost). -1 when writing fails. */
+ * Speed (GFLOPS) | Trials |` with one row per task ("-" without a valid cost, and a
+ * speed "-" when gflops is NAN; descs[i] right-aligned in 61 columns, "" when descs or
+ * descs[i] is NULL), then `Estimated total latency: X ms\tTrials: N\tUsed time : S s\t
+ * Next ID: K\t` (X "-" until every task has a cost). -1 when writing fails. */
 int SchedulerSnapshot_printTable(const SchedulerSnapshot *snap, const char *const *descs,
                                  double elapsedSeconds, int nextTask, FILE *out);
 /* One line of the tuning curve (total_latency.tsv), newline included:

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -96,7 +97,12 @@ EngineThread *EngineThread_start(Engine *e, char **cause) {
    pthread_mutex_init(&t->lock, NULL);
    pthread_cond_init(&t->commanded, NULL);
    Engine_setListener(e, onEvents, t);
+   /* signals (Ctrl-C, a resized terminal) go to the UI's thread, never to the engine */
+   sigset_t all, old;
+   sigfillset(&all);
+   pthread_sigmask(SIG_SETMASK, &all, &old);
    int err = pthread_create(&t->thread, NULL, run, t);
+   pthread_sigmask(SIG_SETMASK, &old, NULL);
    if (err != 0) {
       *cause = xAsprintf("cannot start the engine's thread: %s", strerror(err));
       Engine_setListener(e, NULL, NULL);

@@ -2,7 +2,8 @@
  * until tuning is over; the UI thread sends commands (EngineThread_command) and takes
  * the events (EngineThread_take) when the wake descriptor is readable, so that one
  * select() or poll() waits for the keyboard and the engine alike. While the engine is
- * paused as a whole the thread sleeps until the next command. Only the UI thread calls
+ * paused as a whole the thread sleeps until the next command. The thread blocks every
+ * signal, so that the UI's thread gets them. Only the UI thread calls
  * these functions; nothing else of the engine may be touched while the thread runs. */
 #ifndef HEADER_thread
 #define HEADER_thread

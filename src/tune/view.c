@@ -1,0 +1,393 @@
+/* The view model: session events folded into what a screen or a printout shows. */
+#include "config.h"
+
+#include "tune/view.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/measure.h"
+#include "util/paths.h"
+#include "util/xalloc.h"
+
+/* ---- the task file ---- */
+
+static int checkTasks(const SessionHeader *h, const Network *net, char **cause) {
+   if (net->ntasks != h->ntasks)
+      return setCause(cause, "%s: %d tasks, but the session has %d", net->path, net->ntasks, h->ntasks);
+   for (int i = 0; i < h->ntasks; i++)
+      if (strcmp(net->tasks[i].key, h->tasks[i]) != 0)
+         return setCause(cause, "%s: task %d is %s, but the session's is %s", net->path, i, net->tasks[i].key,
+                         h->tasks[i]);
+   return 0;
+}
+
+static int loadTaskFile(const char *name, Network *net, char **cause) {
+   char *path = Paths_findTaskFile(name);
+   int rc = Network_load(net, path, cause);
+   free(path);
+   return rc;
+}
+
+int TuneView_findNetwork(const SessionHeader *h, Network *net, char **cause) {
+   memset(net, 0, sizeof *net);
+   const char *file = h->networkFile ? h->networkFile : "";
+   char *why = NULL;
+   if (loadTaskFile(file, net, &why) < 0) {
+      /* the session may have moved from where it was recorded: the shipped file or
+       * one beside the current directory */
+      const char *base = strrchr(file, '/');
+      if (!base || !base[1] || loadTaskFile(base + 1, net, NULL) < 0) {
+         if (cause)
+            *cause = why;
+         else
+            free(why);
+         memset(net, 0, sizeof *net);
+         return -1;
+      }
+      free(why);
+   }
+   if (checkTasks(h, net, cause) < 0) {
+      Network_done(net);
+      memset(net, 0, sizeof *net);
+      return -1;
+   }
+   return 0;
+}
+
+/* ---- building and freeing ---- */
+
+static char *copyOf(const char *s) {
+   return xStrdup(s ? s : "");
+}
+
+void TuneView_init(TuneView *v, const SessionHeader *h, const Network *net) {
+   memset(v, 0, sizeof *v);
+   v->network = copyOf(h->network);
+   v->networkFile = copyOf(h->networkFile);
+   v->device = copyOf(h->device);
+   v->simulated = h->simulated;
+   v->policy = copyOf(h->policy);
+   v->costModel = copyOf(h->costModel);
+   v->budget = h->trialBudget;
+   v->measuresPerRound = h->measuresPerRound;
+   v->seed = h->seed;
+   v->ntasks = h->ntasks;
+   v->fromTaskFile = net && checkTasks(h, net, NULL) == 0;
+   v->tasks = xCalloc(h->ntasks > 0 ? (size_t)h->ntasks : 1, sizeof *v->tasks);
+   for (int i = 0; i < h->ntasks; i++) {
+      TuneTaskView *t = &v->tasks[i];
+      t->key = copyOf(h->tasks[i]);
+      t->weight = 1;
+      t->flops = NAN;
+      if (v->fromTaskFile) {
+         const Task *src = &net->tasks[i];
+         t->label = src->label ? xStrdup(src->label) : NULL;
+         t->weight = (double)src->weight;
+         t->flops = src->flops;
+      }
+      t->best = t->leastMean = NAN;
+      t->priority = 1;
+   }
+   v->roundTask = -1;
+   v->latencyMs = NAN;
+   v->modelSeconds = NAN;
+   v->modelError = xStrdup("");
+}
+
+void TuneView_done(TuneView *v) {
+   free(v->network);
+   free(v->networkFile);
+   free(v->device);
+   free(v->policy);
+   free(v->costModel);
+   for (int i = 0; i < v->ntasks; i++) {
+      free(v->tasks[i].key);
+      free(v->tasks[i].label);
+      free(v->tasks[i].curve);
+   }
+   free(v->tasks);
+   free(v->modelError);
+   free(v->series);
+   memset(v, 0, sizeof *v);
+}
+
+/* ---- the commands that were applied ---- */
+
+/* the whole text as an integer from 0 to max */
+static bool parseWhole(const char *text, long max, int *out) {
+   char *end;
+   errno = 0;
+   long n = strtol(text, &end, 10);
+   if (end == text || *end || errno || n < 0 || n > max)
+      return false;
+   *out = (int)n;
+   return true;
+}
+
+/* a task ID of this view */
+static bool parseTask(const TuneView *v, const char *text, int *task) {
+   return parseWhole(text, v->ntasks - 1L, task);
+}
+
+static void setPriority(TuneView *v, const char *task, double priority) {
+   int t;
+   if (parseTask(v, task, &t))
+      v->tasks[t].priority = priority;
+}
+
+static void doPause(TuneView *v, const char *a, const char *b) {
+   setPriority(v, a, 0);
+}
+
+static void doResume(TuneView *v, const char *a, const char *b) {
+   setPriority(v, a, 1);
+}
+
+static void doPrio(TuneView *v, const char *a, const char *b) {
+   char *end;
+   double m = strtod(b, &end);
+   if (end != b && !*end && isfinite(m) && m >= 0)
+      setPriority(v, a, m);
+}
+
+static void doFocus(TuneView *v, const char *a, const char *b) {
+   int t;
+   if (strcmp(a, "off") == 0)
+      for (int i = 0; i < v->ntasks; i++)
+         v->tasks[i].focused = false;
+   else if (parseTask(v, a, &t))
+      v->tasks[t].focused = true;
+}
+
+static void doBudget(TuneView *v, const char *a, const char *b) {
+   int n;
+   if (parseWhole(a, INT_MAX, &n))
+      v->budget = n;
+}
+
+static void doModel(TuneView *v, const char *a, const char *b) {
+   free(v->costModel);
+   v->costModel = xStrdup(a);
+}
+
+/* The engine's commands (engine.h); `stop` changes nothing here: its finished event
+ * follows. */
+static const struct {
+   const char *verb;
+   int nargs;
+   void (*apply)(TuneView *v, const char *a, const char *b);
+} commandTable[] = {
+   { "pause", 1, doPause },
+   { "resume", 1, doResume },
+   { "prio", 2, doPrio },
+   { "focus", 1, doFocus },
+   { "budget", 1, doBudget },
+   { "model", 1, doModel },
+};
+
+static void updatePaused(TuneView *v) {
+   bool focus = false, pickable = false;
+   for (int i = 0; i < v->ntasks; i++)
+      focus |= v->tasks[i].focused;
+   for (int i = 0; i < v->ntasks; i++)
+      pickable |= v->tasks[i].priority > 0 && (!focus || v->tasks[i].focused);
+   v->paused = !pickable;
+}
+
+static void applyCommand(TuneView *v, const char *text) {
+   char verb[16], a[64] = "", b[64] = "", extra[2];
+   int n = sscanf(text, " %15s %63s %63s %1s", verb, a, b, extra);
+   for (size_t i = 0; i < sizeof commandTable / sizeof commandTable[0]; i++)
+      if (n - 1 == commandTable[i].nargs && strcmp(verb, commandTable[i].verb) == 0)
+         commandTable[i].apply(v, a, b);
+   updatePaused(v);
+}
+
+/* ---- events ---- */
+
+static void *grow(void *array, int count, int *cap, size_t size) {
+   if (count < *cap)
+      return array;
+   *cap = *cap ? 2 * *cap : 16;
+   return xReallocArray(array, (size_t)*cap, size);
+}
+
+static TuneTaskView *taskOf(TuneView *v, int task) {
+   return task >= 0 && task < v->ntasks ? &v->tasks[task] : NULL;
+}
+
+static int lineageOf(const char *name) {
+   for (int l = 0; l < LINEAGE_COUNT; l++)
+      if (name && strcmp(name, Lineage_name((Lineage)l)) == 0)
+         return l;
+   return TUNE_LINEAGE_OTHER;
+}
+
+static void applyMeasure(TuneView *v, const SessionEvent *e) {
+   TuneTaskView *t = taskOf(v, e->measure.task);
+   if (!t)
+      return;
+   t->trials++;
+   v->trials++;
+   v->lineages[lineageOf(e->measure.lineage)]++;
+   if (!e->measure.error || strcmp(e->measure.error, MeasureError_name(MEASURE_OK)) != 0 ||
+       e->measure.ncosts < 1) {
+      t->errors++;
+      return;
+   }
+   t->ok++;
+   double sum = 0;
+   for (int i = 0; i < e->measure.ncosts; i++)
+      sum += e->measure.costs[i];
+   double mean = sum / e->measure.ncosts;
+   if (isnan(t->leastMean) || mean < t->leastMean)
+      t->leastMean = mean;
+}
+
+static void applyBest(TuneView *v, const SessionEvent *e) {
+   TuneTaskView *t = taskOf(v, e->best.task);
+   if (!t)
+      return;
+   t->best = e->best.latency;
+   t->bestRound = e->round;
+   if (e->best.task == v->roundTask)
+      v->roundImproved = true;
+   t->curve = grow(t->curve, t->ncurve, &t->curveCap, sizeof *t->curve);
+   t->curve[t->ncurve++] = (TuneBestPoint){
+      .trials = v->trials,
+      .taskTrials = t->trials,
+      .elapsed = e->elapsed,
+      .latency = e->best.latency,
+   };
+}
+
+static void addMean(TuneMean *m, double v) {
+   if (!isnan(v)) {
+      m->sum += v;
+      m->rounds++;
+   }
+}
+
+double TuneMean_value(const TuneMean *m) {
+   return m->rounds ? m->sum / m->rounds : NAN;
+}
+
+static void applyRoundEnd(TuneView *v, const SessionEvent *e) {
+   v->latencyMs = e->roundEnd.latencyMs;
+   addMean(&v->acceptance, e->roundEnd.acceptance);
+   addMean(&v->tau, e->roundEnd.tau);
+   addMean(&v->draftRank, e->roundEnd.draftRank);
+   addMean(&v->verifyRank, e->roundEnd.verifyRank);
+   v->series = grow(v->series, v->nseries, &v->seriesCap, sizeof *v->series);
+   v->series[v->nseries++] = (TuneRoundPoint){
+      .round = e->round,
+      .elapsed = e->elapsed,
+      .trials = e->roundEnd.trials,
+      .latencyMs = e->roundEnd.latencyMs,
+      .acceptance = e->roundEnd.acceptance,
+      .tau = e->roundEnd.tau,
+      .draftRank = e->roundEnd.draftRank,
+      .verifyRank = e->roundEnd.verifyRank,
+   };
+}
+
+static void applyModel(TuneView *v, const SessionEvent *e) {
+   const char *err = e->model.error ? e->model.error : "";
+   v->modelFits++;
+   v->modelFailures += *err != '\0';
+   v->modelSamples = e->model.samples;
+   v->modelSeconds = e->model.seconds;
+   free(v->modelError);
+   v->modelError = xStrdup(err);
+}
+
+void TuneView_apply(TuneView *v, const SessionEvent *e) {
+   if (e->kind == SESSION_HEADER)
+      return;
+   v->round = e->round;
+   v->elapsed = e->elapsed;
+   switch (e->kind) {
+   case SESSION_ROUND: {
+      TuneTaskView *t = taskOf(v, e->roundStart.task);
+      if (!t)
+         break;
+      v->rounds++;
+      v->roundTask = e->roundStart.task;
+      v->roundImproved = false;
+      t->rounds++;
+      t->lastRound = e->round;
+      break;
+   }
+   case SESSION_MEASURE: applyMeasure(v, e); break;
+   case SESSION_MODEL: applyModel(v, e); break;
+   case SESSION_BEST: applyBest(v, e); break;
+   case SESSION_COMMAND:
+      if (e->command.applied) {
+         v->commandsApplied++;
+         applyCommand(v, e->command.text ? e->command.text : "");
+      } else {
+         v->commandsRefused++;
+      }
+      break;
+   case SESSION_ROUND_END: applyRoundEnd(v, e); break;
+   case SESSION_FINISHED:
+      v->finished = true;
+      v->why = e->finished.why;
+      break;
+   default:
+      /* a kind added after this view: nothing it shows depends on it */
+      break;
+   }
+}
+
+/* ---- what it shows ---- */
+
+const char *TuneView_describe(const TuneView *v, int task) {
+   const TuneTaskView *t = &v->tasks[task];
+   return t->label ? t->label : t->key;
+}
+
+static SchedulerStop stopOf(const TuneView *v) {
+   if (v->finished && v->why == SESSION_END_ALL_DEAD)
+      return SCHED_ALL_DEAD;
+   if ((v->finished && v->why == SESSION_END_BUDGET) || v->trials >= v->budget)
+      return SCHED_BUDGET_SPENT;
+   return v->paused ? SCHED_NONE_ELIGIBLE : SCHED_GOING;
+}
+
+void TuneView_snapshot(const TuneView *v, SchedulerSnapshot *snap) {
+   SchedulerSnapshot_resize(snap, v->ntasks);
+   snap->trials = v->trials;
+   snap->budget = v->budget;
+   snap->measuresPerRound = v->measuresPerRound;
+   snap->latencyMs = v->latencyMs;
+   snap->warmedUp = true;
+   snap->focusActive = false;
+   snap->objective = 0;
+   for (int i = 0; i < v->ntasks; i++) {
+      const TuneTaskView *t = &v->tasks[i];
+      double best = isnan(t->best) ? SCHEDULER_NO_COST : t->best;
+      snap->objective += t->weight * best;
+      snap->warmedUp &= t->rounds > 0;
+      snap->focusActive |= t->focused;
+      snap->tasks[i] = (SchedulerTaskView){
+         .weight = t->weight,
+         .flops = t->flops,
+         .best = best,
+         .gflops = isnan(t->best) ? NAN : t->flops / t->best / 1e9,
+         .gradient = NAN,
+         .priority = t->priority,
+         .rounds = t->rounds,
+         .bestRound = t->bestRound,
+         .trials = t->rounds * v->measuresPerRound,
+         .dead = false,
+         .focused = t->focused,
+      };
+   }
+   snap->stop = stopOf(v);
+}
