@@ -16,7 +16,7 @@ same() {
    [ -s "$1" ] && cmp -s "$1" "$2"
 }
 
-echo "1..16"
+echo "1..18"
 
 # 12 rounds of 2 (mlp needs no optional library), so the table also comes at round 10
 "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 24 --per-round 2 \
@@ -74,5 +74,16 @@ ok "it plays every round and says the session ended without a finished event" \
    sh -c 'cmp -s "$1" "$2" && ! grep -q "^finished:" "$3" &&
           grep -qx "the session ends without a finished event: the run was killed, or is still going" "$3"' \
    _ "$tmp/batch.rounds" "$tmp/cut.rounds" "$tmp/out"
+
+# the example shipped in sessions/ plays: 20 rounds of 8 tasks, simulated, to its end
+example="$src/sessions/bert_base-sim_h100_sxm-example.jsonl"
+"$bin" --replay "$example" --speed 0 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok "the shipped example session plays (exit 0, nothing on stderr)" sh -c '[ "$1" -eq 0 ] && [ ! -s "$2" ]' _ "$rc" "$tmp/err"
+ok "the example is labelled simulated, plays 20 rounds and ends at its budget" \
+   sh -c 'head -n1 "$1" | grep -q "recorded on h100_sxm (SIMULATED, not a GPU)" &&
+          [ "$(grep -c "^round  *[0-9]*  task" "$1")" -eq 20 ] && grep -qx "finished: budget" "$1" &&
+          grep -q "^Estimated total latency: [0-9.]* ms  Trials: 200  Used time: " "$1" &&
+          grep -q "\"simulated\":true" "$2"' _ "$tmp/out" "$example"
 
 [ "$failed" -eq 0 ]

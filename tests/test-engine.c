@@ -222,6 +222,8 @@ typedef struct {
 } Events;
 
 static void addEvents(Events *c, SessionEvent *evs, int n) {
+   if (n == 0)
+      return;                   /* evs is NULL */
    if (c->n + n > c->cap) {
       c->cap = 2 * (c->n + n);
       c->events = xReallocArray(c->events, (size_t)c->cap, sizeof *c->events);
