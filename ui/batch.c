@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -110,7 +109,8 @@ int Cli_batch(int argc, char **argv) {
    EngineConfig_default(&cfg);
    long trials = 1000, perRound = 0, seed = 1, jobs = 0;
    const char *taskFile = NULL, *devicesFile = NULL, *resume = NULL;
-   bool noSession = false, policyGiven = false, trialsGiven = false, perRoundGiven = false, seedGiven = false, deviceGiven = false, modelGiven = false;
+   bool noSession = false, policyGiven = false, trialsGiven = false, perRoundGiven = false, seedGiven = false;
+   bool deviceGiven = false, modelGiven = false;
    optind = 1;
    opterr = 0;
    int c;
@@ -224,7 +224,9 @@ int Cli_batch(int argc, char **argv) {
    char *sessionDir = noSession || cfg.sessionPath || resume ? NULL : Paths_userDataFile("sessions");
    cfg.sessionDir = sessionDir;
    cfg.devices = &devices;
-   char *path = Paths_findTaskFile(taskFile);
+   /* a resumed session's own task file may have moved with it */
+   char *path = resume && taskFile == log.events[0].header.networkFile ? Paths_findRecordedTaskFile(taskFile)
+                                                                       : Paths_findTaskFile(taskFile);
    cfg.taskFile = path;
    Engine *e = Engine_new(&cfg, &cause);
    free(path);

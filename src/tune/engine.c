@@ -20,6 +20,8 @@
 #include "measure/record.h"
 #include "search/policy.h"
 #include "search/scorer.h"
+#include "tune/command.h"
+#include "tune/export.h"
 #include "util/clock.h"
 #include "util/paths.h"
 #include "util/rng.h"
@@ -154,55 +156,35 @@ static void closeRound(Engine *e, ReplayRound *r, bool ended) {
    r->task = -1;
 }
 
-static int replayMeasure(Engine *e, const SessionHeader *h, const SessionEvent *ev, ReplayRound *r,
-                         Dataset *data, const char *path, int line, char **cause) {
-   int t = ev->measure.task;
-   if (t >= e->net.ntasks) {
-      *cause = xAsprintf("%s:%d: task %d is out of range (the session has %d tasks)", path, line, t, e->net.ntasks);
+static int replayMeasure(Engine *e, const SessionLog *log, const SessionEvent *ev, ReplayRound *r, Dataset *data,
+                         const char *path, char **cause) {
+   Record rec;
+   if (Export_record(log, path, ev, &rec, cause) < 0)
       return -1;
-   }
-   if (t != r->task) {
-      *cause = xAsprintf("%s:%d: a measurement of task %d outside a round of that task", path, line, t);
-      return -1;
-   }
-   int kind = MeasureError_parse(ev->measure.error);
-   if (kind < 0) {
-      *cause = xAsprintf("%s:%d: \"error\": expected the name of a measurement error, found \"%.40s\"", path,
-                         line, ev->measure.error);
-      return -1;
-   }
+   int t = ev->measure.task, rc = -1;
    EngineTask *et = &e->tasks[t];
    State st;
    char *why = NULL;
-   if (State_parse(&et->set, ev->measure.state, &e->limits, &st, &why) < 0) {
-      *cause = xAsprintf("%s:%d: the state of task %d does not parse: %s", path, line, t, why);
+   if (t != r->task)
+      *cause = xAsprintf("%s:%d: a measurement of task %d outside a round of that task", path, ev->line, t);
+   else if (State_parse(&et->set, ev->measure.state, &e->limits, &st, &why) < 0) {
+      *cause = xAsprintf("%s:%d: the state of task %d does not parse: %s", path, ev->line, t, why);
       free(why);
-      return -1;
+   } else {
+      bool good = rec.error == MEASURE_OK;
+      double latency = good ? Measure_median(rec.costs, rec.ncosts) : MEASURE_FAILED_COST;
+      SearchTask_addMeasured(&et->search, &st, latency);
+      if (r->n == r->cap) {
+         r->cap = r->cap ? 2 * r->cap : 16;
+         r->costs = xReallocArray(r->costs, (size_t)r->cap, sizeof *r->costs);
+      }
+      r->costs[r->n++] = good ? latency : SCHEDULER_NO_COST;
+      if (Featurizer_addRecord(e->featurizer, &rec, data, &why) < 0)
+         free(why);             /* it parsed above: not expected */
+      rc = 0;
    }
-   bool good = kind == MEASURE_OK;
-   double latency = good ? Measure_median(ev->measure.costs, ev->measure.ncosts) : MEASURE_FAILED_COST;
-   SearchTask_addMeasured(&et->search, &st, latency);
-   if (r->n == r->cap) {
-      r->cap = r->cap ? 2 * r->cap : 16;
-      r->costs = xReallocArray(r->costs, (size_t)r->cap, sizeof *r->costs);
-   }
-   r->costs[r->n++] = good ? latency : SCHEDULER_NO_COST;
-
-   Record rec;
-   memset(&rec, 0, sizeof rec);
-   rec.version = RECORD_FORMAT_VERSION;
-   rec.task = e->net.tasks[t].key;
-   rec.device = h->device;
-   rec.simulated = h->simulated;
-   rec.state = ev->measure.state;
-   rec.ncosts = ev->measure.ncosts;
-   memcpy(rec.costs, ev->measure.costs, (size_t)rec.ncosts * sizeof rec.costs[0]);
-   rec.error = (MeasureError)kind;
-   rec.message = ev->measure.message;
-   rec.registers = -1;
-   if (Featurizer_addRecord(e->featurizer, &rec, data, &why) < 0)
-      free(why);                /* it parsed above: not expected */
-   return 0;
+   Record_done(&rec);
+   return rc;
 }
 
 /* Checks that the session belongs to this network and device. */
@@ -244,13 +226,12 @@ static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const 
    int rc = 0;
    for (int i = 1; i < log->count && rc == 0; i++) {
       const SessionEvent *ev = &log->events[i];
-      int line = ev->line ? ev->line : i + 1;
       elapsed = ev->elapsed > elapsed ? ev->elapsed : elapsed;
       switch (ev->kind) {
       case SESSION_ROUND:
          closeRound(e, &r, false);
          if (ev->roundStart.task >= e->net.ntasks) {
-            *cause = xAsprintf("%s:%d: task %d is out of range (the session has %d tasks)", path, line,
+            *cause = xAsprintf("%s:%d: task %d is out of range (the session has %d tasks)", path, ev->line,
                                ev->roundStart.task, e->net.ntasks);
             rc = -1;
             break;
@@ -260,26 +241,26 @@ static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const 
          e->rounds = ev->round;
          break;
       case SESSION_MEASURE:
-         rc = replayMeasure(e, h, ev, &r, &data, path, line, cause);
+         rc = replayMeasure(e, log, ev, &r, &data, path, cause);
          break;
       case SESSION_ROUND_END:
          closeRound(e, &r, true);
          break;
       case SESSION_COMMAND: {
-         if (!ev->command.applied)
-            break;
-         char verb[16], arg[64], extra[2];
-         int n = sscanf(ev->command.text, " %15s %63s %1s", verb, arg, extra);
-         if (n == 2 && strcmp(verb, "model") == 0) {
-            snprintf(modelKind, sizeof modelKind, "%s", arg);
+         Command c;
+         char *why = NULL;
+         if (!ev->command.applied || Command_parse(ev->command.text, e->net.ntasks, &c, &why) < 0) {
+            free(why);
             break;
          }
-         if (n == 1)            /* stop, and the whole engine's pause and resume */
-            break;
-         bool stop = false;
-         char *why = NULL;
-         if (applyCommand(e, ev->command.text, &stop, &why) < 0)
-            free(why);          /* it applied when it ran; the same state refuses nothing */
+         if (c.kind == COMMAND_MODEL)
+            snprintf(modelKind, sizeof modelKind, "%s", c.model);
+         /* stop and the whole engine's pause end with the run that gave them */
+         else if (c.kind != COMMAND_STOP && c.kind != COMMAND_PAUSE_ALL && c.kind != COMMAND_RESUME_ALL) {
+            bool stop = false;
+            if (applyCommand(e, ev->command.text, &stop, &why) < 0)
+               free(why);       /* it applied when it ran; the same state refuses nothing */
+         }
          break;
       }
       default:
@@ -589,17 +570,6 @@ const char *Engine_lastRefusal(const Engine *e) {
    return e->refusal;
 }
 
-/* a whole number in [min, max] */
-static bool parseLong(const char *text, long min, long max, long *out) {
-   char *end;
-   errno = 0;
-   long v = strtol(text, &end, 10);
-   if (end == text || *end || errno || v < min || v > max)
-      return false;
-   *out = v;
-   return true;
-}
-
 /* a new verify model of that kind, trained on every measurement so far */
 static int swapModel(Engine *e, const char *name, char **cause) {
    int kind = ModelKind_parse(name);
@@ -630,20 +600,14 @@ static int swapModel(Engine *e, const char *name, char **cause) {
 
 /* applies one command; -1 with *cause when it cannot; *stop for `stop` */
 static int applyCommand(Engine *e, const char *text, bool *stop, char **cause) {
-   char verb[16], a[64], b[64], extra[2];
-   int n = sscanf(text, " %15s %63s %63s %1s", verb, a, b, extra);
-   int ntasks = e->net.ntasks;
-   long task, v;
-   if (n < 1) {
-      *cause = xStrdup("an empty command");
+   Command c;
+   if (Command_parse(text, e->net.ntasks, &c, cause) < 0)
       return -1;
-   }
-   if (strcmp(verb, "stop") == 0 && n == 1) {
-      *stop = true;
-      return 0;
-   }
-   if ((strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0) && n == 1) {
-      bool pause = verb[0] == 'p';
+   switch (c.kind) {
+   case COMMAND_STOP: *stop = true; return 0;
+   case COMMAND_PAUSE_ALL:
+   case COMMAND_RESUME_ALL: {
+      bool pause = c.kind == COMMAND_PAUSE_ALL;
       if (pause == e->paused) {
          *cause = xStrdup(pause ? "tuning is paused already" : "tuning is not paused");
          return -1;
@@ -651,44 +615,13 @@ static int applyCommand(Engine *e, const char *text, bool *stop, char **cause) {
       e->paused = pause;
       return 0;
    }
-   if ((strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0) && n == 2) {
-      if (!parseLong(a, 0, ntasks - 1, &task)) {
-         *cause = xAsprintf("%s takes a task ID from 0 to %d, not '%s'", verb, ntasks - 1, a);
-         return -1;
-      }
-      return TaskScheduler_setPriority(e->sched, (int)task, verb[0] == 'p' ? 0.0 : 1.0, cause);
+   case COMMAND_PRIORITY: return TaskScheduler_setPriority(e->sched, c.task, c.value, cause);
+   case COMMAND_FOCUS: return TaskScheduler_setFocus(e->sched, c.task, true, cause);
+   case COMMAND_FOCUS_OFF: TaskScheduler_clearFocus(e->sched); return 0;
+   case COMMAND_BUDGET: return TaskScheduler_setBudget(e->sched, (int)c.value, cause);
+   case COMMAND_MODEL: return swapModel(e, c.model, cause);
    }
-   if (strcmp(verb, "prio") == 0 && n == 3) {
-      char *end;
-      double m = strtod(b, &end);
-      if (!parseLong(a, 0, ntasks - 1, &task) || end == b || *end) {
-         *cause = xAsprintf("prio takes a task ID from 0 to %d and a multiplier", ntasks - 1);
-         return -1;
-      }
-      return TaskScheduler_setPriority(e->sched, (int)task, m, cause);
-   }
-   if (strcmp(verb, "focus") == 0 && n == 2) {
-      if (strcmp(a, "off") == 0) {
-         TaskScheduler_clearFocus(e->sched);
-         return 0;
-      }
-      if (!parseLong(a, 0, ntasks - 1, &task)) {
-         *cause = xAsprintf("focus takes a task ID from 0 to %d or off, not '%s'", ntasks - 1, a);
-         return -1;
-      }
-      return TaskScheduler_setFocus(e->sched, (int)task, true, cause);
-   }
-   if (strcmp(verb, "budget") == 0 && n == 2) {
-      if (!parseLong(a, 0, 100000000L, &v)) {
-         *cause = xAsprintf("budget takes a number of trials, not '%s'", a);
-         return -1;
-      }
-      return TaskScheduler_setBudget(e->sched, (int)v, cause);
-   }
-   if (strcmp(verb, "model") == 0 && n == 2)
-      return swapModel(e, a, cause);
-   *cause = xAsprintf("unknown command '%s' (pause, resume, prio, focus, budget, model, stop)", text);
-   return -1;
+   return 0;
 }
 
 /* applies the queued commands, each a command event; *stop when one was `stop` */
@@ -729,28 +662,21 @@ static SessionEnd endOf(SchedulerStop s) {
    }
 }
 
-/* The pairwise accuracy of each model's scores of the round's successful picks against
- * their measured latencies. */
-static void rankAgreement(const Engine *e, int n, double *draftRank, double *verifyRank) {
-   double *draft = xMalloc((size_t)(n > 0 ? n : 1) * 3 * sizeof *draft);
-   double *verify = draft + n, *speed = verify + n;
-   int nd = 0, nv = 0;
-   for (int pass = 0; pass < 2; pass++) {
-      double *score = pass ? verify : draft;
-      int *m = pass ? &nv : &nd;
-      for (int i = 0; i < n; i++) {
-         float sc = pass ? e->picks[i].verifyScore : e->picks[i].draftScore;
-         if (e->costs[i] >= SCHEDULER_NO_COST || isnan(sc))
-            continue;
-         score[*m] = sc;
-         speed[*m] = -e->costs[i];
-         (*m)++;
-      }
-      /* the speeds of the scored picks, in the same order, for this model */
-      double rank = Metrics_pairwise(score, speed, *m);
-      *(pass ? verifyRank : draftRank) = rank;
+/* The pairwise accuracy of a model's scores (the draft's or the verify's) of the
+ * round's successful picks against their measured latencies. */
+static double rankAgreement(const Engine *e, int n, bool draft) {
+   double *score = xMalloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *score), *speed = score + n;
+   int m = 0;
+   for (int i = 0; i < n; i++) {
+      float sc = draft ? e->picks[i].draftScore : e->picks[i].verifyScore;
+      if (e->costs[i] >= SCHEDULER_NO_COST || isnan(sc))
+         continue;
+      score[m] = sc;
+      speed[m++] = -e->costs[i];
    }
-   free(draft);
+   double rank = Metrics_pairwise(score, speed, m);
+   free(score);
+   return rank;
 }
 
 int Engine_runRound(Engine *e, char **cause) {
@@ -872,7 +798,8 @@ int Engine_runRound(Engine *e, char **cause) {
    ev->roundEnd.latencyMs = TaskScheduler_latencyMs(e->sched);
    ev->roundEnd.acceptance = n > 0 ? st.acceptance : NAN;
    ev->roundEnd.tau = n > 0 ? st.kendallTau : NAN;
-   rankAgreement(e, n, &ev->roundEnd.draftRank, &ev->roundEnd.verifyRank);
+   ev->roundEnd.draftRank = rankAgreement(e, n, true);
+   ev->roundEnd.verifyRank = rankAgreement(e, n, false);
 
    e->last.round = e->rounds;
    e->last.task = t;

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -148,22 +147,6 @@ char *Export_curve(const SessionLog *log, int *lines) {
 
 /* ---- the network ---- */
 
-/* The header's network file; when it is gone (the session was moved, or made in
- * another directory), a task file of that base name in the data directories. */
-static char *networkFile(const char *named) {
-   char *file = Paths_findTaskFile(named);
-   const char *base = strrchr(named, '/');
-   if (access(file, F_OK) != 0 && base && base[1]) {
-      char *other = Paths_findTaskFile(base + 1);
-      if (access(other, F_OK) == 0) {
-         free(file);
-         return other;
-      }
-      free(other);
-   }
-   return file;
-}
-
 static int checkTasks(const SessionLog *log, const char *path, const Network *net, char **cause) {
    const SessionHeader *h = headerOf(log);
    int line = log->events[0].line;
@@ -180,7 +163,7 @@ static int checkTasks(const SessionLog *log, const char *path, const Network *ne
 int Export_loadNetwork(const SessionLog *log, const char *path, const char *taskFile, Network *out,
                        char **cause) {
    memset(out, 0, sizeof *out);
-   char *file = taskFile ? Paths_findTaskFile(taskFile) : networkFile(headerOf(log)->networkFile);
+   char *file = taskFile ? Paths_findTaskFile(taskFile) : Paths_findRecordedTaskFile(headerOf(log)->networkFile);
    char *why = NULL;
    int rc = Network_load(out, file, &why);
    free(file);

@@ -3,14 +3,13 @@
 
 #include "tune/view.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "measure/measure.h"
+#include "tune/command.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 
@@ -26,30 +25,19 @@ static int checkTasks(const SessionHeader *h, const Network *net, char **cause) 
    return 0;
 }
 
-static int loadTaskFile(const char *name, Network *net, char **cause) {
-   char *path = Paths_findTaskFile(name);
-   int rc = Network_load(net, path, cause);
-   free(path);
-   return rc;
-}
-
 int TuneView_findNetwork(const SessionHeader *h, Network *net, char **cause) {
    memset(net, 0, sizeof *net);
-   const char *file = h->networkFile ? h->networkFile : "";
+   char *path = Paths_findRecordedTaskFile(h->networkFile ? h->networkFile : "");
    char *why = NULL;
-   if (loadTaskFile(file, net, &why) < 0) {
-      /* the session may have moved from where it was recorded: the shipped file or
-       * one beside the current directory */
-      const char *base = strrchr(file, '/');
-      if (!base || !base[1] || loadTaskFile(base + 1, net, NULL) < 0) {
-         if (cause)
-            *cause = why;
-         else
-            free(why);
-         memset(net, 0, sizeof *net);
-         return -1;
-      }
-      free(why);
+   int rc = Network_load(net, path, &why);
+   free(path);
+   if (rc < 0) {
+      if (cause)
+         *cause = why;
+      else
+         free(why);
+      memset(net, 0, sizeof *net);
+      return -1;
    }
    if (checkTasks(h, net, cause) < 0) {
       Network_done(net);
@@ -118,78 +106,6 @@ void TuneView_done(TuneView *v) {
 
 /* ---- the commands that were applied ---- */
 
-/* the whole text as an integer from 0 to max */
-static bool parseWhole(const char *text, long max, int *out) {
-   char *end;
-   errno = 0;
-   long n = strtol(text, &end, 10);
-   if (end == text || *end || errno || n < 0 || n > max)
-      return false;
-   *out = (int)n;
-   return true;
-}
-
-/* a task ID of this view */
-static bool parseTask(const TuneView *v, const char *text, int *task) {
-   return parseWhole(text, v->ntasks - 1L, task);
-}
-
-static void setPriority(TuneView *v, const char *task, double priority) {
-   int t;
-   if (parseTask(v, task, &t))
-      v->tasks[t].priority = priority;
-}
-
-static void doPause(TuneView *v, const char *a, const char *b) {
-   setPriority(v, a, 0);
-}
-
-static void doResume(TuneView *v, const char *a, const char *b) {
-   setPriority(v, a, 1);
-}
-
-static void doPrio(TuneView *v, const char *a, const char *b) {
-   char *end;
-   double m = strtod(b, &end);
-   if (end != b && !*end && isfinite(m) && m >= 0)
-      setPriority(v, a, m);
-}
-
-static void doFocus(TuneView *v, const char *a, const char *b) {
-   int t;
-   if (strcmp(a, "off") == 0)
-      for (int i = 0; i < v->ntasks; i++)
-         v->tasks[i].focused = false;
-   else if (parseTask(v, a, &t))
-      v->tasks[t].focused = true;
-}
-
-static void doBudget(TuneView *v, const char *a, const char *b) {
-   int n;
-   if (parseWhole(a, INT_MAX, &n))
-      v->budget = n;
-}
-
-static void doModel(TuneView *v, const char *a, const char *b) {
-   free(v->costModel);
-   v->costModel = xStrdup(a);
-}
-
-/* The engine's commands (engine.h); `stop` changes nothing here: its finished event
- * follows. */
-static const struct {
-   const char *verb;
-   int nargs;
-   void (*apply)(TuneView *v, const char *a, const char *b);
-} commandTable[] = {
-   { "pause", 1, doPause },
-   { "resume", 1, doResume },
-   { "prio", 2, doPrio },
-   { "focus", 1, doFocus },
-   { "budget", 1, doBudget },
-   { "model", 1, doModel },
-};
-
 static void updatePaused(TuneView *v) {
    bool focus = false, pickable = false;
    for (int i = 0; i < v->ntasks; i++)
@@ -199,12 +115,32 @@ static void updatePaused(TuneView *v) {
    v->paused = !pickable;
 }
 
+/* An applied command of the engine's (command.h); `stop` and the whole engine's pause
+ * change nothing here: a finished event follows the one, the other stops no task. */
 static void applyCommand(TuneView *v, const char *text) {
-   char verb[16], a[64] = "", b[64] = "", extra[2];
-   int n = sscanf(text, " %15s %63s %63s %1s", verb, a, b, extra);
-   for (size_t i = 0; i < sizeof commandTable / sizeof commandTable[0]; i++)
-      if (n - 1 == commandTable[i].nargs && strcmp(verb, commandTable[i].verb) == 0)
-         commandTable[i].apply(v, a, b);
+   Command c;
+   char *why = NULL;
+   if (Command_parse(text, v->ntasks, &c, &why) < 0) {
+      free(why);
+      return;
+   }
+   switch (c.kind) {
+   case COMMAND_PRIORITY:
+      if (isfinite(c.value) && c.value >= 0)
+         v->tasks[c.task].priority = c.value;
+      break;
+   case COMMAND_FOCUS: v->tasks[c.task].focused = true; break;
+   case COMMAND_FOCUS_OFF:
+      for (int i = 0; i < v->ntasks; i++)
+         v->tasks[i].focused = false;
+      break;
+   case COMMAND_BUDGET: v->budget = (int)c.value; break;
+   case COMMAND_MODEL:
+      free(v->costModel);
+      v->costModel = xStrdup(c.model);
+      break;
+   default: break;
+   }
    updatePaused(v);
 }
 

@@ -49,6 +49,20 @@ static char *xdgFile(const char *var, const char *fallback, const char *rel) {
    return xAsprintf("%s/%s/pruner-tui/%s", home && *home ? home : ".", fallback, rel);
 }
 
+char *Paths_findRecordedTaskFile(const char *named) {
+   char *file = Paths_findTaskFile(named);
+   const char *base = strrchr(named, '/');
+   if (access(file, F_OK) != 0 && base && base[1]) {
+      char *other = Paths_findTaskFile(base + 1);
+      if (access(other, F_OK) == 0) {
+         free(file);
+         return other;
+      }
+      free(other);
+   }
+   return file;
+}
+
 char *Paths_configFile(const char *rel) {
    return xdgFile("XDG_CONFIG_HOME", ".config", rel);
 }

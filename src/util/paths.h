@@ -10,6 +10,10 @@ char *Paths_dataFile(const char *rel);
  * the current directory is used as is; otherwise models/NAME in the data directories.
  * Returns the name unchanged when nothing is found, so that the error names it. */
 char *Paths_findTaskFile(const char *name);
+/* The task file a session or record names: as Paths_findTaskFile, but when it is gone
+ * (the session was moved, or made in another directory), the task file of that base
+ * name, in the current directory or the data directories, when one exists. */
+char *Paths_findRecordedTaskFile(const char *named);
 /* $XDG_CONFIG_HOME/pruner-tui/rel (default ~/.config), whether or not it exists. */
 char *Paths_configFile(const char *rel);
 /* $XDG_DATA_HOME/pruner-tui/rel (default ~/.local/share), whether or not it exists. */
