@@ -562,10 +562,6 @@ void Engine_setListener(Engine *e, EngineListener fn, void *ctx) {
    e->listenerCtx = ctx;
 }
 
-bool Engine_paused(const Engine *e) {
-   return e->paused;
-}
-
 const char *Engine_lastRefusal(const Engine *e) {
    return e->refusal;
 }
@@ -807,8 +803,6 @@ int Engine_runRound(Engine *e, char **cause) {
    e->last.ok = ok;
    e->last.acceptance = ev->roundEnd.acceptance;
    e->last.tau = ev->roundEnd.tau;
-   e->last.draftRank = ev->roundEnd.draftRank;
-   e->last.verifyRank = ev->roundEnd.verifyRank;
    e->last.improved = improved;
    return emit(e, cause) < 0 ? -1 : 1;
 }
@@ -853,7 +847,3 @@ void Engine_lastRound(const Engine *e, EngineRoundInfo *out) {
    *out = e->last;
 }
 
-const SessionEvent *Engine_events(const Engine *e, int *n) {
-   *n = e->nevents;
-   return e->events;
-}

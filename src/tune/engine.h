@@ -110,8 +110,6 @@ bool Engine_finished(const Engine *e, SessionEnd *why);
 void Engine_command(Engine *e, const char *text);
 /* Whether commands are queued. Thread-safe. */
 bool Engine_hasCommands(Engine *e);
-/* Whether the engine is paused as a whole. */
-bool Engine_paused(const Engine *e);
 
 /* Called with each batch of events as soon as they are written, on the thread that
  * runs the rounds; the events are valid during the call only. Set it before the first
@@ -144,14 +142,8 @@ typedef struct EngineRoundInfo_ {
    int round, task;
    int measured, ok;
    double acceptance, tau;
-   double draftRank, verifyRank; /* as the round_end event's; NAN when undefined */
    bool improved;               /* the task's best got better */
 } EngineRoundInfo;
 void Engine_lastRound(const Engine *e, EngineRoundInfo *out);
-
-
-/* The events of the last round (and the finished event after the end), in the order
- * they were written; valid until the next call that runs a round. */
-const SessionEvent *Engine_events(const Engine *e, int *n);
 
 #endif
