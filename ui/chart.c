@@ -1,0 +1,303 @@
+/* Plots on a braille or ASCII dot grid, sparklines, nice axis ranges and short labels. */
+#include "config.h"
+
+#include "chart.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+#define BRAILLE_BLANK 0x2800u
+#define BLOCK_LOWEST 0x2581u
+
+/* Text written into a caller's buffer a whole character at a time, room kept for the
+ * NUL. */
+typedef struct CellWriter_ {
+   char *buf;
+   size_t size;
+   size_t len;
+   int cells;
+} CellWriter;
+
+static CellWriter CellWriter_over(char *buf, size_t size) {
+   if (size)
+      buf[0] = '\0';
+   return (CellWriter){ .buf = buf, .size = size };
+}
+
+/* Appends one cell's bytes; false (and nothing written) when they do not fit. */
+static bool CellWriter_put(CellWriter *cw, const char *text, size_t len) {
+   if (cw->len + len + 1 > cw->size)
+      return false;
+   memcpy(cw->buf + cw->len, text, len);
+   cw->len += len;
+   cw->buf[cw->len] = '\0';
+   cw->cells++;
+   return true;
+}
+
+/* A code point of U+0800..U+FFFF as its 3 bytes of UTF-8. */
+static bool CellWriter_putCodePoint(CellWriter *cw, unsigned cp) {
+   char text[3] = {
+      (char)(0xE0 | (cp >> 12)),
+      (char)(0x80 | ((cp >> 6) & 0x3F)),
+      (char)(0x80 | (cp & 0x3F)),
+   };
+   return CellWriter_put(cw, text, sizeof text);
+}
+
+/* ---- plots ---- */
+
+/* The cells of a plot: braille dot bits, or for ASCII one of these marks. */
+enum { MARK_NONE, MARK_SEGMENT, MARK_POINT };
+
+typedef struct Grid_ {
+   unsigned char *cells;
+   int w;
+   int dotsW, dotsH;
+   ChartStyle style;
+} Grid;
+
+/* The standard braille numbering, [dot row][dot column]: dots 1-3 and 7 on the left,
+ * 4-6 and 8 on the right. */
+static const unsigned char brailleBits[4][2] = {
+   { 0x01, 0x08 },
+   { 0x02, 0x10 },
+   { 0x04, 0x20 },
+   { 0x40, 0x80 },
+};
+
+static void Grid_mark(Grid *g, int col, int row, unsigned char mark) {
+   if (g->style == CHART_BRAILLE) {
+      g->cells[(row / 4) * g->w + col / 2] |= brailleBits[row % 4][col % 2];
+   } else {
+      unsigned char *cell = &g->cells[row * g->w + col];
+      if (*cell < mark)
+         *cell = mark;
+   }
+}
+
+/* Bresenham's line, both ends included. */
+static void Grid_segment(Grid *g, int c0, int r0, int c1, int r1) {
+   int dc = abs(c1 - c0), dr = -abs(r1 - r0);
+   int sc = c0 < c1 ? 1 : -1, sr = r0 < r1 ? 1 : -1;
+   int err = dc + dr;
+   for (;;) {
+      Grid_mark(g, c0, r0, MARK_SEGMENT);
+      if (c0 == c1 && r0 == r1)
+         return;
+      int e2 = 2 * err;
+      if (e2 >= dr) {
+         err += dr;
+         c0 += sc;
+      }
+      if (e2 <= dc) {
+         err += dc;
+         r0 += sr;
+      }
+   }
+}
+
+/* v's dot on an axis of ndots dots from `from` (dot 0) to `to` (the last), rounded
+ * and clamped; an empty range gives the middle. */
+static int dotOf(double v, double from, double to, int ndots) {
+   double t = to != from ? (v - from) / (to - from) : 0.5;
+   double d = round(t * (ndots - 1));
+   if (!(d > 0))
+      return 0;
+   if (d >= ndots - 1)
+      return ndots - 1;
+   return (int)d;
+}
+
+static void Grid_row(const Grid *g, int r, char *out) {
+   CellWriter cw = CellWriter_over(out, (size_t)g->w * 3 + 1);
+   for (int c = 0; c < g->w; c++) {
+      unsigned char cell = g->cells[r * g->w + c];
+      if (g->style == CHART_BRAILLE && cell)
+         CellWriter_putCodePoint(&cw, BRAILLE_BLANK + cell);
+      else
+         CellWriter_put(&cw, cell == MARK_POINT ? "*" : cell == MARK_SEGMENT ? "." : " ", 1);
+   }
+}
+
+void Chart_plot(const double *x, const double *y, int n, double x0, double x1, double y0, double y1,
+                int w, int h, ChartStyle style, char **rows) {
+   if (h <= 0)
+      return;
+   if (w <= 0) {
+      for (int r = 0; r < h; r++)
+         rows[r][0] = '\0';
+      return;
+   }
+   bool braille = style == CHART_BRAILLE;
+   Grid g = {
+      .cells = xCalloc((size_t)w * (size_t)h, 1),
+      .w = w,
+      .dotsW = braille ? 2 * w : w,
+      .dotsH = braille ? 4 * h : h,
+      .style = style,
+   };
+   int prevCol = 0, prevRow = 0;
+   bool prev = false;
+   for (int i = 0; i < n; i++) {
+      if (isnan(x[i]) || isnan(y[i])) {
+         prev = false;
+         continue;
+      }
+      int col = dotOf(x[i], x0, x1, g.dotsW);
+      int row = dotOf(y[i], y1, y0, g.dotsH);
+      if (prev)
+         Grid_segment(&g, prevCol, prevRow, col, row);
+      prevCol = col;
+      prevRow = row;
+      prev = true;
+   }
+   /* the points over the segments, for ASCII's '*' */
+   for (int i = 0; i < n; i++)
+      if (!isnan(x[i]) && !isnan(y[i]))
+         Grid_mark(&g, dotOf(x[i], x0, x1, g.dotsW), dotOf(y[i], y1, y0, g.dotsH), MARK_POINT);
+   for (int r = 0; r < h; r++)
+      Grid_row(&g, r, rows[r]);
+   free(g.cells);
+}
+
+/* ---- sparklines ---- */
+
+static int sparkLevel(double v, double lo, double hi) {
+   if (!(hi > lo))
+      return 0;
+   double level = round(7 * (v - lo) / (hi - lo));
+   if (!(level > 0))
+      return 0;
+   return level < 7 ? (int)level : 7;
+}
+
+int Chart_sparkline(const double *v, int n, double lo, double hi, int width, ChartStyle style, char *buf,
+                    size_t size) {
+   static const char asciiLevels[] = "_.-:=+*#";
+   CellWriter cw = CellWriter_over(buf, size);
+   int blanks = n < width ? width - n : 0;
+   for (int c = 0; c < width; c++) {
+      int i = n - width + c;
+      bool fits;
+      if (c < blanks || isnan(v[i]))
+         fits = CellWriter_put(&cw, " ", 1);
+      else if (style == CHART_BRAILLE)
+         fits = CellWriter_putCodePoint(&cw, BLOCK_LOWEST + (unsigned)sparkLevel(v[i], lo, hi));
+      else
+         fits = CellWriter_put(&cw, &asciiLevels[sparkLevel(v[i], lo, hi)], 1);
+      if (!fits)
+         break;
+   }
+   return cw.cells;
+}
+
+/* ---- axis ranges ---- */
+
+/* q, or the integer it is within rounding error of */
+static double snapInteger(double q) {
+   double r = round(q);
+   return fabs(q - r) < 1e-9 * fmax(1, fabs(q)) ? r : q;
+}
+
+/* m * 10^k, exact where 10^|k| is, as m / 10^-k for negative k. */
+static double scaled(double m, int k) {
+   double p = pow(10, abs(k));
+   return k >= 0 ? m * p : m / p;
+}
+
+void Chart_niceRange(double lo, double hi, double *outLo, double *outHi) {
+   if (hi < lo) {
+      double t = lo;
+      lo = hi;
+      hi = t;
+   }
+   if (hi == lo) {
+      double d = lo != 0 ? fabs(lo) / 10 : 1;
+      lo -= d;
+      hi += d;
+   }
+   static const int mults[] = { 1, 2, 5, 10 };
+   double raw = (hi - lo) / 5;
+   int k = (int)floor(log10(raw));
+   double f = raw / scaled(1, k);
+   int m = 10;
+   for (size_t i = 0; i < sizeof mults / sizeof mults[0]; i++) {
+      if (f <= mults[i] * (1 + 1e-9)) {
+         m = mults[i];
+         break;
+      }
+   }
+   if (m == 10) {
+      m = 1;
+      k++;
+   }
+   double step = scaled(m, k);
+   /* + 0.0 turns -0 into 0 */
+   *outLo = scaled(floor(snapInteger(lo / step)) * m, k) + 0.0;
+   *outHi = scaled(ceil(snapInteger(hi / step)) * m, k) + 0.0;
+}
+
+/* ---- labels ---- */
+
+/* v with the given decimals, trailing zeros dropped, then the suffix */
+static void labelNumber(double v, int decimals, const char *suffix, char *buf, size_t size) {
+   char num[32];
+   snprintf(num, sizeof num, "%.*f", decimals, v);
+   if (strchr(num, '.')) {
+      size_t len = strlen(num);
+      while (num[len - 1] == '0')
+         num[--len] = '\0';
+      if (num[len - 1] == '.')
+         num[--len] = '\0';
+   }
+   snprintf(buf, size, "%s%s", num, suffix);
+}
+
+/* one significant digit and a short exponent: "4e-4", "-1e21" */
+static void labelExponent(double v, char *buf, size_t size) {
+   char num[32];
+   snprintf(num, sizeof num, "%.0e", v);
+   char *e = strchr(num, 'e');
+   int exponent = atoi(e + 1);
+   *e = '\0';
+   snprintf(buf, size, "%se%d", num, exponent);
+}
+
+void Chart_label(double v, char *buf, size_t size) {
+   static const char *const suffixes[] = { "k", "M", "G", "T", "P", "E" };
+   double a = fabs(v);
+   if (isnan(v)) {
+      snprintf(buf, size, "-");
+   } else if (isinf(v)) {
+      snprintf(buf, size, "%s", v > 0 ? "inf" : "-inf");
+   } else if (a < 1e-99) {
+      /* "-4e-100" would not fit */
+      snprintf(buf, size, "0");
+   } else if (a < 0.0005) {
+      labelExponent(v, buf, size);
+   } else if (a < 9.9995) {
+      labelNumber(v, 3, "", buf, size);
+   } else if (a < 999.95) {
+      labelNumber(v, 1, "", buf, size);
+   } else {
+      double s = v;
+      for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+         s /= 1000;
+         if (fabs(s) < 99.95) {
+            labelNumber(s, 1, suffixes[i], buf, size);
+            return;
+         }
+         if (fabs(s) < 999.5) {
+            labelNumber(s, 0, suffixes[i], buf, size);
+            return;
+         }
+      }
+      labelExponent(v, buf, size);
+   }
+}
