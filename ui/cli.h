@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "details.h"
 #include "device/device.h"
 #include "sched/state.h"
 #include "te/network.h"
@@ -30,21 +31,16 @@ char *Cli_readStateArg(const char *arg, char **cause);
 /* Loads the shipped devices.yaml, the user's, then `devicesFile` if not NULL. */
 int Cli_loadDevices(DeviceSet *set, const char *devicesFile);
 
-/* A task of a task file and one state of it. */
+/* A task file and one state of one of its tasks. */
 typedef struct Subject_ {
    Network net;
-   long task;
-   Dag dag;
-   SketchSet set;
-   State state;
+   DetailsSubject details;
 } Subject;
 
 /* Loads FILE, picks task TASK, and parses --state or samples a valid state with the
  * seed (1 when not given). Returns 0, or the exit status after reporting. */
 int Cli_loadSubject(const char *cmd, const char *file, const char *taskArg, long seed, bool seedGiven,
                     const char *stateArg, Subject *out);
-/* Prints the task, the sketch and the state's text (also left in stateText). */
-void Subject_describe(const Subject *s, char *stateText, size_t size);
 void Subject_done(Subject *s);
 
 /* `--list FILE.task`: the task table and totals. */
