@@ -3,7 +3,7 @@
 # explain output and exit statuses (0 success, 1 bad input file, 2 bad usage), as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..49"
+echo "1..51"
 
 run --help
 ok "--help exits 0" [ "$rc" -eq 0 ]
@@ -33,8 +33,14 @@ ok "--list without a file exits 2" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "
 run
 ok "no arguments prints usage and exits 2" sh -c '[ "$1" -eq 2 ] && grep -q "^Usage: pruner-tui" "$2"' _ "$rc" "$tmp/err"
 
-run "$src/models/resnet_50.task"
-ok "tuning a file without --batch is refused with exit 2 until the screen exists" [ "$rc" -eq 2 ]
+run "$src/models/resnet_50.task" --trials 0
+ok "tuning a file checks its flags first: --trials 0 exits 2" [ "$rc" -eq 2 ]
+
+run "$src/tests/data/tiny2.task" --trials 4 --no-compile --no-session
+ok "tuning a file with standard output not a terminal falls back to batch mode, with a notice" \
+   [ "$rc" -eq 0 -a "$(head -n1 "$tmp/err")" = \
+     "pruner-tui: standard output is not a terminal: tuning without the screen, as --batch does" ]
+ok "and prints what --batch prints" grep -q "^Estimated total latency" "$tmp/out"
 
 printf 'network: x\nbatch: 1\ntasks:\n  - {op: conv3d, weight: 1}\n' > "$tmp/bad.task"
 run --list "$tmp/bad.task"

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cost/model.h"
 #include "progress.h"
@@ -25,6 +26,7 @@
 #include "tune/view.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
+#include "workbench.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -85,7 +87,7 @@ static int run(Engine *e, TuneView *view) {
    return rc;
 }
 
-int Cli_batch(int argc, char **argv) {
+int Cli_tune(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
           O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION };
    static const struct option options[] = {
@@ -105,35 +107,43 @@ int Cli_batch(int argc, char **argv) {
       { "no-session", no_argument, NULL, O_NO_SESSION },
       { NULL, 0, NULL, 0 },
    };
+   /* messages name the mode the user asked for */
+   const char *cmd = NULL;
+   for (int i = 1; i < argc; i++)
+      if (strncmp(argv[i], "--batch", 7) == 0 || strncmp(argv[i], "--resume", 8) == 0)
+         cmd = argv[i][2] == 'b' ? "--batch" : "--resume";
    EngineConfig cfg;
    EngineConfig_default(&cfg);
    long trials = 1000, perRound = 0, seed = 1, jobs = 0;
    const char *taskFile = NULL, *devicesFile = NULL, *resume = NULL;
    bool noSession = false, policyGiven = false, trialsGiven = false, perRoundGiven = false, seedGiven = false;
-   bool deviceGiven = false, modelGiven = false;
+   bool deviceGiven = false, modelGiven = false, batch = false;
    optind = 1;
    opterr = 0;
    int c;
    while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
       int bad = 0;
       switch (c) {
-      case O_BATCH: taskFile = optarg; break;
+      case O_BATCH:
+         taskFile = optarg;
+         batch = true;
+         break;
       case O_TRIALS:
-         bad = Cli_parseCount("--batch", "--trials", optarg, 1, 100000000L, &trials);
+         bad = Cli_parseCount(cmd, "--trials", optarg, 1, 100000000L, &trials);
          trialsGiven = true;
          break;
       case O_PER_ROUND:
-         bad = Cli_parseCount("--batch", "--per-round", optarg, 1, 10000, &perRound);
+         bad = Cli_parseCount(cmd, "--per-round", optarg, 1, 10000, &perRound);
          perRoundGiven = true;
          break;
       case O_SEED:
-         bad = Cli_parseCount("--batch", "--seed", optarg, 0, 2147483647L, &seed);
+         bad = Cli_parseCount(cmd, "--seed", optarg, 0, 2147483647L, &seed);
          seedGiven = true;
          break;
-      case O_JOBS: bad = Cli_parseCount("--batch", "--jobs", optarg, 1, 256, &jobs); break;
+      case O_JOBS: bad = Cli_parseCount(cmd, "--jobs", optarg, 1, 256, &jobs); break;
       case O_POLICY:
          if (strcmp(optarg, "pruner") != 0 && strcmp(optarg, "ansor") != 0)
-            return Cli_usage("--batch", "--policy takes pruner or ansor, not '%s'", optarg);
+            return Cli_usage(cmd, "--policy takes pruner or ansor, not '%s'", optarg);
          cfg.policy = optarg;
          policyGiven = true;
          break;
@@ -151,30 +161,36 @@ int Cli_batch(int argc, char **argv) {
       case O_DEVICES: devicesFile = optarg; break;
       case O_SESSION: cfg.sessionPath = optarg; break;
       case O_NO_COMPILE: cfg.noCompile = true; break;
-      case ':': return Cli_usage("--batch", "option '%s' needs an argument", argv[optind - 1]);
-      default: return Cli_usage("--batch", "unknown option '%s'", argv[optind - 1]);
+      case ':': return Cli_usage(cmd, "option '%s' needs an argument", argv[optind - 1]);
+      default: return Cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
       }
       if (bad)
          return EXIT_USAGE;
    }
+   if (optind < argc && !taskFile && !resume)
+      taskFile = argv[optind++];
    if (optind < argc)
-      return Cli_usage("--batch", "unexpected argument '%s'", argv[optind]);
+      return Cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+   if (!batch && !isatty(STDOUT_FILENO)) {
+      fprintf(stderr, "pruner-tui: standard output is not a terminal: tuning without the screen, as --batch does\n");
+      batch = true;
+   }
    if (noSession && (cfg.sessionPath || resume))
-      return Cli_usage("--batch", "--no-session and %s contradict each other", resume ? "--resume" : "--session");
+      return Cli_usage(cmd, "--no-session and %s contradict each other", resume ? "--resume" : "--session");
    if (resume) {
       if (cfg.sessionPath)
-         return Cli_usage("--batch", "--resume goes on writing its own session; --session cannot name another");
+         return Cli_usage(cmd, "--resume goes on writing its own session; --session cannot name another");
       if (perRoundGiven || seedGiven)
-         return Cli_usage("--batch", "--resume goes on with the session's %s; it cannot change",
+         return Cli_usage(cmd, "--resume goes on with the session's %s; it cannot change",
                           perRoundGiven ? "measures per round" : "seed");
       if (policyGiven)
-         return Cli_usage("--batch", "--resume goes on with the session's policy; --policy cannot change it");
+         return Cli_usage(cmd, "--resume goes on with the session's policy; --policy cannot change it");
    } else if (!taskFile)
-      return Cli_usage("--batch", "expected --batch FILE.task or --resume SESSION");
-   if (Cli_checkDevice("--batch", cfg.device))
+      return Cli_usage(cmd, "expected FILE.task, --batch FILE.task or --resume SESSION");
+   if (Cli_checkDevice(cmd, cfg.device))
       return EXIT_USAGE;
    if (ModelKind_parse(cfg.costModel) < 0)
-      return Cli_usage("--batch", "--cost-model takes random, psa, xgb, mlp, pam or pam-moa, not '%s'",
+      return Cli_usage(cmd, "--cost-model takes random, psa, xgb, mlp, pam or pam-moa, not '%s'",
                        cfg.costModel);
    cfg.trials = (int)trials;
    cfg.perRound = (int)perRound;
@@ -187,12 +203,12 @@ int Cli_batch(int argc, char **argv) {
    const char *userModel = NULL;
    if (resume) {
       if (Session_read(resume, &log, &notice, &cause) < 0) {
-         fprintf(stderr, "pruner-tui --batch: %s\n", cause);
+         fprintf(stderr, "pruner-tui%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", cause);
          free(cause);
          return EXIT_INPUT;
       }
       if (notice)
-         fprintf(stderr, "pruner-tui --batch: %s\n", notice);
+         fprintf(stderr, "pruner-tui%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", notice);
       /* the session's own settings; --trials and --cost-model become commands */
       const SessionHeader *h = &log.events[0].header;
       if (!taskFile)
@@ -233,7 +249,7 @@ int Cli_batch(int argc, char **argv) {
    free(sessionDir);
    free(notice);
    if (!e) {
-      fprintf(stderr, "pruner-tui --batch: %s\n", cause);
+      fprintf(stderr, "pruner-tui%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", cause);
       free(cause);
       SessionLog_done(&log);
       DeviceSet_done(&devices);
@@ -241,6 +257,26 @@ int Cli_batch(int argc, char **argv) {
    }
    const Network *net = Engine_network(e);
    const TaskScheduler *sched = Engine_scheduler(e);
+   /* --trials and --cost-model on a resumed session: commands, applied first */
+   if (resume) {
+      char text[64];
+      if (trialsGiven && trials != TaskScheduler_budget(sched)) {
+         snprintf(text, sizeof text, "budget %ld", trials);
+         Engine_command(e, text);
+      }
+      if (modelGiven && strcmp(userModel, Engine_costModel(e)) != 0) {
+         snprintf(text, sizeof text, "model %s", userModel);
+         Engine_command(e, text);
+      }
+   }
+   int rc;
+   if (!batch) {
+      rc = Workbench_live(e, resume ? &log : NULL, &devices);
+      SessionLog_done(&log);
+      Engine_free(e);
+      DeviceSet_done(&devices);
+      return rc;
+   }
    const Measurer *m = Engine_measurer(e);
    printf("tuning %s (%s, %d tasks) on %s%s\n", net->name, net->path, net->ntasks, Measurer_describe(m),
           Measurer_simulated(m) ? ": SIMULATED, not a GPU" : "");
@@ -256,20 +292,10 @@ int Cli_batch(int argc, char **argv) {
    for (int i = 1; i < log.count; i++)
       TuneView_apply(&view, &log.events[i]);
    SessionLog_done(&log);
-   if (resume) {
+   if (resume)
       printf("resuming %s: %d trials done in %d rounds\n", resume, view.trials, view.rounds);
-      char text[64];
-      if (trialsGiven && trials != TaskScheduler_budget(sched)) {
-         snprintf(text, sizeof text, "budget %ld", trials);
-         Engine_command(e, text);
-      }
-      if (modelGiven && strcmp(userModel, Engine_costModel(e)) != 0) {
-         snprintf(text, sizeof text, "model %s", userModel);
-         Engine_command(e, text);
-      }
-   }
    fflush(stdout);
-   int rc = run(e, &view);
+   rc = run(e, &view);
    TuneView_done(&view);
    Engine_free(e);
    DeviceSet_done(&devices);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "details.h"
 #include "device/device.h"
 #include "sched/state.h"
 #include "te/network.h"
@@ -13,7 +14,8 @@
 /* Exit statuses: 0 success, 1 bad input (a file), 2 bad usage (flags). */
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
-/* "pruner-tui CMD: message" and the --help hint on stderr; returns EXIT_USAGE. */
+/* "pruner-tui CMD: message" ("pruner-tui: message" for a NULL cmd) and the --help hint
+ * on stderr; returns EXIT_USAGE. */
 int Cli_usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
 /* Parses an integer argument in [min, max] into *out, or reports a usage error. */
 int Cli_parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out);
@@ -30,21 +32,16 @@ char *Cli_readStateArg(const char *arg, char **cause);
 /* Loads the shipped devices.yaml, the user's, then `devicesFile` if not NULL. */
 int Cli_loadDevices(DeviceSet *set, const char *devicesFile);
 
-/* A task of a task file and one state of it. */
+/* A task file and one state of one of its tasks. */
 typedef struct Subject_ {
    Network net;
-   long task;
-   Dag dag;
-   SketchSet set;
-   State state;
+   DetailsSubject details;
 } Subject;
 
 /* Loads FILE, picks task TASK, and parses --state or samples a valid state with the
  * seed (1 when not given). Returns 0, or the exit status after reporting. */
 int Cli_loadSubject(const char *cmd, const char *file, const char *taskArg, long seed, bool seedGiven,
                     const char *stateArg, Subject *out);
-/* Prints the task, the sketch and the state's text (also left in stateText). */
-void Subject_describe(const Subject *s, char *stateText, size_t size);
 void Subject_done(Subject *s);
 
 /* `--list FILE.task`: the task table and totals. */
@@ -70,10 +67,19 @@ int Cli_eval(int argc, char **argv);
 /* `export SESSION [--records FILE] [--curve FILE] [--kernels DIR] [--devices FILE]
  * [--network FILE.task]`; argv[0] is "export". */
 int Cli_export(int argc, char **argv);
+/* What export does once its arguments are known (devices: the GPUs loaded, for the
+ * kernels' limits): the summary lines ("appended N
+ * records to FILE", ...) go to `say`; -1 with *cause when the session or an output
+ * fails (nothing is written then but what was written before the failing one). */
+typedef struct ExportArgs_ {
+   const char *session, *records, *curve, *kernels, *devices, *network;
+} ExportArgs;
+int Cli_exportRun(const ExportArgs *args, const DeviceSet *devices, FILE *say, char **cause);
 
-/* `--batch FILE.task [--trials N] [--per-round M] ...`: tuning without the screen; argv
- * is main's (the options may come in any order). */
-int Cli_batch(int argc, char **argv);
+/* `FILE.task [--trials N] [--per-round M] ...` on the workbench, `--batch FILE.task ...`
+ * (or standard output not a terminal) without the screen, `--resume SESSION` either
+ * way; argv is main's (the options may come in any order). */
+int Cli_tune(int argc, char **argv);
 /* `--replay FILE [--speed X]`: a session played back as text, at its recorded pace
  * times X (0: no waiting); argv is main's. */
 int Cli_replay(int argc, char **argv);

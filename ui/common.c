@@ -15,7 +15,7 @@
 int Cli_usage(const char *cmd, const char *fmt, ...) {
    va_list ap;
    va_start(ap, fmt);
-   fprintf(stderr, "pruner-tui %s: ", cmd);
+   fprintf(stderr, "pruner-tui%s%s: ", cmd ? " " : "", cmd ? cmd : "");
    vfprintf(stderr, fmt, ap);
    fprintf(stderr, "\nTry 'pruner-tui --help' for more information.\n");
    va_end(ap);
@@ -76,55 +76,34 @@ int Cli_loadSubject(const char *cmd, const char *file, const char *taskArg, long
    memset(out, 0, sizeof *out);
    if (Cli_loadNetwork(file, &out->net))
       return EXIT_INPUT;
-   if (Cli_parseCount(cmd, "TASK", taskArg, 0, out->net.ntasks - 1, &out->task)) {
+   long task;
+   if (Cli_parseCount(cmd, "TASK", taskArg, 0, out->net.ntasks - 1, &task)) {
       Network_done(&out->net);
       return EXIT_USAGE;
    }
-   const Task *t = &out->net.tasks[out->task];
-   Dag_init(&out->dag);
-   Op_buildDag(&t->op, &out->dag);
-   SketchSet_generate(&out->set, &out->dag);
    SchedLimits lim;
    SchedLimits_default(&lim);
    char *cause = NULL;
    int rc;
    if (stateArg) {
       char *text = Cli_readStateArg(stateArg, &cause);
-      rc = text ? State_parse(&out->set, text, &lim, &out->state, &cause) : -1;
+      rc = text ? DetailsSubject_parse(&out->details, &out->net, (int)task, text, &lim, &cause) : -1;
       free(text);
    } else {
-      Rng rng;
-      Rng_seed(&rng, (uint64_t)(seedGiven ? seed : 1));
-      rc = State_sampleValid(&out->set, -1, &rng, &lim, 100000, &out->state, &cause);
-      if (rc < 0) {
-         char *why = xAsprintf("task %ld has no valid state: %s", out->task, cause);
-         free(cause);
-         cause = why;
-      }
+      rc = DetailsSubject_sample(&out->details, &out->net, (int)task, (uint64_t)(seedGiven ? seed : 1), &lim,
+                                 &cause);
    }
    if (rc < 0) {
       fprintf(stderr, "pruner-tui: %s\n", cause);
       free(cause);
-      Subject_done(out);
+      Network_done(&out->net);
       return EXIT_INPUT;
    }
    return 0;
 }
 
-void Subject_describe(const Subject *s, char *stateText, size_t size) {
-   const Task *t = &s->net.tasks[s->task];
-   char shape[160], epi[160];
-   Op_describe(&t->op, shape, sizeof shape);
-   Op_epilogueText(&t->op, epi, sizeof epi);
-   State_format(&s->set, &s->state, stateText, size);
-   printf("task %ld of %s: %s %s, epilogue %s\n", s->task, s->net.name, Op_name(t->op.kind), shape, epi);
-   printf("sketch %d of %d: %s\n", (int)s->state.sketch, s->set.count, s->set.sketches[s->state.sketch].summary);
-   printf("state: %s\n", stateText);
-}
-
 void Subject_done(Subject *s) {
-   SketchSet_done(&s->set);
-   Dag_done(&s->dag);
+   DetailsSubject_done(&s->details);
    Network_done(&s->net);
 }
 

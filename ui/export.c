@@ -18,10 +18,6 @@
 #include "tune/session.h"
 #include "util/xalloc.h"
 
-typedef struct {
-   const char *session, *records, *curve, *kernels, *devices, *network;
-} ExportArgs;
-
 /* The kernels of the tasks with a successful measure, and the tasks without. */
 typedef struct {
    int count;
@@ -59,36 +55,28 @@ static const Device *sessionDevice(const DeviceSet *devices, const char *name, S
    return dev;
 }
 
-static int makeKernels(const SessionLog *log, const ExportArgs *a, KernelSet *out, char **cause) {
+static int makeKernels(const SessionLog *log, const ExportArgs *a, const DeviceSet *devices, KernelSet *out,
+                       char **cause) {
    memset(out, 0, sizeof *out);
-   DeviceSet devices;
-   DeviceSet_init(&devices);
-   if (Cli_loadDevices(&devices, a->devices)) {
-      DeviceSet_done(&devices);
-      return EXIT_INPUT;
-   }
    Network net;
-   if (Export_loadNetwork(log, a->session, a->network, &net, cause) < 0) {
-      DeviceSet_done(&devices);
-      return fail(*cause);
-   }
+   if (Export_loadNetwork(log, a->session, a->network, &net, cause) < 0)
+      return -1;
    SchedLimits lim;
-   const Device *dev = sessionDevice(&devices, log->events[0].header.device, &lim);
+   const Device *dev = sessionDevice(devices, log->events[0].header.device, &lim);
    int *best = xCalloc((size_t)net.ntasks + 1, sizeof *best);
-   int rc = Export_bestMeasures(log, a->session, best, cause) < 0 ? fail(*cause) : 0;
+   int rc = Export_bestMeasures(log, a->session, best, cause);
    out->kernels = xCalloc((size_t)net.ntasks + 1, sizeof *out->kernels);
    out->missing = xCalloc((size_t)net.ntasks + 1, sizeof *out->missing);
    for (int t = 0; t < net.ntasks && rc == 0; t++) {
       if (best[t] < 0)
          out->missing[out->nmissing++] = t;
       else if (Export_kernel(log, a->session, &net, best[t], &lim, dev, &out->kernels[out->count], cause) < 0)
-         rc = fail(*cause);
+         rc = -1;
       else
          out->count++;
    }
    free(best);
    Network_done(&net);
-   DeviceSet_done(&devices);
    return rc;
 }
 
@@ -202,17 +190,15 @@ static int parseArgs(int argc, char **argv, ExportArgs *a) {
    return 0;
 }
 
-int Cli_export(int argc, char **argv) {
-   ExportArgs a;
-   if (parseArgs(argc, argv, &a))
-      return EXIT_USAGE;
+int Cli_exportRun(const ExportArgs *args, const DeviceSet *devices, FILE *say, char **cause) {
+   ExportArgs a = *args;
    SessionLog log;
    SessionLog_init(&log);
-   char *notice = NULL, *cause = NULL;
-   if (Session_read(a.session, &log, &notice, &cause) < 0)
-      return fail(cause);
+   char *notice = NULL;
+   if (Session_read(a.session, &log, &notice, cause) < 0)
+      return -1;
    if (notice)
-      fprintf(stderr, "pruner-tui export: %s\n", notice);
+      fprintf(say, "note: %s\n", notice);
    free(notice);
 
    RecordSet records;
@@ -221,19 +207,16 @@ int Cli_export(int argc, char **argv) {
    char *curve = NULL;
    int curveLines = 0;
    int rc = 0;
-   if (a.records && Export_records(&log, a.session, &records, &cause) < 0)
-      rc = fail(cause);
+   if (a.records && Export_records(&log, a.session, &records, cause) < 0)
+      rc = -1;
    if (rc == 0 && a.curve)
       curve = Export_curve(&log, &curveLines);
    if (rc == 0 && a.kernels)
-      rc = makeKernels(&log, &a, &kernels, &cause);
+      rc = makeKernels(&log, &a, devices, &kernels, cause);
 
-   /* the summary leaves standard output to an export written there */
-   bool toStdout = (a.records && isStdout(a.records)) || (a.curve && isStdout(a.curve));
-   FILE *say = toStdout ? stderr : stdout;
    if (rc == 0 && a.records) {
-      if (writeRecords(&records, a.records, &cause) < 0)
-         rc = fail(cause);
+      if (writeRecords(&records, a.records, cause) < 0)
+         rc = -1;
       else
          fprintf(say, "%s %d records to %s\n", isStdout(a.records) ? "wrote" : "appended", records.count,
                  isStdout(a.records) ? "standard output" : a.records);
@@ -241,25 +224,45 @@ int Cli_export(int argc, char **argv) {
    if (rc == 0 && a.curve) {
       if (isStdout(a.curve))
          fputs(curve, stdout);
-      else if (replaceFile(a.curve, curve, &cause) < 0)
-         rc = fail(cause);
+      else if (replaceFile(a.curve, curve, cause) < 0)
+         rc = -1;
       if (rc == 0)
          fprintf(say, "wrote %d curve lines to %s\n", curveLines, isStdout(a.curve) ? "standard output" : a.curve);
    }
    if (rc == 0 && a.kernels) {
-      if (writeKernels(&kernels, a.kernels, &cause) < 0) {
-         rc = fail(cause);
+      if (writeKernels(&kernels, a.kernels, cause) < 0) {
+         rc = -1;
       } else {
          fprintf(say, "wrote %d kernels to %s", kernels.count, a.kernels);
          printMissing(say, &kernels);
          fprintf(say, "\n");
       }
    }
-   if (fflush(stdout) != 0 && rc == 0)
-      rc = fail(xAsprintf("standard output: %s", strerror(errno)));
    free(curve);
    KernelSet_done(&kernels);
    RecordSet_done(&records);
    SessionLog_done(&log);
    return rc;
+}
+
+int Cli_export(int argc, char **argv) {
+   ExportArgs a;
+   if (parseArgs(argc, argv, &a))
+      return EXIT_USAGE;
+   /* the summary leaves standard output to an export written there */
+   bool toStdout = (a.records && isStdout(a.records)) || (a.curve && isStdout(a.curve));
+   DeviceSet devices;
+   DeviceSet_init(&devices);
+   if (a.kernels && Cli_loadDevices(&devices, a.devices)) {
+      DeviceSet_done(&devices);
+      return EXIT_INPUT;
+   }
+   char *cause = NULL;
+   int rc = Cli_exportRun(&a, &devices, toStdout ? stderr : stdout, &cause);
+   DeviceSet_done(&devices);
+   if (rc < 0)
+      return fail(cause);
+   if (fflush(stdout) != 0)
+      return fail(xAsprintf("standard output: %s", strerror(errno)));
+   return 0;
 }

@@ -82,21 +82,11 @@ int Cli_kernel(int argc, char **argv) {
    int rc = Cli_loadSubject("kernel", argv[optind], argv[optind + 1], seed, seedGiven, stateArg, &sub);
    if (rc)
       return rc;
-   char *cause = NULL;
-   char text[4096];
-   Subject_describe(&sub, text, sizeof text);
-   LoopNest ln;
-   LoopNest_init(&ln);
-   Lower_state(&sub.set, &sub.state, &ln);
-   for (int k = 0; k < ln.nkernels; k++)
-      printf("launch %s: grid %lld blocks, %lld threads per block, %lld bytes of static shared memory\n",
-             ln.kernels[k].name, (long long)ln.kernels[k].grid, (long long)ln.kernels[k].block,
-             (long long)ln.kernels[k].sharedBytes);
-   char *header = xAsprintf("pruner-tui %s: task %ld of %s, %s\nstate %s", PACKAGE_VERSION, sub.task,
-                            sub.net.name, sub.net.tasks[sub.task].key, text);
-   char *src = Cuda_generate(&ln, header);
-   free(header);
+   const DetailsSubject *d = &sub.details;
+   char *task = Details_task(d), *launch = Details_launch(d), *src = Details_source(d);
+   printf("%s%s", task, launch);
    if (narchs) {
+      char *cause = NULL;
       NvrtcResult r;
       if (Nvrtc_compile(src, "kernel.cu", archs[0], &r, &cause) < 0) {
          printf("NVRTC %s: %s\n", archs[0], cause);
@@ -112,7 +102,8 @@ int Cli_kernel(int argc, char **argv) {
    }
    printf("\n%s", src);
    free(src);
-   LoopNest_done(&ln);
+   free(launch);
+   free(task);
    Subject_done(&sub);
    return rc;
 }

@@ -160,7 +160,7 @@ int main(int argc, char **argv) {
    for (int i = 1; i < argc; i++)
       if (strcmp(argv[i], "--batch") == 0 || strncmp(argv[i], "--batch=", 8) == 0 ||
           strcmp(argv[i], "--resume") == 0 || strncmp(argv[i], "--resume=", 9) == 0)
-         return Cli_batch(argc, argv);
+         return Cli_tune(argc, argv);
    for (int i = 1; i < argc; i++)
       if (strcmp(argv[i], "--replay") == 0 || strncmp(argv[i], "--replay=", 9) == 0)
          return Cli_replay(argc, argv);
@@ -178,6 +178,13 @@ int main(int argc, char **argv) {
       return Cli_eval(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "export") == 0)
       return Cli_export(argc - 1, argv + 1);
+   /* anything but --list, --list-devices, --help and --version tunes a task file */
+   bool other = false;
+   for (int i = 1; i < argc; i++)
+      other |= strncmp(argv[i], "-l", 2) == 0 || strncmp(argv[i], "--list", 6) == 0 || strcmp(argv[i], "-h") == 0 ||
+               strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-V") == 0 || strcmp(argv[i], "--version") == 0;
+   if (argc > 1 && !other)
+      return Cli_tune(argc, argv);
    enum { OPT_LIST_DEVICES = 256, OPT_DEVICES };
    static const struct option options[] = {
       { "list", required_argument, NULL, 'l' },
@@ -217,11 +224,7 @@ int main(int argc, char **argv) {
    if (optind < argc) {
       if (listFile || listDevices)
          return usageError("unexpected argument '%s'", argv[optind]);
-      fprintf(stderr,
-              "pruner-tui: tuning %s needs the workbench screen, which is not part of this\n"
-              "version; use 'pruner-tui --batch %s' to tune it without the screen.\n",
-              argv[optind], argv[optind]);
-      return EXIT_USAGE;
+      return usageError("unexpected argument '%s'", argv[optind]);
    }
    if (listFile && listDevices)
       return usageError("--list and --list-devices cannot be combined");

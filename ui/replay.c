@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "progress.h"
 #include "tune/session.h"
 #include "tune/view.h"
 #include "util/xalloc.h"
+#include "workbench.h"
 
 /* Plays the session's times: an event recorded at t seconds is shown at t / speed after
  * the replay began. A resumed run's clock starts again from 0; its times are shifted
@@ -136,6 +138,19 @@ int Cli_replay(int argc, char **argv) {
    const SessionHeader *h = &log.events[0].header;
    Network net;
    bool haveNet = TuneView_findNetwork(h, &net, &cause) == 0;
+   if (isatty(STDOUT_FILENO)) {
+      DeviceSet devices;
+      DeviceSet_init(&devices);
+      int rc = Cli_loadDevices(&devices, NULL);
+      if (rc == 0)
+         rc = Workbench_replay(path, &log, haveNet ? &net : NULL, &devices, speed);
+      free(cause);
+      DeviceSet_done(&devices);
+      if (haveNet)
+         Network_done(&net);
+      SessionLog_done(&log);
+      return rc;
+   }
    TuneView view;
    TuneView_init(&view, h, haveNet ? &net : NULL);
    printHeader(path, &view);

@@ -30,10 +30,8 @@ static bool parseTask(const char *text, int ntasks, int *task) {
    return true;
 }
 
-int Command_parse(const char *text, int ntasks, Command *out, char **cause) {
-   char verb[16], a[64], b[64], extra[2];
-   int n = sscanf(text, " %15s %63s %63s %1s", verb, a, b, extra);
-   memset(out, 0, sizeof *out);
+static int parseWords(char **w, int n, const char *text, int ntasks, Command *out, char **cause) {
+   const char *verb = n > 0 ? w[0] : "", *a = n > 1 ? w[1] : "", *b = n > 2 ? w[2] : "";
    if (n < 1) {
       *cause = xStrdup("an empty command");
       return -1;
@@ -88,11 +86,39 @@ int Command_parse(const char *text, int ntasks, Command *out, char **cause) {
       out->value = (double)v;
       return 0;
    }
-   if (strcmp(verb, "model") == 0 && n == 2) {
+   if (strcmp(verb, "model") == 0 && (n == 2 || n == 3)) {
+      if (strlen(a) >= sizeof out->model || strlen(b) >= sizeof out->checkpoint) {
+         *cause = xStrdup(strlen(a) >= sizeof out->model ? "model: the kind's name is too long"
+                                                          : "model: the checkpoint's path is too long");
+         return -1;
+      }
       out->kind = COMMAND_MODEL;
       snprintf(out->model, sizeof out->model, "%s", a);
+      snprintf(out->checkpoint, sizeof out->checkpoint, "%s", b);
       return 0;
    }
    *cause = xAsprintf("unknown command '%s' (pause, resume, prio, focus, budget, model, stop)", text);
    return -1;
+}
+
+/* splits a copy of text at blanks into at most max words; the count, or max + 1 when
+ * there are more */
+static int words(char *copy, char **w, int max) {
+   int n = 0;
+   char *save = NULL;
+   for (char *t = strtok_r(copy, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+      if (n == max)
+         return max + 1;
+      w[n++] = t;
+   }
+   return n;
+}
+
+int Command_parse(const char *text, int ntasks, Command *out, char **cause) {
+   memset(out, 0, sizeof *out);
+   char *copy = xStrdup(text), *w[3];
+   int n = words(copy, w, 3);
+   int rc = parseWords(w, n, text, ntasks, out, cause);
+   free(copy);
+   return rc;
 }

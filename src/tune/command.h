@@ -11,7 +11,7 @@ typedef enum {
    COMMAND_FOCUS,               /* focus TASK */
    COMMAND_FOCUS_OFF,           /* focus off */
    COMMAND_BUDGET,              /* budget N */
-   COMMAND_MODEL,               /* model KIND */
+   COMMAND_MODEL,               /* model KIND [CHECKPOINT] */
    COMMAND_STOP                 /* stop */
 } CommandKind;
 
@@ -20,6 +20,7 @@ typedef struct Command_ {
    int task;                    /* PRIORITY, FOCUS */
    double value;                /* PRIORITY: the multiplier; BUDGET: the trials */
    char model[64];              /* MODEL: the kind's name, as given */
+   char checkpoint[512];        /* MODEL: a checkpoint to start from; "" for none */
 } Command;
 
 /* Parses `text` for a network of ntasks tasks. Checks the form, the task IDs and that

@@ -132,7 +132,7 @@ static int emit(Engine *e, char **cause) {
 }
 
 static int applyCommand(Engine *e, const char *text, bool *stop, char **cause);
-static int swapModel(Engine *e, const char *name, char **cause);
+static int swapModel(Engine *e, const char *name, const char *checkpoint, char **cause);
 
 /* ---- --resume ---- */
 
@@ -222,6 +222,7 @@ static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const 
    Dataset_init(&data);
    ReplayRound r = { .task = -1 };
    char modelKind[64] = "";     /* the last model swap's */
+   char modelCheckpoint[512] = "";
    double elapsed = 0;
    int rc = 0;
    for (int i = 1; i < log->count && rc == 0; i++) {
@@ -253,8 +254,10 @@ static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const 
             free(why);
             break;
          }
-         if (c.kind == COMMAND_MODEL)
+         if (c.kind == COMMAND_MODEL) {
             snprintf(modelKind, sizeof modelKind, "%s", c.model);
+            snprintf(modelCheckpoint, sizeof modelCheckpoint, "%s", c.checkpoint);
+         }
          /* stop and the whole engine's pause end with the run that gave them */
          else if (c.kind != COMMAND_STOP && c.kind != COMMAND_PAUSE_ALL && c.kind != COMMAND_RESUME_ALL) {
             bool stop = false;
@@ -269,8 +272,8 @@ static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const 
    }
    closeRound(e, &r, false);
    free(r.costs);
-   if (rc == 0 && modelKind[0] && strcmp(modelKind, e->costModel) != 0)
-      rc = swapModel(e, modelKind, cause);
+   if (rc == 0 && modelKind[0] && (strcmp(modelKind, e->costModel) != 0 || modelCheckpoint[0]))
+      rc = swapModel(e, modelKind, modelCheckpoint, cause);
    if (rc == 0 && data.n > 0) {
       OnlineModel_update(e->online, &data);
       OnlineModel_wait(e->online);
@@ -567,15 +570,34 @@ const char *Engine_lastRefusal(const Engine *e) {
 }
 
 /* a new verify model of that kind, trained on every measurement so far */
-static int swapModel(Engine *e, const char *name, char **cause) {
+/* A fresh verify model of kind `name`, or the checkpoint's (which must be of that
+ * kind) when checkpoint is not "", trained on every measurement so far. */
+static int swapModel(Engine *e, const char *name, const char *checkpoint, char **cause) {
    int kind = ModelKind_parse(name);
    if (kind < 0) {
-      *cause = xAsprintf("unknown cost model '%s'", name);
+      *cause = xAsprintf("unknown cost model '%s' (random, psa, xgb, mlp, pam or pam-moa)", name);
       return -1;
    }
-   CostModel *m = CostModel_new((ModelKind)kind, e->seed, cause);
-   if (!m)
-      return -1;
+   CostModel *m;
+   if (checkpoint && *checkpoint) {
+      char *why = NULL;
+      m = CostModel_load(checkpoint, &why);
+      if (!m) {
+         *cause = xAsprintf("model %s %s: %s", name, checkpoint, why);
+         free(why);
+         return -1;
+      }
+      if ((int)m->kind != kind) {
+         *cause = xAsprintf("model %s %s: the checkpoint holds a %s model", name, checkpoint,
+                            ModelKind_name(m->kind));
+         CostModel_free(m);
+         return -1;
+      }
+   } else {
+      m = CostModel_new((ModelKind)kind, e->seed, cause);
+      if (!m)
+         return -1;
+   }
    OnlineModel *o = OnlineModel_new(m, &e->train);
    OnlineModel_wait(e->online);
    const Dataset *data = OnlineModel_data(e->online);
@@ -615,7 +637,7 @@ static int applyCommand(Engine *e, const char *text, bool *stop, char **cause) {
    case COMMAND_FOCUS: return TaskScheduler_setFocus(e->sched, c.task, true, cause);
    case COMMAND_FOCUS_OFF: TaskScheduler_clearFocus(e->sched); return 0;
    case COMMAND_BUDGET: return TaskScheduler_setBudget(e->sched, (int)c.value, cause);
-   case COMMAND_MODEL: return swapModel(e, c.model, cause);
+   case COMMAND_MODEL: return swapModel(e, c.model, c.checkpoint, cause);
    }
    return 0;
 }
@@ -638,6 +660,7 @@ static void applyCommands(Engine *e, bool *stop) {
       SessionEvent *ev = newEvent(e, SESSION_COMMAND);
       ev->command.text = cmds[i];
       ev->command.applied = applied;
+      ev->command.why = xStrdup(applied ? "" : e->refusal);
    }
    free(cmds);
 }

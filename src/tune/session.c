@@ -103,6 +103,7 @@ static const Field commandFields[] = {
    COMMON,
    { "text", F_STRING, AT(command.text) },
    { "applied", F_BOOL, AT(command.applied) },
+   { "why", F_MESSAGE, AT(command.why) },
 };
 
 static const Field searchFields[] = {

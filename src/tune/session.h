@@ -107,6 +107,7 @@ typedef struct SessionEvent_ {
       struct {
          char *text;            /* as typed, e.g. "prio 5 0" */
          bool applied;
+         char *why;             /* why it was refused; "" when applied */
       } command;
       struct {
          int task;

@@ -78,7 +78,7 @@ void TuneView_init(TuneView *v, const SessionHeader *h, const Network *net) {
          t->weight = (double)src->weight;
          t->flops = src->flops;
       }
-      t->best = t->leastMean = NAN;
+      t->best = t->leastMean = t->bestMedian = NAN;
       t->priority = 1;
    }
    v->roundTask = -1;
@@ -97,6 +97,7 @@ void TuneView_done(TuneView *v) {
       free(v->tasks[i].key);
       free(v->tasks[i].label);
       free(v->tasks[i].curve);
+      free(v->tasks[i].bestState);
    }
    free(v->tasks);
    free(v->modelError);
@@ -183,6 +184,27 @@ static void applyMeasure(TuneView *v, const SessionEvent *e) {
    double mean = sum / e->measure.ncosts;
    if (isnan(t->leastMean) || mean < t->leastMean)
       t->leastMean = mean;
+   double median = Measure_median(e->measure.costs, e->measure.ncosts);
+   if (isnan(t->bestMedian) || median < t->bestMedian) {
+      t->bestMedian = median;
+      free(t->bestState);
+      t->bestState = xStrdup(e->measure.state ? e->measure.state : "");
+      t->bestTrial = v->trials;
+   }
+}
+
+static void applySearch(TuneView *v, const SessionEvent *e) {
+   v->haveSearch = true;
+   v->searchRound = e->round;
+   v->lastSearch.task = e->search.task;
+   v->lastSearch.drafted = e->search.drafted;
+   v->lastSearch.sampled = e->search.sampled;
+   v->lastSearch.drafts = e->search.drafts;
+   v->lastSearch.population = e->search.population;
+   v->lastSearch.kept = e->search.kept;
+   v->lastSearch.picks = e->search.picks;
+   v->lastSearch.fromDrafts = e->search.fromDrafts;
+   v->lastSearch.random = e->search.random;
 }
 
 static void applyBest(TuneView *v, const SessionEvent *e) {
@@ -230,6 +252,12 @@ static void applyRoundEnd(TuneView *v, const SessionEvent *e) {
       .draftRank = e->roundEnd.draftRank,
       .verifyRank = e->roundEnd.verifyRank,
    };
+   if (v->haveSearch && v->searchRound == e->round) {
+      TuneRoundPoint *p = &v->series[v->nseries - 1];
+      p->kept = v->lastSearch.kept;
+      p->picks = v->lastSearch.picks;
+      p->fromDrafts = v->lastSearch.fromDrafts;
+   }
 }
 
 static void applyModel(TuneView *v, const SessionEvent *e) {
@@ -271,6 +299,7 @@ void TuneView_apply(TuneView *v, const SessionEvent *e) {
       }
       break;
    case SESSION_ROUND_END: applyRoundEnd(v, e); break;
+   case SESSION_SEARCH: applySearch(v, e); break;
    case SESSION_FINISHED:
       v->finished = true;
       v->why = e->finished.why;

@@ -30,6 +30,7 @@ typedef struct TuneRoundPoint_ {
    double latencyMs;            /* estimated total; NAN until every task has a cost */
    double acceptance, tau;      /* NAN when undefined for the round */
    double draftRank, verifyRank;/* the models' pairwise accuracy on the round's measured */
+   int kept, picks, fromDrafts; /* the round's search event's; 0 without one */
 } TuneRoundPoint;
 
 /* A mean over the rounds where a value was defined. */
@@ -52,6 +53,12 @@ typedef struct TuneTaskView_ {
    double best;                 /* seconds, the last best event's; NAN before one */
    int bestRound;               /* the round of that event; 0 before one */
    double leastMean;            /* the least mean of an ok measurement's costs; NAN */
+   /* the best measured state as the exports take it: the least median of an ok
+    * measurement's costs (the earliest on ties), its state's text and the run's trial
+    * count when it was measured; NAN, NULL and 0 before one */
+   double bestMedian;
+   char *bestState;
+   int bestTrial;
    double priority;             /* 1; applied pause 0, resume 1, prio TASK M */
    bool focused;
    int lastRound;               /* the last round that tuned it; 0: none yet */
@@ -96,6 +103,13 @@ typedef struct TuneView_ {
    TuneMean acceptance, tau;    /* round_end's, over the rounds where each was defined */
    TuneMean draftRank, verifyRank;
    int lineages[LINEAGE_COUNT + 1]; /* measured states by lineage; the last: others */
+   bool haveSearch;             /* a search event was seen; lastSearch is its */
+   int searchRound;
+   struct {
+      int task;
+      bool drafted;
+      int sampled, drafts, population, kept, picks, fromDrafts, random;
+   } lastSearch;
 
    /* the verify model */
    int modelFits, modelFailures;

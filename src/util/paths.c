@@ -71,6 +71,10 @@ char *Paths_userDataFile(const char *rel) {
    return xdgFile("XDG_DATA_HOME", ".local/share", rel);
 }
 
+char *Paths_userStateFile(const char *rel) {
+   return xdgFile("XDG_STATE_HOME", ".local/state", rel);
+}
+
 int Paths_makeDirs(const char *dir) {
    char *path = xStrdup(dir);
    int rc = 0;

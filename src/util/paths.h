@@ -18,6 +18,8 @@ char *Paths_findRecordedTaskFile(const char *named);
 char *Paths_configFile(const char *rel);
 /* $XDG_DATA_HOME/pruner-tui/rel (default ~/.local/share), whether or not it exists. */
 char *Paths_userDataFile(const char *rel);
+/* $XDG_STATE_HOME/pruner-tui/rel (default ~/.local/state), whether or not it exists. */
+char *Paths_userStateFile(const char *rel);
 /* Makes the directory and its missing parents (mkdir -p); -1 with errno. */
 int Paths_makeDirs(const char *dir);
 

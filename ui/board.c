@@ -1,0 +1,295 @@
+/* The workbench's state, folded from events. */
+#include "config.h"
+
+#include "board.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "te/op.h"
+#include "tune/command.h"
+
+static const char *const sortNames[SORT_COUNT] = { "id", "share", "latency", "trials", "roofline" };
+
+const char *SortKey_name(SortKey k) {
+   return (unsigned)k < SORT_COUNT ? sortNames[k] : "?";
+}
+
+/* FLOPs over peak or the bytes every tensor must move over bandwidth, the larger */
+static double floorOf(const Task *t, const Device *d) {
+   if (!d || !(d->peak_fp32_gflops > 0) || !(d->mem_bandwidth_gbs > 0))
+      return NAN;
+   int64_t shape[8];
+   double elements = 0;
+   int rank = Op_outputShape(&t->op, shape);
+   double n = 1;
+   for (int i = 0; i < rank; i++)
+      n *= (double)shape[i];
+   elements += n;
+   for (int in = 0; in < Op_numInputs(&t->op); in++) {
+      const char *name;
+      rank = Op_inputShape(&t->op, in, shape, &name);
+      n = 1;
+      for (int i = 0; i < rank; i++)
+         n *= (double)shape[i];
+      elements += n;
+   }
+   double compute = t->flops / (d->peak_fp32_gflops * 1e9);
+   double memory = elements * 4 / (d->mem_bandwidth_gbs * 1e9);
+   return fmax(compute, memory);
+}
+
+void Board_init(Board *b, const SessionHeader *h, const Network *net, const DeviceSet *devices) {
+   memset(b, 0, sizeof *b);
+   TuneView_init(&b->view, h, net);
+   b->net = b->view.fromTaskFile ? net : NULL;
+   b->devices = devices;
+   b->device = devices ? DeviceSet_find(devices, h->device) : NULL;
+   int n = h->ntasks > 0 ? h->ntasks : 1;
+   b->floor = xCalloc((size_t)n, sizeof *b->floor);
+   b->order = xCalloc((size_t)n, sizeof *b->order);
+   for (int t = 0; t < h->ntasks; t++) {
+      b->floor[t] = b->net ? floorOf(&b->net->tasks[t], b->device) : NAN;
+      b->order[t] = t;
+   }
+   b->replaySpeed = 1;
+   b->unicode = true;
+}
+
+void Board_done(Board *b) {
+   TuneView_done(&b->view);
+   free(b->floor);
+   free(b->order);
+   for (int i = 0; i < b->nlog; i++)
+      free(b->log[(b->logStart + i) % BOARD_LOG_MAX]);
+   memset(b, 0, sizeof *b);
+}
+
+/* ---- the log ---- */
+
+static void logLine(Board *b, const char *line) {
+   if (b->nlog == BOARD_LOG_MAX) {
+      free(b->log[b->logStart]);
+      b->log[b->logStart] = xStrdup(line);
+      b->logStart = (b->logStart + 1) % BOARD_LOG_MAX;
+   } else {
+      b->log[(b->logStart + b->nlog++) % BOARD_LOG_MAX] = xStrdup(line);
+   }
+}
+
+void Board_log(Board *b, const char *fmt, ...) {
+   va_list ap;
+   va_start(ap, fmt);
+   char *text = NULL;
+   if (vasprintf(&text, fmt, ap) < 0)
+      fatal("out of memory formatting a log line");
+   va_end(ap);
+   char *save = NULL;
+   for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+      logLine(b, line);
+   free(text);
+}
+
+const char *Board_logLine(const Board *b, int i) {
+   return i >= 0 && i < b->nlog ? b->log[(b->logStart + i) % BOARD_LOG_MAX] : "";
+}
+
+/* ---- the table's order ---- */
+
+static const Board *sorting;
+
+static double sortValue(const Board *b, int t) {
+   const TuneTaskView *tv = &b->view.tasks[t];
+   switch (b->sort) {
+   case SORT_SHARE: return isnan(tv->best) ? -1 : tv->weight * tv->best;
+   case SORT_LATENCY: return isnan(tv->best) ? -1 : tv->best;
+   case SORT_TRIALS: return tv->trials;
+   case SORT_ROOFLINE: {
+      double r = Board_roofline(b, t);
+      return isnan(r) ? -2 : -r;   /* least first; unknown last */
+   }
+   default: return -t;
+   }
+}
+
+static int compareTasks(const void *pa, const void *pb) {
+   int a = *(const int *)pa, c = *(const int *)pb;
+   double va = sortValue(sorting, a), vc = sortValue(sorting, c);
+   if (va != vc)
+      return va > vc ? -1 : 1;
+   return a - c;
+}
+
+static void resort(Board *b) {
+   sorting = b;
+   qsort(b->order, (size_t)b->view.ntasks, sizeof *b->order, compareTasks);
+   sorting = NULL;
+}
+
+void Board_sort(Board *b, SortKey k) {
+   b->sort = k;
+   resort(b);
+}
+
+int Board_rowOf(const Board *b, int task) {
+   for (int r = 0; r < b->view.ntasks; r++)
+      if (b->order[r] == task)
+         return r;
+   return 0;
+}
+
+void Board_move(Board *b, int delta, int rows) {
+   int n = b->view.ntasks;
+   if (n == 0)
+      return;
+   int row = Board_rowOf(b, b->selected) + delta;
+   row = row < 0 ? 0 : row >= n ? n - 1 : row;
+   b->selected = b->order[row];
+   if (rows < 1)
+      rows = 1;
+   if (row < b->top)
+      b->top = row;
+   if (row >= b->top + rows)
+      b->top = row - rows + 1;
+   if (b->top > n - rows)
+      b->top = n - rows > 0 ? n - rows : 0;
+}
+
+/* ---- events ---- */
+
+static const char *taskName(const Board *b, int t) {
+   return t >= 0 && t < b->view.ntasks ? TuneView_describe(&b->view, t) : "?";
+}
+
+static void logEvent(Board *b, const SessionEvent *e) {
+   const TuneView *v = &b->view;
+   switch (e->kind) {
+   case SESSION_ROUND:
+      memset(&b->errors, 0, sizeof b->errors);
+      b->errors.round = e->round;
+      break;
+   case SESSION_MEASURE:
+      if (b->errors.round != e->round) {
+         memset(&b->errors, 0, sizeof b->errors);
+         b->errors.round = e->round;
+      }
+      b->errors.measured++;
+      if (e->measure.error && strcmp(e->measure.error, "ok") != 0 && b->errors.failed++ == 0)
+         snprintf(b->errors.first, sizeof b->errors.first, "%s%s%s", e->measure.error,
+                  e->measure.message && *e->measure.message ? ": " : "",
+                  e->measure.message ? e->measure.message : "");
+      break;
+   case SESSION_COMMAND:
+      if (e->command.applied)
+         Board_log(b, "command: %s", e->command.text);
+      else
+         Board_log(b, "refused: %s%s%s", e->command.text, e->command.why && *e->command.why ? ": " : "",
+                   e->command.why ? e->command.why : "");
+      break;
+   case SESSION_MODEL:
+      if (e->model.error && *e->model.error)
+         Board_log(b, "round %d: the %s model failed to train: %s", e->round, v->costModel, e->model.error);
+      break;
+   case SESSION_BEST:
+      Board_log(b, "round %d task %d: best %.4f ms (%s)", e->round, e->best.task, e->best.latency * 1e3,
+                taskName(b, e->best.task));
+      break;
+   case SESSION_ROUND_END:
+      /* a round's failed measurements: "round 12 task 3: 2 of 10 failed (compile: ...)" */
+      if (b->errors.round == e->round && b->errors.failed > 0)
+         Board_log(b, "round %d task %d: %d of %d failed (%s)", e->round, v->roundTask, b->errors.failed,
+                   b->errors.measured, b->errors.first);
+      break;
+   case SESSION_RESUMED:
+      Board_log(b, "resumed: %d trials done%s%s", e->resumed.trials,
+                e->resumed.notice && *e->resumed.notice ? "; " : "", e->resumed.notice ? e->resumed.notice : "");
+      break;
+   case SESSION_FINISHED:
+      Board_log(b, "finished: %s after %d trials", SessionEnd_name(e->finished.why), v->trials);
+      break;
+   default: break;
+   }
+}
+
+void Board_apply(Board *b, const SessionEvent *e) {
+   if (e->kind == SESSION_COMMAND && e->command.applied) {
+      Command c;
+      char *why = NULL;
+      if (Command_parse(e->command.text ? e->command.text : "", b->view.ntasks, &c, &why) == 0) {
+         if (c.kind == COMMAND_PAUSE_ALL)
+            b->pausedAll = true;
+         else if (c.kind == COMMAND_RESUME_ALL)
+            b->pausedAll = false;
+      }
+      free(why);
+   }
+   TuneView_apply(&b->view, e);
+   if (e->kind == SESSION_FINISHED)
+      b->pausedAll = false;
+   logEvent(b, e);
+   if (b->sort != SORT_ID && (e->kind == SESSION_ROUND_END || e->kind == SESSION_BEST))
+      resort(b);
+}
+
+/* ---- what the header and the table show ---- */
+
+double Board_roofline(const Board *b, int task) {
+   double best = b->view.tasks[task].best;
+   if (isnan(best) || !(best > 0) || isnan(b->floor[task]))
+      return NAN;
+   return b->floor[task] / best;
+}
+
+const char *Board_taskState(const Board *b, int task) {
+   const TuneView *v = &b->view;
+   const TuneTaskView *t = &v->tasks[task];
+   if (task == v->roundTask && !v->finished)
+      return "tuning";
+   if (t->priority == 0)
+      return "paused";
+   if (t->focused)
+      return "focused";
+   return t->rounds == 0 ? "waiting" : "ready";
+}
+
+void Board_runState(const Board *b, char *buf, size_t size) {
+   const TuneView *v = &b->view;
+   if (b->replay) {
+      if (b->replayDone)
+         snprintf(buf, size, "replay ended%s%s", v->finished ? ": " : "", v->finished ? SessionEnd_name(v->why) : "");
+      else if (b->replayPaused)
+         snprintf(buf, size, "replay paused");
+      else
+         snprintf(buf, size, "replay x%g", b->replaySpeed);
+   } else if (v->finished) {
+      snprintf(buf, size, "finished: %s", SessionEnd_name(v->why));
+   } else if (b->stopping) {
+      snprintf(buf, size, "stopping");
+   } else if (b->pausedAll) {
+      snprintf(buf, size, "paused");
+   } else if (v->paused) {
+      snprintf(buf, size, "paused: no task can run");
+   } else {
+      snprintf(buf, size, "running");
+   }
+}
+
+double Board_eta(const Board *b) {
+   const TuneView *v = &b->view;
+   if (v->finished || v->trials <= 0 || !(v->elapsed > 0))
+      return NAN;
+   int left = v->budget - v->trials;
+   return left <= 0 ? 0 : left * (v->elapsed / v->trials);
+}
+
+void Board_duration(double s, char *buf, size_t size) {
+   if (isnan(s) || s < 0) {
+      snprintf(buf, size, "-");
+      return;
+   }
+   long t = (long)(s + 0.5);
+   snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+}

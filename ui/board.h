@@ -1,0 +1,120 @@
+/* The workbench's state: the view model folded from a run's events (live or replayed)
+ * and what the screen adds to it (the selected task, the sort, the log, the console's
+ * last answer). The panels draw a board (panels.h) and the console's commands act on
+ * one (commands.h); neither knows whether an engine or a session file feeds it, and
+ * neither needs a terminal, so both are tested on a board built from events. */
+#ifndef HEADER_board
+#define HEADER_board
+
+#include <stdbool.h>
+
+#include "device/device.h"
+#include "te/network.h"
+#include "tune/session.h"
+#include "tune/view.h"
+#include "util/xalloc.h"
+
+typedef enum {
+   SORT_ID,                     /* the task file's order */
+   SORT_SHARE,                  /* weight x best latency, largest first */
+   SORT_LATENCY,                /* best latency, largest first */
+   SORT_TRIALS,                 /* trials, most first */
+   SORT_ROOFLINE,               /* share of the roofline, least first */
+   SORT_COUNT
+} SortKey;
+
+const char *SortKey_name(SortKey k);
+
+typedef enum {
+   CURVE_TRIALS,                /* estimated total latency against trials */
+   CURVE_TIME,                  /* ... against time */
+   CURVE_TASK,                  /* the selected task's best against its trials */
+   CURVE_COUNT
+} CurveKind;
+
+/* What the board's owner does for the commands: an engine to send commands to (NULL
+ * when replaying), a pager for long answers and the way out. */
+typedef struct BoardActions_ {
+   void *ctx;
+   void (*send)(void *ctx, const char *command);       /* NULL: no engine */
+   void (*page)(void *ctx, const char *title, char *text); /* takes the text */
+   void (*quit)(void *ctx);
+} BoardActions;
+
+#define BOARD_LOG_MAX 1000
+
+typedef struct Board_ {
+   TuneView view;
+   const Network *net;          /* the session's task file's tasks, or NULL */
+   const DeviceSet *devices;    /* devices.yaml's GPUs (the caller's) */
+   const Device *device;        /* the session's device, or NULL when unknown */
+   double *floor;               /* per task, the roofline floor of one occurrence in
+                                   seconds (FLOPs over peak, bytes over bandwidth);
+                                   NAN when the device or the task is not known */
+   const char *sessionPath;     /* the session file, or NULL (--no-session) */
+   bool replay;                 /* fed from a file: no engine to command */
+   double clock;                /* seconds shown as elapsed (live: the wall clock) */
+   bool pausedAll;              /* the whole engine is paused */
+   bool stopping;               /* quit was asked; the engine ends its round */
+   double replaySpeed;          /* replay: 0 jumps, else times as recorded */
+   bool replayPaused;
+   bool replayDone;             /* every event of the file was shown */
+
+   /* the table */
+   int selected;                /* a task ID */
+   int top;                     /* the first row shown, in the sorted order */
+   SortKey sort;
+   int *order;                  /* task IDs in the sort's order */
+   CurveKind curve;             /* the first of the curves shown */
+
+   /* the log: the engine's messages and the console's answers, oldest first */
+   char *log[BOARD_LOG_MAX];
+   int nlog, logStart;
+   char message[256];           /* the console's last one-line answer, until a key */
+   struct {                     /* the failed measurements of the round going on */
+      int round, failed, measured;
+      char first[160];          /* the first one's error */
+   } errors;
+
+   double uiCpuSeconds;         /* the screen thread's CPU time so far */
+   bool unicode;                /* braille and blocks; else ASCII */
+   bool color;
+   BoardActions actions;
+} Board;
+
+/* A board for the run the header starts. net (NULL when the task file was not found:
+ * the table shows keys and no FLOPs) and devices are the caller's and must outlive the
+ * board; the device the header names gives the peak for the roofline column. */
+void Board_init(Board *b, const SessionHeader *h, const Network *net, const DeviceSet *devices);
+void Board_done(Board *b);
+
+/* Folds an event in, logs what the log panel shows of it (commands, refusals, model
+ * failures, errors of a round, improvements, the end) and keeps the order sorted. */
+void Board_apply(Board *b, const SessionEvent *e);
+
+/* Appends a line to the log (printf style; a line per '\n'). */
+void Board_log(Board *b, const char *fmt, ...) ATTR_FORMAT(2, 3);
+/* The i-th line of the log, 0 the oldest kept. */
+const char *Board_logLine(const Board *b, int i);
+
+/* Re-sorts the table; the selected task stays selected. */
+void Board_sort(Board *b, SortKey k);
+/* Moves the selection by delta rows of the sorted table (clamped) and scrolls so that
+ * it shows in `rows` rows. */
+void Board_move(Board *b, int delta, int rows);
+/* The row of task t in the sorted table. */
+int Board_rowOf(const Board *b, int task);
+
+/* The share of the roofline a task's best reaches (floor over best, 0 to 1), or NAN. */
+double Board_roofline(const Board *b, int task);
+/* "tuning" (this round's), "paused", "focused", "waiting" (no round yet) or "ready". */
+const char *Board_taskState(const Board *b, int task);
+/* The header's run state: "running", "paused", "stopping", "finished: budget",
+ * "replay x4", "replay paused", "replay ended", ... */
+void Board_runState(const Board *b, char *buf, size_t size);
+/* Seconds left at the rate so far (trials per second), NAN before it is known. */
+double Board_eta(const Board *b);
+/* h:mm:ss, or "-" for NAN */
+void Board_duration(double seconds, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,297 @@
+/* The text of one state of a task, for the workbench and the explain and kernel
+ * subcommands alike, so that what they show cannot drift apart: the printers write to
+ * a FILE * and each text is one captured through open_memstream. */
+#include "config.h"
+
+#include "details.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cuda.h"
+#include "cost/analysis.h"
+#include "ir/lower.h"
+#include "util/rng.h"
+#include "util/xalloc.h"
+
+/* How many samples DetailsSubject_sample draws before it gives up. */
+#define DETAILS_SAMPLE_TRIES 100000
+
+/* ---- the subject ---- */
+
+static int openTask(DetailsSubject *s, const Network *net, int task, char **cause) {
+   memset(s, 0, sizeof *s);
+   if (task < 0 || task >= net->ntasks)
+      return setCause(cause, "task %d is not one of the %d tasks of %s", task, net->ntasks, net->name);
+   s->net = net;
+   s->task = task;
+   SketchSet_forOp(&s->set, &net->tasks[task].op);
+   return 0;
+}
+
+/* Ends an open subject: lowers the state it got, or drops it all when it got none. */
+static int closeTask(DetailsSubject *s, int rc) {
+   if (rc < 0) {
+      SketchSet_done(&s->set);
+      memset(s, 0, sizeof *s);
+      return -1;
+   }
+   LoopNest_init(&s->ln);
+   Lower_state(&s->set, &s->state, &s->ln);
+   return 0;
+}
+
+int DetailsSubject_parse(DetailsSubject *s, const Network *net, int task, const char *stateText,
+                         const SchedLimits *lim, char **cause) {
+   if (openTask(s, net, task, cause) < 0)
+      return -1;
+   return closeTask(s, State_parse(&s->set, stateText, lim, &s->state, cause));
+}
+
+int DetailsSubject_init(DetailsSubject *s, const Network *net, int task, const char *stateText,
+                        const SchedLimits *lim, char **cause) {
+   if (openTask(s, net, task, cause) < 0)
+      return -1;
+   char *why = NULL;
+   int rc = State_parse(&s->set, stateText, lim, &s->state, &why);
+   if (rc < 0) {
+      setCause(cause, "task %d: %s", task, why);
+      free(why);
+   }
+   return closeTask(s, rc);
+}
+
+int DetailsSubject_sample(DetailsSubject *s, const Network *net, int task, uint64_t seed,
+                          const SchedLimits *lim, char **cause) {
+   if (openTask(s, net, task, cause) < 0)
+      return -1;
+   Rng rng;
+   Rng_seed(&rng, seed);
+   char *why = NULL;
+   int rc = State_sampleValid(&s->set, -1, &rng, lim, DETAILS_SAMPLE_TRIES, &s->state, &why);
+   if (rc < 0) {
+      setCause(cause, "task %d has no valid state: %s", task, why);
+      free(why);
+   }
+   return closeTask(s, rc);
+}
+
+void DetailsSubject_done(DetailsSubject *s) {
+   LoopNest_done(&s->ln);
+   SketchSet_done(&s->set);
+   memset(s, 0, sizeof *s);
+}
+
+/* ---- capturing what printers write ---- */
+
+typedef struct {
+   FILE *f;
+   char *text;
+   size_t len;
+} Capture;
+
+static FILE *beginCapture(Capture *c) {
+   c->text = NULL;
+   c->len = 0;
+   c->f = open_memstream(&c->text, &c->len);
+   if (!c->f)
+      fatal("open_memstream: out of memory");
+   return c->f;
+}
+
+static char *endCapture(Capture *c) {
+   if (fclose(c->f) != 0)
+      fatal("open_memstream: out of memory");
+   return c->text;
+}
+
+/* State_format's text, whatever its length (caller frees). */
+static char *stateText(const DetailsSubject *s) {
+   size_t size = State_format(&s->set, &s->state, NULL, 0) + 1;
+   char *text = xMalloc(size);
+   State_format(&s->set, &s->state, text, size);
+   return text;
+}
+
+/* ---- the task, the loops, the CUDA source ---- */
+
+char *Details_task(const DetailsSubject *s) {
+   const Task *t = &s->net->tasks[s->task];
+   char shape[160], epi[160];
+   Op_describe(&t->op, shape, sizeof shape);
+   Op_epilogueText(&t->op, epi, sizeof epi);
+   char *state = stateText(s);
+   char *text = xAsprintf("task %d of %s: %s %s, epilogue %s\n"
+                          "sketch %d of %d: %s\n"
+                          "state: %s\n",
+                          s->task, s->net->name, Op_name(t->op.kind), shape, epi, (int)s->state.sketch,
+                          s->set.count, s->set.sketches[s->state.sketch].summary, state);
+   free(state);
+   return text;
+}
+
+char *Details_loops(const DetailsSubject *s) {
+   Capture c;
+   LoopNest_print(&s->ln, beginCapture(&c));
+   return endCapture(&c);
+}
+
+char *Details_launch(const DetailsSubject *s) {
+   Capture c;
+   FILE *out = beginCapture(&c);
+   for (int k = 0; k < s->ln.nkernels; k++) {
+      const IrKernel *kn = &s->ln.kernels[k];
+      fprintf(out, "launch %s: grid %lld blocks, %lld threads per block, %lld bytes of static shared memory\n",
+              kn->name, (long long)kn->grid, (long long)kn->block, (long long)kn->sharedBytes);
+   }
+   return endCapture(&c);
+}
+
+char *Details_source(const DetailsSubject *s) {
+   char *state = stateText(s);
+   char *header = xAsprintf("pruner-tui %s: task %d of %s, %s\nstate %s", PACKAGE_VERSION, s->task,
+                            s->net->name, s->net->tasks[s->task].key, state);
+   char *src = Cuda_generate(&s->ln, header);
+   free(header);
+   free(state);
+   return src;
+}
+
+char *Details_cuda(const DetailsSubject *s) {
+   char *launch = Details_launch(s);
+   char *src = Details_source(s);
+   char *text = xAsprintf("%s\n%s", launch, src);
+   free(src);
+   free(launch);
+   return text;
+}
+
+/* ---- PSA ---- */
+
+static void printPsa(FILE *out, const LoopNest *ln, const PsaSymbols *psa, const PsaParams *p, const Device *d) {
+   PsaRowCost costs[IR_MAX_BUFFERS];
+   double latency = Psa_latency(psa, p, costs);
+   fprintf(out, "PSA on %s: peak %.0f GFLOP/s, %.0f GB/s, %.0f SMs x %.0f sub-partitions, warp %.0f, "
+           "%.0f active block(s) per SM, reg_cap %.0f\n",
+           d->name, p->peakGflops, p->bandwidthGBs, p->sms, p->partitions, p->warpSize, p->activeBlocksPerSm,
+           p->regCap);
+   fprintf(out, "%-22s %-6s %14s %14s %9s %10s %10s %14s %9s %7s %6s %3s\n", "stored buffer", "scope",
+           "flops/thread", "flops", "RegUsage", "MemWork", "SharedFP", "DRAM bytes", "DataReuse", "grid",
+           "block", "vt");
+   for (int i = 0; i < psa->nrows; i++) {
+      const PsaRow *r = &psa->rows[i];
+      const IrBuffer *b = &ln->buffers[r->buffer];
+      fprintf(out, "%-22s %-6s %14.0f %14.0f %9.0f %10.0f %10.0f %14.0f %9.4f %7.0f %6.0f %3.0f\n", b->name,
+              Ir_scopeName(b->scope), r->sym[PSA_FLOAT_WORKLOAD_THREAD], r->sym[PSA_COMPUTE_WORKLOAD],
+              r->sym[PSA_REG_USAGE], r->sym[PSA_MEM_WORKLOAD], r->sym[PSA_SHARED_FOOTPRINT],
+              r->sym[PSA_DRAM_WORKLOAD], r->sym[PSA_DATA_REUSE], r->sym[PSA_GRID], r->sym[PSA_BLOCK],
+              r->sym[PSA_VTHREAD]);
+   }
+   fprintf(out, "\n%-22s %8s %8s %8s %8s %12s %12s %12s\n", "stored buffer", "warp", "thread", "reg", "peak",
+           "t_comp ms", "t_mem ms", "row ms");
+   for (int i = 0; i < psa->nrows; i++) {
+      const PsaRowCost *c = &costs[i];
+      fprintf(out, "%-22s %8.4f %8.4f %8.4f %8.4f %12.6f %12.6f %12.6f\n", ln->buffers[psa->rows[i].buffer].name,
+              c->warpPenalty, c->threadPenalty, c->regPenalty, c->peakPenalty, c->tComp, c->tMem,
+              fmax(c->tComp, c->tMem));
+   }
+   if (psa->nrows == 0)
+      fprintf(out, "(no stored buffer: score -inf)\n");
+   else
+      fprintf(out, "PSA latency estimate: %.6f ms (score %.4f)\n", latency, 1 / latency);
+}
+
+char *Details_psa(const DetailsSubject *s, const Device *dev, char **cause) {
+   PsaParams params;
+   if (PsaParams_fromDevice(&params, dev, cause) < 0)
+      return NULL;
+   Analysis *a = Analysis_new();
+   PsaSymbols *psa = xMalloc(sizeof *psa);
+   Analysis_run(a, &s->ln, psa, NULL);
+   Capture c;
+   printPsa(beginCapture(&c), &s->ln, psa, &params, dev);
+   free(psa);
+   Analysis_free(a);
+   return endCapture(&c);
+}
+
+/* ---- features ---- */
+
+/* name=value for every non-zero entry in [from, to), wrapped. */
+static void printEntries(FILE *out, const float *v, int from, int to, const char *indent) {
+   int col = (int)strlen(indent);
+   fprintf(out, "%s", indent);
+   bool any = false;
+   for (int i = from; i < to; i++) {
+      if (v[i] == 0)
+         continue;
+      char name[64], item[96];
+      Features_name(i, name, sizeof name);
+      int n = snprintf(item, sizeof item, "%s=%.4g", name, v[i]);
+      if (any && col + n + 2 > 100) {
+         fprintf(out, "\n%s", indent);
+         col = (int)strlen(indent);
+      } else if (any) {
+         fprintf(out, "  ");
+         col += 2;
+      }
+      fprintf(out, "%s", item);
+      col += n;
+      any = true;
+   }
+   fprintf(out, "%s\n", any ? "" : "(all zero)");
+}
+
+static void printFeatures(FILE *out, const LoopNest *ln, const Features *f, const float *workload) {
+   fprintf(out, "Features: %d row(s) of %d (Ansor's per-store features, slog'd; non-zero entries)\n", f->nrows,
+           FEATURE_LEN);
+   for (int r = 0; r < f->nrows; r++) {
+      const IrBuffer *b = &ln->buffers[f->buffer[r]];
+      fprintf(out, "row %d: %s (%s)\n", r, b->name, Ir_scopeName(b->scope));
+      fprintf(out, "  computation:\n");
+      printEntries(out, f->row[r], FEAT_GROUP1, FEAT_GROUP2, "    ");
+      fprintf(out, "  buffer accesses:\n");
+      for (int k = 0; k < FEATURE_MAX_BUFS; k++) {
+         int at = FEAT_GROUP2 + k * FEATURE_BUF_LEN;
+         bool used = false;
+         for (int i = 0; i < FEATURE_BUF_LEN; i++)
+            used |= f->row[r][at + i] != 0;
+         if (used)
+            printEntries(out, f->row[r], at, at + FEATURE_BUF_LEN, "    ");
+      }
+      fprintf(out, "  arithmetic intensity, allocation, outer scope:\n");
+      printEntries(out, f->row[r], FEAT_GROUP3, FEATURE_LEN, "    ");
+   }
+   fprintf(out, "\nPattern block (PAM, %d x %d): ", PATTERN_LEN, PATTERN_WIDTH);
+   if (f->patternAt < 0) {
+      fprintf(out, "the access sequence (%d accesses) has no %s: all zero\n", f->sequenceLength, PATTERN_NEEDLE);
+   } else {
+      fprintf(out, "%s found at access %d of %d\n", PATTERN_NEEDLE, f->patternAt, f->sequenceLength);
+      for (int i = 0; i < PATTERN_LEN; i++) {
+         fprintf(out, "  %d:", i);
+         for (int j = 0; j < PATTERN_WIDTH; j++)
+            fprintf(out, " %.3g", f->pattern[i][j]);
+         fprintf(out, "\n");
+      }
+   }
+   fprintf(out, "Workload embedding:");
+   for (int i = 0; i < WORKLOAD_LEN; i++)
+      fprintf(out, " %.0f", workload[i]);
+   fprintf(out, "  (max min add conv winograd depthwise dense softmax batch_matmul pad)\n");
+}
+
+char *Details_features(const DetailsSubject *s) {
+   Analysis *a = Analysis_new();
+   Features *features = xMalloc(sizeof *features);
+   Analysis_run(a, &s->ln, NULL, features);
+   float workload[WORKLOAD_LEN];
+   Features_workload(&s->net->tasks[s->task].op, workload);
+   Capture c;
+   printFeatures(beginCapture(&c), &s->ln, features, workload);
+   free(features);
+   Analysis_free(a);
+   return endCapture(&c);
+}

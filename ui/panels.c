@@ -1,0 +1,397 @@
+/* The workbench's panels, drawn from a board. */
+#include "config.h"
+
+#include "panels.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "chart.h"
+#include "util/xalloc.h"
+
+enum { PAIR_TITLE = 1, PAIR_GOOD, PAIR_WARN, PAIR_BAD, PAIR_ACCENT };
+
+static bool colors;
+
+void Panels_initColors(bool color) {
+   colors = color;
+   if (!color)
+      return;
+   start_color();
+   use_default_colors();
+   init_pair(PAIR_TITLE, COLOR_BLACK, COLOR_CYAN);
+   init_pair(PAIR_GOOD, COLOR_GREEN, -1);
+   init_pair(PAIR_WARN, COLOR_YELLOW, -1);
+   init_pair(PAIR_BAD, COLOR_RED, -1);
+   init_pair(PAIR_ACCENT, COLOR_CYAN, -1);
+}
+
+static attr_t titleAttr(void) {
+   return colors ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE;
+}
+
+static attr_t pairAttr(int pair) {
+   return colors ? COLOR_PAIR(pair) : A_NORMAL;
+}
+
+
+/* a title bar across the panel's first row */
+static void titleBar(WINDOW *w, const char *fmt, ...) ATTR_FORMAT(2, 3);
+static void titleBar(WINDOW *w, const char *fmt, ...) {
+   int cols = getmaxx(w);
+   char text[512];
+   va_list ap;
+   va_start(ap, fmt);
+   vsnprintf(text, sizeof text, fmt, ap);
+   va_end(ap);
+   wattron(w, titleAttr());
+   mvwhline(w, 0, 0, ' ', cols);
+   mvwaddnstr(w, 0, 0, text, cols);
+   wattroff(w, titleAttr());
+}
+
+static void ms(char *buf, size_t size, double seconds, int decimals) {
+   if (isnan(seconds))
+      snprintf(buf, size, "-");
+   else
+      snprintf(buf, size, "%.*f", decimals, seconds * 1e3);
+}
+
+/* ---- header ---- */
+
+void Panels_header(WINDOW *w, const Board *b) {
+   const TuneView *v = &b->view;
+   int cols = getmaxx(w);
+   werase(w);
+   char state[64], line[512], elapsed[32], eta[32], total[32];
+   Board_runState(b, state, sizeof state);
+   wattron(w, titleAttr());
+   mvwhline(w, 0, 0, ' ', cols);
+   snprintf(line, sizeof line, " pruner-tui  %s on %s%s  policy %s  model %s", v->network, v->device,
+            v->simulated ? " SIMULATED" : "", v->policy, v->costModel);
+   mvwaddnstr(w, 0, 0, line, cols);
+   int stateCol = cols - (int)strlen(state) - 3;
+   if (stateCol > (int)strlen(line))
+      mvwprintw(w, 0, stateCol, "[%s]", state);
+   wattroff(w, titleAttr());
+   Board_duration(b->clock, elapsed, sizeof elapsed);
+   Board_duration(Board_eta(b), eta, sizeof eta);
+   if (isnan(v->latencyMs))
+      snprintf(total, sizeof total, "-");
+   else
+      snprintf(total, sizeof total, "%.3f ms", v->latencyMs);
+   snprintf(line, sizeof line, " trials %d/%d  round %d  elapsed %s  ETA %s  est. total %s", v->trials, v->budget,
+            v->rounds, elapsed, eta, total);
+   mvwaddnstr(w, 1, 0, line, cols);
+   if (v->simulated && cols > (int)strlen(line) + 12) {
+      wattron(w, pairAttr(PAIR_WARN) | A_BOLD);
+      mvwaddstr(w, 1, cols - 11, "SIMULATED");
+      wattroff(w, pairAttr(PAIR_WARN) | A_BOLD);
+   }
+   wnoutrefresh(w);
+}
+
+/* ---- the task table ---- */
+
+int Panels_tableRows(int height) {
+   return height > 2 ? height - 2 : 0;
+}
+
+/* the fixed columns after the description: weight, latency, GFLOPS, trials, roofline,
+ * priority, state */
+#define TABLE_FIXED 52
+
+void Panels_table(WINDOW *w, Board *b) {
+   const TuneView *v = &b->view;
+   int rows = getmaxy(w), cols = getmaxx(w);
+   werase(w);
+   titleBar(w, " Tasks (%d)  sort: %s  [s]ort [enter] details [+/-] priority [f]ocus", v->ntasks,
+            SortKey_name(b->sort));
+   int desc = cols - TABLE_FIXED - 1;
+   if (desc < 8)
+      desc = 8;
+   wattron(w, A_BOLD);
+   mvwprintw(w, 1, 0, "%3s %-*.*s %4s %8s %7s %6s %5s %4s %-7s", "ID", desc, desc, "Task", "Wt", "Lat(ms)",
+             "GFLOPS", "Trials", "Roof", "Prio", "State");
+   wattroff(w, A_BOLD);
+   int shown = Panels_tableRows(rows);
+   Board_move(b, 0, shown);
+   for (int r = 0; r < shown && b->top + r < v->ntasks; r++) {
+      int t = b->order[b->top + r];
+      const TuneTaskView *tv = &v->tasks[t];
+      char lat[32], gflops[32], roof[16], prio[16], weight[16];
+      ms(lat, sizeof lat, tv->best, 4);
+      double g = tv->flops / tv->best / 1e9;
+      if (isnan(g))
+         snprintf(gflops, sizeof gflops, "-");
+      else
+         snprintf(gflops, sizeof gflops, "%.0f", g);
+      double share = Board_roofline(b, t);
+      if (isnan(share))
+         snprintf(roof, sizeof roof, "-");
+      else
+         snprintf(roof, sizeof roof, "%.0f%%", share * 100);
+      snprintf(prio, sizeof prio, "%g", tv->priority);
+      snprintf(weight, sizeof weight, "%g", tv->weight);
+      /* a long description keeps its end, where the shape is */
+      const char *d = TuneView_describe(v, t);
+      int len = (int)strlen(d);
+      char descText[256];
+      if (len > desc)
+         snprintf(descText, sizeof descText, "~%s", d + len - desc + 1);
+      else
+         snprintf(descText, sizeof descText, "%s", d);
+      const char *state = Board_taskState(b, t);
+      attr_t a = t == b->selected ? A_REVERSE : A_NORMAL;
+      if (t != b->selected && strcmp(state, "tuning") == 0)
+         a = pairAttr(PAIR_ACCENT) | A_BOLD;
+      else if (t != b->selected && strcmp(state, "paused") == 0)
+         a = A_DIM;
+      wattron(w, a);
+      mvwprintw(w, 2 + r, 0, "%3d %-*.*s %4.4s %8s %7s %6d %5s %4.4s %-7s", t, desc, desc, descText, weight, lat,
+                gflops, tv->trials, roof, prio, state);
+      if (t == b->selected)
+         mvwchgat(w, 2 + r, 0, cols, A_REVERSE, 0, NULL);
+      wattroff(w, a);
+   }
+   wnoutrefresh(w);
+}
+
+/* ---- curves ---- */
+
+static const char *const curveTitles[CURVE_COUNT] = {
+   "estimated total latency (ms) / trials",
+   "estimated total latency (ms) / time (s)",
+   "best (ms) / its trials",
+};
+
+/* Plots x, y (n points) into rows [y0, y0 + h) of w, with y labels on the left and x
+ * labels under it. */
+static void plot(WINDOW *w, int top, int h, const char *title, const double *x, const double *y, int n,
+                 ChartStyle style) {
+   int cols = getmaxx(w);
+   wattron(w, A_BOLD);
+   mvwaddnstr(w, top, 0, title, cols);
+   wattroff(w, A_BOLD);
+   int ph = h - 2, pw = cols - 8;
+   if (ph < 1 || pw < 4)
+      return;
+   double ylo = INFINITY, yhi = -INFINITY, xhi = 0;
+   for (int i = 0; i < n; i++) {
+      if (isnan(y[i]))
+         continue;
+      ylo = fmin(ylo, y[i]);
+      yhi = fmax(yhi, y[i]);
+      xhi = fmax(xhi, x[i]);
+   }
+   if (!(ylo <= yhi)) {
+      mvwaddnstr(w, top + 1 + ph / 2, 8, "(no point yet)", pw);
+      return;
+   }
+   double y0, y1;
+   Chart_niceRange(ylo, yhi, &y0, &y1);
+   if (xhi <= 0)
+      xhi = 1;
+   char **rowText = xCalloc((size_t)ph, sizeof *rowText);
+   for (int r = 0; r < ph; r++)
+      rowText[r] = xMalloc((size_t)pw * 3 + 1);
+   Chart_plot(x, y, n, 0, xhi, y0, y1, pw, ph, style, rowText);
+   char label[16];
+   for (int r = 0; r < ph; r++) {
+      if (r == 0 || r == ph - 1) {
+         Chart_label(r == 0 ? y1 : y0, label, sizeof label);
+         mvwprintw(w, top + 1 + r, 0, "%6s", label);
+      }
+      mvwaddch(w, top + 1 + r, 6, style == CHART_BRAILLE ? ' ' : '|');
+      wattron(w, pairAttr(PAIR_GOOD));
+      mvwaddstr(w, top + 1 + r, 8, rowText[r]);
+      wattroff(w, pairAttr(PAIR_GOOD));
+      free(rowText[r]);
+   }
+   free(rowText);
+   mvwaddstr(w, top + 1 + ph, 8, "0");
+   Chart_label(xhi, label, sizeof label);
+   mvwaddstr(w, top + 1 + ph, cols - (int)strlen(label), label);
+}
+
+/* a best-so-far curve as steps: each improvement holds until the next one */
+static int steps(const TuneTaskView *t, double *x, double *y) {
+   int n = 0;
+   for (int i = 0; i < t->ncurve; i++) {
+      if (i > 0) {
+         x[n] = t->curve[i].taskTrials;
+         y[n++] = t->curve[i - 1].latency * 1e3;
+      }
+      x[n] = t->curve[i].taskTrials;
+      y[n++] = t->curve[i].latency * 1e3;
+   }
+   if (t->ncurve > 0 && t->trials > t->curve[t->ncurve - 1].taskTrials) {
+      x[n] = t->trials;
+      y[n++] = t->curve[t->ncurve - 1].latency * 1e3;
+   }
+   return n;
+}
+
+void Panels_curves(WINDOW *w, const Board *b) {
+   const TuneView *v = &b->view;
+   int rows = getmaxy(w);
+   werase(w);
+   titleBar(w, " Curves  [c] next");
+   ChartStyle style = b->unicode ? CHART_BRAILLE : CHART_ASCII;
+   int count = (rows - 1) / 7;
+   count = count < 1 ? 1 : count > CURVE_COUNT ? CURVE_COUNT : count;
+   int each = (rows - 1) / count;
+   int cap = v->nseries > 2 * v->tasks[b->selected].ncurve + 2 ? v->nseries : 2 * v->tasks[b->selected].ncurve + 2;
+   double *x = xCalloc((size_t)cap + 1, sizeof *x), *y = xCalloc((size_t)cap + 1, sizeof *y);
+   for (int i = 0; i < count; i++) {
+      CurveKind k = (CurveKind)((b->curve + i) % CURVE_COUNT);
+      int n = 0;
+      char title[128];
+      if (k == CURVE_TASK) {
+         n = steps(&v->tasks[b->selected], x, y);
+         snprintf(title, sizeof title, "task %d %s", b->selected, curveTitles[k]);
+      } else {
+         for (int p = 0; p < v->nseries; p++) {
+            x[n] = k == CURVE_TRIALS ? v->series[p].trials : v->series[p].elapsed;
+            y[n++] = v->series[p].latencyMs;
+         }
+         snprintf(title, sizeof title, "%s", curveTitles[k]);
+      }
+      plot(w, 1 + i * each, each, title, x, y, n, style);
+   }
+   free(x);
+   free(y);
+   wnoutrefresh(w);
+}
+
+/* ---- draft vs verify ---- */
+
+static void num(char *buf, size_t size, double v) {
+   if (isnan(v))
+      snprintf(buf, size, "-");
+   else
+      snprintf(buf, size, "%.2f", v);
+}
+
+void Panels_drafts(WINDOW *w, const Board *b) {
+   const TuneView *v = &b->view;
+   int rows = getmaxy(w), cols = getmaxx(w);
+   werase(w);
+   titleBar(w, " Draft vs verify");
+   int row = 1;
+   if (v->acceptance.rounds == 0 && v->haveSearch && v->lastSearch.drafts == 0 && strcmp(v->policy, "pruner") != 0) {
+      mvwprintw(w, row++, 0, "no drafts: policy %s", v->policy);
+   } else {
+      double acc[512];
+      int n = 0, from = v->nseries > 512 ? v->nseries - 512 : 0;
+      for (int i = from; i < v->nseries; i++)
+         acc[n++] = v->series[i].acceptance;
+      char spark[2048], last[16], mean[16];
+      int width = cols - 16;
+      Chart_sparkline(acc, n, 0, 1, width > 0 ? width : 1, b->unicode ? CHART_BRAILLE : CHART_ASCII, spark,
+                      sizeof spark);
+      num(last, sizeof last, n ? acc[n - 1] : NAN);
+      num(mean, sizeof mean, TuneMean_value(&v->acceptance));
+      mvwaddstr(w, row, 0, "acceptance ");
+      wattron(w, pairAttr(PAIR_ACCENT));
+      waddstr(w, spark);
+      wattroff(w, pairAttr(PAIR_ACCENT));
+      wprintw(w, " %s", last);
+      row++;
+      if (row < rows)
+         mvwprintw(w, row++, 0, "  mean %s over %d rounds", mean, v->acceptance.rounds);
+   }
+   char tau[16], tauMean[16], draft[16], verify[16];
+   num(tau, sizeof tau, v->nseries ? v->series[v->nseries - 1].tau : NAN);
+   num(tauMean, sizeof tauMean, TuneMean_value(&v->tau));
+   num(draft, sizeof draft, TuneMean_value(&v->draftRank));
+   num(verify, sizeof verify, TuneMean_value(&v->verifyRank));
+   if (row < rows)
+      mvwprintw(w, row++, 0, "tau PSA/%s %s  mean %s", v->costModel, tau, tauMean);
+   if (row < rows)
+      mvwprintw(w, row++, 0, "right pairs: PSA %s  %s %s", draft, v->costModel, verify);
+   if (row < rows && v->haveSearch)
+      mvwprintw(w, row++, 0, "round %d: %d of %d picks drafted", v->searchRound, v->lastSearch.fromDrafts,
+                v->lastSearch.picks);
+   if (row < rows && v->haveSearch)
+      mvwprintw(w, row++, 0, "kept %d of %d (%d drafts%s)", v->lastSearch.kept, v->lastSearch.population,
+                v->lastSearch.drafts, v->lastSearch.drafted ? ", new" : "");
+   if (row < rows && v->modelFits > 0) {
+      if (*v->modelError)
+         wattron(w, pairAttr(PAIR_BAD));
+      mvwprintw(w, row++, 0, "model: %d fits, %d samples%s", v->modelFits, v->modelSamples,
+                *v->modelError ? ", failing" : "");
+      if (*v->modelError)
+         wattroff(w, pairAttr(PAIR_BAD));
+   }
+   wnoutrefresh(w);
+}
+
+/* ---- log and hints ---- */
+
+void Panels_log(WINDOW *w, const Board *b) {
+   int rows = getmaxy(w), cols = getmaxx(w);
+   werase(w);
+   titleBar(w, " Log");
+   int shown = rows - 1, first = b->nlog > shown ? b->nlog - shown : 0;
+   for (int i = first; i < b->nlog; i++) {
+      const char *line = Board_logLine(b, i);
+      bool bad = strncmp(line, "refused", 7) == 0 || strstr(line, "failed") != NULL;
+      if (bad)
+         wattron(w, pairAttr(PAIR_BAD));
+      mvwaddnstr(w, 1 + i - first, 0, line, cols);
+      if (bad)
+         wattroff(w, pairAttr(PAIR_BAD));
+   }
+   wnoutrefresh(w);
+}
+
+void Panels_hints(WINDOW *w, const Board *b) {
+   int cols = getmaxx(w);
+   werase(w);
+   if (b->message[0]) {
+      wattron(w, A_BOLD);
+      mvwaddnstr(w, 0, 0, b->message, cols);
+      wattroff(w, A_BOLD);
+   } else if (b->replay) {
+      mvwaddnstr(w, 0, 0, "?:help  ::console  space:pause  </>:speed  G:end  s:sort  enter:details  q:quit", cols);
+   } else {
+      mvwaddnstr(w, 0, 0, "?:help  ::console  space:pause  +/-:prio  f:focus  m:model  s:sort  enter:details  q:quit",
+                 cols);
+   }
+   wnoutrefresh(w);
+}
+
+char *Panels_text(WINDOW *w) {
+   int rows = getmaxy(w), cols = getmaxx(w);
+   size_t cap = (size_t)rows * ((size_t)cols * 4 + 2) + 1, len = 0;
+   char *out = xMalloc(cap);
+   wchar_t *line = xCalloc((size_t)cols + 1, sizeof *line);
+   for (int r = 0; r < rows; r++) {
+      int n = mvwinnwstr(w, r, 0, line, cols);
+      if (n < 0)
+         n = 0;
+      line[n] = 0;
+      while (n > 0 && line[n - 1] == L' ')
+         line[--n] = 0;
+      for (int i = 0; i < n; i++) {
+         char mb[MB_LEN_MAX];
+         int k = wctomb(mb, line[i]);
+         if (k <= 0) {
+            mb[0] = '?';
+            k = 1;
+         }
+         memcpy(out + len, mb, (size_t)k);
+         len += (size_t)k;
+      }
+      out[len++] = '\n';
+   }
+   out[len] = '\0';
+   free(line);
+   return out;
+}

@@ -1,0 +1,36 @@
+/* The workbench's panels (DESIGN.md 3.8), each drawn from a board into its own curses
+ * window: erase, write, wnoutrefresh; the caller ends the frame with one doupdate. The
+ * first row of every panel but the header is its title bar. */
+#ifndef HEADER_panels
+#define HEADER_panels
+
+#include <curses.h>
+
+#include "board.h"
+
+/* The colour pairs (when the terminal has colours and NO_COLOR is not set); without
+ * them every panel uses reverse video and bold only. */
+void Panels_initColors(bool color);
+
+/* Network, device and whether simulated, policy and cost model, the run's state;
+ * trials done of the budget, elapsed, ETA, estimated total latency, the round. */
+void Panels_header(WINDOW *w, const Board *b);
+/* The task-scheduler table in the board's order, the selected task highlighted;
+ * scrolls the board so that the selection shows. */
+void Panels_table(WINDOW *w, Board *b);
+/* As many of the curves as fit (1 to 3), from b->curve on. */
+void Panels_curves(WINDOW *w, const Board *b);
+/* Acceptance per round as a sparkline, PSA-model rank agreement, drafts kept. */
+void Panels_drafts(WINDOW *w, const Board *b);
+/* The newest log lines. */
+void Panels_log(WINDOW *w, const Board *b);
+/* The console row while the console is closed: its last answer, else the main keys. */
+void Panels_hints(WINDOW *w, const Board *b);
+
+/* Rows of tasks the table shows in a window of `height` rows. */
+int Panels_tableRows(int height);
+/* The panel's text, row by row, as the terminal would show it (trailing blanks cut);
+ * for tests and the screen dump. Caller frees. */
+char *Panels_text(WINDOW *w);
+
+#endif

@@ -1,0 +1,663 @@
+/* The workbench's loop: the terminal, the keys, the console, the pager, and the
+ * events of an engine or a session file folded into the board. */
+#include "config.h"
+
+#include "workbench.h"
+
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curses.h>
+
+#include "board.h"
+#include "commands.h"
+#include "console.h"
+#include "layout.h"
+#include "panels.h"
+#include "tune/thread.h"
+#include "util/paths.h"
+#include "util/xalloc.h"
+
+/* ---- the terminal, restored on every way out ---- */
+
+static volatile sig_atomic_t cursesOn;
+static volatile sig_atomic_t quitSignal, interruptSignal;
+
+static void restoreTerminal(void) {
+   if (cursesOn) {
+      cursesOn = 0;
+      endwin();
+   }
+}
+
+static void onQuitSignal(int sig) {
+   if (sig == SIGINT)
+      interruptSignal = 1;
+   else
+      quitSignal = 1;
+}
+
+/* a crash: the terminal back to the shell, then the default action */
+static void onFatalSignal(int sig) {
+   restoreTerminal();
+   signal(sig, SIG_DFL);
+   raise(sig);
+}
+
+static void installSignals(void) {
+   struct sigaction sa;
+   memset(&sa, 0, sizeof sa);
+   sigemptyset(&sa.sa_mask);
+   sa.sa_handler = onQuitSignal;
+   sigaction(SIGINT, &sa, NULL);
+   sigaction(SIGTERM, &sa, NULL);
+   sigaction(SIGHUP, &sa, NULL);
+   sa.sa_handler = onFatalSignal;
+   sa.sa_flags = SA_RESETHAND;
+   int fatalSignals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+   for (size_t i = 0; i < sizeof fatalSignals / sizeof fatalSignals[0]; i++)
+      sigaction(fatalSignals[i], &sa, NULL);
+   atexit(restoreTerminal);
+}
+
+static void resetSignals(void) {
+   int all[] = { SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+      signal(all[i], SIG_DFL);
+}
+
+static double now(void) {
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double threadCpu(void) {
+   struct timespec ts;
+   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- the screen ---- */
+
+typedef struct {
+   Layout layout;
+   bool tooSmall;
+   WINDOW *header, *table, *curves, *drafts, *log, *console, *pager;
+   /* the pager: help, a task's details, stats */
+   bool paging;
+   char *pageTitle, *pageText;
+   int pageLines, pageTop;
+} Screen;
+
+static void freeWindows(Screen *s) {
+   WINDOW **all[] = { &s->header, &s->table, &s->curves, &s->drafts, &s->log, &s->console, &s->pager };
+   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+      if (*all[i]) {
+         delwin(*all[i]);
+         *all[i] = NULL;
+      }
+}
+
+static WINDOW *windowAt(Rect r) {
+   return newwin(r.h, r.w, r.y, r.x);
+}
+
+static void layOut(Screen *s) {
+   freeWindows(s);
+   s->tooSmall = Layout_compute(LINES, COLS, &s->layout) < 0;
+   if (s->tooSmall)
+      return;
+   s->header = windowAt(s->layout.header);
+   s->table = windowAt(s->layout.table);
+   s->curves = windowAt(s->layout.curves);
+   s->drafts = windowAt(s->layout.drafts);
+   s->log = windowAt(s->layout.log);
+   s->console = windowAt(s->layout.console);
+   s->pager = newwin(LINES - 1, COLS, 0, 0);
+}
+
+static void closePager(Screen *s) {
+   s->paging = false;
+   free(s->pageTitle);
+   free(s->pageText);
+   s->pageTitle = s->pageText = NULL;
+}
+
+static void openPager(Screen *s, const char *title, char *text) {
+   closePager(s);
+   s->paging = true;
+   s->pageTitle = xStrdup(title);
+   s->pageText = text;
+   s->pageTop = 0;
+   s->pageLines = 0;
+   for (const char *p = text; *p; p++)
+      s->pageLines += *p == '\n';
+   if (*text && text[strlen(text) - 1] != '\n')
+      s->pageLines++;
+}
+
+static void drawPager(Screen *s) {
+   WINDOW *w = s->pager;
+   int rows = getmaxy(w), cols = getmaxx(w), shown = rows - 1;
+   werase(w);
+   wattron(w, A_REVERSE);
+   mvwhline(w, 0, 0, ' ', cols);
+   mvwprintw(w, 0, 0, " %s  (lines %d-%d of %d)  up/down PgUp/PgDn scroll, q closes", s->pageTitle,
+             s->pageLines ? s->pageTop + 1 : 0, s->pageTop + shown < s->pageLines ? s->pageTop + shown : s->pageLines,
+             s->pageLines);
+   wattroff(w, A_REVERSE);
+   const char *p = s->pageText;
+   for (int line = 0; *p && line < s->pageTop + shown; line++) {
+      const char *end = strchr(p, '\n');
+      int len = end ? (int)(end - p) : (int)strlen(p);
+      if (line >= s->pageTop) {
+         /* tabs as spaces: curses would move to its own tab stops */
+         int col = 0;
+         for (int i = 0; i < len && col < cols; i++) {
+            if (p[i] == '\t') {
+               col = (col / 8 + 1) * 8;
+               continue;
+            }
+            mvwaddnstr(w, 1 + line - s->pageTop, col, p + i, 1);
+            if (((unsigned char)p[i] & 0xc0) != 0x80)
+               col++;
+         }
+      }
+      p = end ? end + 1 : p + len;
+   }
+   wnoutrefresh(w);
+}
+
+static void scrollPager(Screen *s, int delta) {
+   int shown = getmaxy(s->pager) - 1;
+   s->pageTop += delta;
+   if (s->pageTop > s->pageLines - shown)
+      s->pageTop = s->pageLines - shown;
+   if (s->pageTop < 0)
+      s->pageTop = 0;
+}
+
+static void draw(Screen *s, Board *b) {
+   if (s->tooSmall) {
+      erase();
+      char text[128];
+      snprintf(text, sizeof text, "pruner-tui needs at least %dx%d; this terminal is %dx%d", LAYOUT_MIN_COLS,
+               LAYOUT_MIN_ROWS, COLS, LINES);
+      mvaddnstr(LINES / 2, 0, text, COLS);
+      mvaddnstr(LINES / 2 + 1, 0, "(q quits)", COLS);
+      wnoutrefresh(stdscr);
+      doupdate();
+      return;
+   }
+   if (s->paging) {
+      drawPager(s);
+   } else {
+      Panels_header(s->header, b);
+      Panels_table(s->table, b);
+      Panels_curves(s->curves, b);
+      Panels_drafts(s->drafts, b);
+      Panels_log(s->log, b);
+   }
+   if (Console_active()) {
+      Console_draw(s->console);
+      wnoutrefresh(s->console);
+      curs_set(1);
+   } else {
+      Panels_hints(s->console, b);
+      curs_set(0);
+   }
+   doupdate();
+}
+
+/* ---- the run ---- */
+
+typedef struct {
+   Board board;
+   Screen screen;
+   bool quit;                   /* leave the loop (live: once the engine ended) */
+   bool dirty;
+   /* live */
+   EngineThread *thread;
+   bool ended;
+   double clockOffset, clockStart;
+   /* replay */
+   const SessionLog *log;
+   int next;                    /* the next event to show */
+   double replayClock;          /* the session's time reached */
+   double lastTime, shift;      /* a resumed session's clock starts again from 0 */
+} Run;
+
+static void sendCommand(void *ctx, const char *text) {
+   Run *r = ctx;
+   EngineThread_command(r->thread, text);
+}
+
+static void page(void *ctx, const char *title, char *text) {
+   Run *r = ctx;
+   openPager(&r->screen, title, text);
+}
+
+static void askQuit(void *ctx) {
+   Run *r = ctx;
+   if (r->thread && !r->ended) {
+      if (!r->board.stopping) {
+         r->board.stopping = true;
+         EngineThread_command(r->thread, "stop");
+         snprintf(r->board.message, sizeof r->board.message, "stopping after the current round...");
+      }
+   } else {
+      r->quit = true;
+   }
+}
+
+/* a console line: run it, log it and its answer */
+static void onLine(void *ctx, const char *line) {
+   Run *r = ctx;
+   Board *b = &r->board;
+   keypad(stdscr, TRUE);
+   r->dirty = true;
+   if (!line || !*line)
+      return;
+   char *answer = NULL;
+   int rc = Commands_run(b, line, &answer);
+   Board_log(b, "> %s", line);
+   if (answer) {
+      Board_log(b, "%s%s", rc < 0 ? "error: " : "", answer);
+      snprintf(b->message, sizeof b->message, "%s%s", rc < 0 ? "error: " : "", answer);
+   }
+   free(answer);
+}
+
+static char **complete(void *ctx, const char *word, int index, char *const *words) {
+   Run *r = ctx;
+   return Commands_complete(&r->board, word, index, words);
+}
+
+/* a key's command, as the console would run it */
+static void keyCommand(Run *r, const char *fmt, ...) ATTR_FORMAT(2, 3);
+static void keyCommand(Run *r, const char *fmt, ...) {
+   char text[128];
+   va_list ap;
+   va_start(ap, fmt);
+   vsnprintf(text, sizeof text, fmt, ap);
+   va_end(ap);
+   char *answer = NULL;
+   int rc = Commands_run(&r->board, text, &answer);
+   if (answer)
+      snprintf(r->board.message, sizeof r->board.message, "%s%s", rc < 0 ? "error: " : "", answer);
+   free(answer);
+}
+
+static const char *const modelCycle[] = { "pam", "xgb", "mlp", "random", "psa", "pam-moa" };
+
+static void nextModel(Run *r) {
+   const char *now = r->board.view.costModel;
+   size_t n = sizeof modelCycle / sizeof modelCycle[0], i = 0;
+   while (i < n && strcmp(modelCycle[i], now) != 0)
+      i++;
+   keyCommand(r, "model %s", modelCycle[(i + 1) % n]);
+}
+
+static void replayToEnd(Run *r);
+
+static void handleKey(Run *r, int ch) {
+   Board *b = &r->board;
+   Screen *s = &r->screen;
+   r->dirty = true;
+   if (ch == KEY_RESIZE) {
+      layOut(s);
+      clearok(curscr, TRUE);
+      return;
+   }
+   if (Console_active()) {
+      if (ch == 27) {
+         /* a lone Escape leaves; one that starts a sequence goes to readline */
+         wtimeout(stdscr, 30);
+         int next = wgetch(stdscr);
+         nodelay(stdscr, TRUE);
+         if (next == ERR) {
+            Console_escape();
+            return;
+         }
+         Console_feed(27);
+         ch = next;
+      }
+      if (ch >= 0 && ch < 256)
+         Console_feed(ch);
+      return;
+   }
+   b->message[0] = '\0';
+   if (s->paging) {
+      int shown = getmaxy(s->pager) - 1;
+      switch (ch) {
+      case KEY_UP: case 'k': scrollPager(s, -1); break;
+      case KEY_DOWN: case 'j': scrollPager(s, 1); break;
+      case KEY_PPAGE: case 'b': scrollPager(s, -shown); break;
+      case KEY_NPAGE: case ' ': scrollPager(s, shown); break;
+      case KEY_HOME: case 'g': scrollPager(s, -s->pageLines); break;
+      case KEY_END: case 'G': scrollPager(s, s->pageLines); break;
+      case 'q': case 27: case '\n': case '\r': case KEY_ENTER: closePager(s); break;
+      default: break;
+      }
+      return;
+   }
+   if (s->tooSmall && ch != 'q')
+      return;
+   int rows = s->tooSmall ? 1 : Panels_tableRows(s->layout.table.h);
+   int t = b->selected;
+   switch (ch) {
+   case 'q': askQuit(r); break;
+   case KEY_UP: case 'k': Board_move(b, -1, rows); break;
+   case KEY_DOWN: case 'j': Board_move(b, 1, rows); break;
+   case KEY_PPAGE: Board_move(b, -rows, rows); break;
+   case KEY_NPAGE: Board_move(b, rows, rows); break;
+   case KEY_HOME: Board_move(b, -b->view.ntasks, rows); break;
+   case KEY_END: Board_move(b, b->view.ntasks, rows); break;
+   case 's': Board_sort(b, (SortKey)((b->sort + 1) % SORT_COUNT)); break;
+   case 'c': b->curve = (CurveKind)((b->curve + 1) % CURVE_COUNT); break;
+   case '?': openPager(s, "help", Commands_help()); break;
+   case '\n': case '\r': case KEY_ENTER: keyCommand(r, "show %d", t); break;
+   case ':':
+      keypad(stdscr, FALSE);
+      Console_start();
+      break;
+   case ' ':
+      if (b->replay)
+         b->replayPaused = !b->replayPaused;
+      else
+         keyCommand(r, "%s", b->pausedAll ? "resume" : "pause");
+      break;
+   case '+': case '=':
+      keyCommand(r, "prio %d %g", t, b->view.tasks[t].priority > 0 ? b->view.tasks[t].priority * 2 : 1);
+      break;
+   case '-': keyCommand(r, "prio %d %g", t, b->view.tasks[t].priority / 2); break;
+   case 'f':
+      if (b->view.tasks[t].focused)
+         keyCommand(r, "focus off");
+      else
+         keyCommand(r, "focus %d", t);
+      break;
+   case 'm': nextModel(r); break;
+   case '>': case '.':
+      if (b->replay && b->replaySpeed < 1024)
+         b->replaySpeed *= 2;
+      break;
+   case '<': case ',':
+      if (b->replay && b->replaySpeed > 1.0 / 64)
+         b->replaySpeed /= 2;
+      break;
+   case 'G':
+      if (b->replay)
+         replayToEnd(r);
+      break;
+   default:
+      r->dirty = false;
+      break;
+   }
+}
+
+static void readKeys(Run *r) {
+   int ch;
+   while ((ch = wgetch(stdscr)) != ERR)
+      handleKey(r, ch);
+}
+
+/* ---- the replay's clock ---- */
+
+static double eventTime(Run *r, const SessionEvent *e) {
+   if (e->elapsed < r->lastTime)
+      r->shift += r->lastTime - e->elapsed;
+   r->lastTime = e->elapsed;
+   return e->elapsed + r->shift;
+}
+
+/* the time of the next event without taking it */
+static double peekTime(const Run *r) {
+   const SessionEvent *e = &r->log->events[r->next];
+   double shift = r->shift + (e->elapsed < r->lastTime ? r->lastTime - e->elapsed : 0);
+   return e->elapsed + shift;
+}
+
+static void showDue(Run *r) {
+   while (r->next < r->log->count && peekTime(r) <= r->replayClock) {
+      const SessionEvent *e = &r->log->events[r->next++];
+      r->board.clock = eventTime(r, e);
+      Board_apply(&r->board, e);
+      r->dirty = true;
+   }
+   if (r->next >= r->log->count && !r->board.replayDone) {
+      r->board.replayDone = true;
+      r->dirty = true;
+   }
+}
+
+static void replayToEnd(Run *r) {
+   r->replayClock = INFINITY;
+   showDue(r);
+   r->replayClock = r->board.clock;
+}
+
+/* ---- the loop ---- */
+
+static bool utf8Locale(void) {
+   const char *cs = nl_langinfo(CODESET);
+   return cs && strcmp(cs, "UTF-8") == 0;
+}
+
+static int startScreen(Run *r) {
+   setlocale(LC_ALL, "");
+   if (!newterm(NULL, stdout, stdin)) {
+      fprintf(stderr, "pruner-tui: cannot use the terminal '%s'; try --batch\n", getenv("TERM") ? getenv("TERM") : "");
+      return -1;
+   }
+   cursesOn = 1;
+   installSignals();
+   set_escdelay(25);
+   cbreak();
+   noecho();
+   nonl();
+   keypad(stdscr, TRUE);
+   nodelay(stdscr, TRUE);
+   curs_set(0);
+   const char *noColor = getenv("NO_COLOR");
+   r->board.color = has_colors() && !(noColor && *noColor);
+   Panels_initColors(r->board.color);
+   r->board.unicode = utf8Locale();
+   char *history = Paths_userStateFile("history");
+   ConsoleConfig cc = { .prompt = ":", .historyFile = history, .onLine = onLine, .complete = complete, .ctx = r };
+   Console_init(&cc);
+   free(history);
+   layOut(&r->screen);
+   return 0;
+}
+
+static void stopScreen(Run *r) {
+   Console_done();
+   closePager(&r->screen);
+   freeWindows(&r->screen);
+   restoreTerminal();
+   resetSignals();
+}
+
+/* Waits for a key, the engine, or the timeout (ms); then reads what came. */
+static void waitInput(Run *r, int timeoutMs) {
+   struct pollfd fds[2] = { { .fd = STDIN_FILENO, .events = POLLIN }, { .fd = -1, .events = POLLIN } };
+   int n = 1;
+   if (r->thread && !r->ended) {
+      fds[1].fd = EngineThread_fd(r->thread);
+      n = 2;
+   }
+   if (poll(fds, (nfds_t)n, timeoutMs) < 0 && errno != EINTR)
+      return;
+   readKeys(r);
+}
+
+static void takeEvents(Run *r) {
+   SessionEvent *events;
+   int n;
+   bool ended = EngineThread_take(r->thread, &events, &n);
+   for (int i = 0; i < n; i++) {
+      Board_apply(&r->board, &events[i]);
+      SessionEvent_done(&events[i]);
+   }
+   free(events);
+   if (n > 0)
+      r->dirty = true;
+   if (ended && !r->ended) {
+      r->ended = true;
+      r->dirty = true;
+      if (r->board.stopping)
+         r->quit = true;
+   }
+}
+
+static void handleSignals(Run *r) {
+   if (interruptSignal) {
+      interruptSignal = 0;
+      r->dirty = true;
+      if (Console_active()) {
+         Console_cancel();
+         keypad(stdscr, TRUE);
+      } else {
+         askQuit(r);
+      }
+   }
+   if (quitSignal) {
+      quitSignal = 0;
+      askQuit(r);
+   }
+}
+
+static void loop(Run *r) {
+   double lastDraw = 0, lastTick = now();
+   r->dirty = true;
+   while (!r->quit) {
+      handleSignals(r);
+      double t = now();
+      int timeout = 1000;
+      if (r->thread) {
+         takeEvents(r);
+         if (!r->ended)
+            r->board.clock = r->clockOffset + t - r->clockStart;
+      } else {
+         if (!r->board.replayPaused && !r->board.replayDone)
+            r->replayClock += (t - lastTick) * r->board.replaySpeed;
+         showDue(r);
+         if (!r->board.replayPaused && !r->board.replayDone) {
+            double due = (peekTime(r) - r->replayClock) / r->board.replaySpeed;
+            timeout = due < 0 ? 0 : due > 1 ? 1000 : (int)(due * 1000) + 1;
+         }
+      }
+      lastTick = t;
+      if (floor(t) != floor(lastDraw))
+         r->dirty = true;   /* the clock in the header */
+      if (r->dirty && !r->quit) {
+         r->board.uiCpuSeconds = threadCpu();
+         draw(&r->screen, &r->board);
+         lastDraw = t;
+         r->dirty = false;
+      }
+      if (r->quit)
+         break;
+      waitInput(r, timeout);
+   }
+}
+
+/* ---- live and replay ---- */
+
+static void printSummary(const Board *b, double wall) {
+   const TuneView *v = &b->view;
+   char total[32];
+   if (isnan(v->latencyMs))
+      snprintf(total, sizeof total, "-");
+   else
+      snprintf(total, sizeof total, "%.3f ms", v->latencyMs);
+   printf("%s on %s%s: %d trials in %d rounds, estimated total latency %s%s%s\n", v->network, v->device,
+          v->simulated ? " (SIMULATED)" : "", v->trials, v->rounds, total, v->finished ? ", finished: " : "",
+          v->finished ? SessionEnd_name(v->why) : "");
+   if (b->sessionPath)
+      printf("session: %s\n", b->sessionPath);
+   if (wall > 0)
+      printf("screen thread: %.3f s of CPU in %.1f s (%.2f%% of a core)\n", b->uiCpuSeconds, wall,
+             100 * b->uiCpuSeconds / wall);
+}
+
+int Workbench_live(Engine *e, const SessionLog *past, const DeviceSet *devices) {
+   Run *r = xCalloc(1, sizeof *r);
+   Board *b = &r->board;
+   Board_init(b, Engine_header(e), Engine_network(e), devices);
+   b->sessionPath = Engine_sessionPath(e);
+   b->actions = (BoardActions){ .ctx = r, .send = sendCommand, .page = page, .quit = askQuit };
+   for (int i = 1; past && i < past->count; i++)
+      Board_apply(b, &past->events[i]);
+   r->clockOffset = b->view.elapsed;
+   char *cause = NULL;
+   if (startScreen(r) < 0) {
+      Board_done(b);
+      free(r);
+      return 1;
+   }
+   r->thread = EngineThread_start(e, &cause);
+   int rc = 0;
+   double t0 = now();
+   r->clockStart = t0;
+   if (r->thread) {
+      loop(r);
+      if (!r->ended) {
+         /* the loop ended without the engine: a signal during the stop */
+         EngineThread_command(r->thread, "stop");
+      }
+      rc = EngineThread_join(r->thread, &cause) < 0;
+   } else {
+      rc = 1;
+   }
+   b->uiCpuSeconds = threadCpu();
+   stopScreen(r);
+   if (rc) {
+      fprintf(stderr, "pruner-tui: %s\n", cause);
+      free(cause);
+   }
+   printSummary(b, now() - t0);
+   Board_done(b);
+   free(r);
+   return rc;
+}
+
+int Workbench_replay(const char *path, const SessionLog *log, const Network *net, const DeviceSet *devices,
+                     double speed) {
+   Run *r = xCalloc(1, sizeof *r);
+   Board *b = &r->board;
+   Board_init(b, &log->events[0].header, net, devices);
+   b->sessionPath = path;
+   b->replay = true;
+   b->replaySpeed = speed > 0 ? speed : 1;
+   b->actions = (BoardActions){ .ctx = r, .send = NULL, .page = page, .quit = askQuit };
+   r->log = log;
+   r->next = 1;
+   if (startScreen(r) < 0) {
+      Board_done(b);
+      free(r);
+      return 1;
+   }
+   if (speed == 0)
+      replayToEnd(r);
+   double t0 = now();
+   loop(r);
+   b->uiCpuSeconds = threadCpu();
+   stopScreen(r);
+   printSummary(b, now() - t0);
+   Board_done(b);
+   free(r);
+   return 0;
+}
