@@ -70,14 +70,20 @@ void Panels_header(WINDOW *w, const Board *b) {
    werase(w);
    char state[64], line[512], elapsed[32], eta[32], total[32];
    Board_runState(b, state, sizeof state);
+   /* the run's state keeps its place at the right end; the brand goes first when
+    * the row is short of room */
+   char what[256];
+   snprintf(what, sizeof what, "%s on %s%s  policy %s  model %s", v->network, v->device,
+            v->simulated ? " SIMULATED" : "", v->policy, v->costModel);
+   int room = cols - (int)strlen(state) - 3;
+   snprintf(line, sizeof line, " pruner-tui  %s", what);
+   if ((int)strlen(line) > room)
+      snprintf(line, sizeof line, " %s", what);
    wattron(w, titleAttr());
    mvwhline(w, 0, 0, ' ', cols);
-   snprintf(line, sizeof line, " pruner-tui  %s on %s%s  policy %s  model %s", v->network, v->device,
-            v->simulated ? " SIMULATED" : "", v->policy, v->costModel);
-   mvwaddnstr(w, 0, 0, line, cols);
-   int stateCol = cols - (int)strlen(state) - 3;
-   if (stateCol > (int)strlen(line))
-      mvwprintw(w, 0, stateCol, "[%s]", state);
+   mvwaddnstr(w, 0, 0, line, room > 0 ? room : cols);
+   if (room > 0)
+      mvwprintw(w, 0, room + 1, "[%s]", state);
    wattroff(w, titleAttr());
    Board_duration(b->clock, elapsed, sizeof elapsed);
    Board_duration(Board_eta(b), eta, sizeof eta);
@@ -88,11 +94,6 @@ void Panels_header(WINDOW *w, const Board *b) {
    snprintf(line, sizeof line, " trials %d/%d  round %d  elapsed %s  ETA %s  est. total %s", v->trials, v->budget,
             v->rounds, elapsed, eta, total);
    mvwaddnstr(w, 1, 0, line, cols);
-   if (v->simulated && cols > (int)strlen(line) + 12) {
-      wattron(w, pairAttr(PAIR_WARN) | A_BOLD);
-      mvwaddstr(w, 1, cols - 11, "SIMULATED");
-      wattroff(w, pairAttr(PAIR_WARN) | A_BOLD);
-   }
    wnoutrefresh(w);
 }
 
@@ -138,14 +139,14 @@ void Panels_table(WINDOW *w, Board *b) {
          snprintf(roof, sizeof roof, "%.0f%%", share * 100);
       snprintf(prio, sizeof prio, "%g", tv->priority);
       snprintf(weight, sizeof weight, "%g", tv->weight);
-      /* a long description keeps its end, where the shape is */
+      /* a description cut short ends in '~' */
       const char *d = TuneView_describe(v, t);
-      int len = (int)strlen(d);
       char descText[256];
-      if (len > desc)
-         snprintf(descText, sizeof descText, "~%s", d + len - desc + 1);
-      else
-         snprintf(descText, sizeof descText, "%s", d);
+      snprintf(descText, sizeof descText, "%s", d);
+      if ((int)strlen(d) > desc && desc < (int)sizeof descText) {
+         descText[desc - 1] = '~';
+         descText[desc] = '\0';
+      }
       const char *state = Board_taskState(b, t);
       attr_t a = t == b->selected ? A_REVERSE : A_NORMAL;
       if (t != b->selected && strcmp(state, "tuning") == 0)

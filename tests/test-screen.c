@@ -1,0 +1,537 @@
+/* The workbench without a terminal: a fixed session (tests/data/tiny2-session.jsonl,
+ * 6 rounds of the two tiny2 tasks) folded into a board, its panels drawn on a curses
+ * screen over /dev/null at 80x24, 120x40 and 200x60 and read back, the board's log,
+ * sort, selection and states, the console's commands on it (what they send to the
+ * engine, what they answer, what they refuse), their completion, and readline fed a
+ * byte at a time. */
+#include "config.h"
+
+#include "testutil.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curses.h>
+
+#include "board.h"
+#include "commands.h"
+#include "console.h"
+#include "layout.h"
+#include "panels.h"
+#include "util/xalloc.h"
+
+/* ---- the fixture: the session, its network and the devices ---- */
+
+typedef struct {
+   SessionLog log;
+   Network net;
+   DeviceSet devices;
+   Board board;
+   char sent[8][128];           /* what the commands sent to the engine */
+   int nsent;
+   char *pageTitle, *pageText;  /* what they paged */
+   int quits;
+} Fixture;
+
+static void fakeSend(void *ctx, const char *text) {
+   Fixture *f = ctx;
+   snprintf(f->sent[f->nsent++ % 8], sizeof f->sent[0], "%s", text);
+}
+
+static void fakePage(void *ctx, const char *title, char *text) {
+   Fixture *f = ctx;
+   free(f->pageTitle);
+   free(f->pageText);
+   f->pageTitle = xStrdup(title);
+   f->pageText = text;
+}
+
+static void fakeQuit(void *ctx) {
+   ((Fixture *)ctx)->quits++;
+}
+
+static int setUp(void **state) {
+   Fixture *f = xCalloc(1, sizeof *f);
+   SessionLog_init(&f->log);
+   char *path = TestUtil_srcPath("tests/data/tiny2-session.jsonl"), *notice = NULL, *cause = NULL;
+   if (Session_read(path, &f->log, &notice, &cause) < 0)
+      fail_msg("%s", cause);
+   free(path);
+   TestUtil_loadNetwork(&f->net, "tests/data/tiny2.task");
+   TestUtil_loadDevices(&f->devices);
+   Board_init(&f->board, &f->log.events[0].header, &f->net, &f->devices);
+   f->board.sessionPath = "tiny2-session.jsonl";
+   f->board.actions = (BoardActions){ .ctx = f, .send = fakeSend, .page = fakePage, .quit = fakeQuit };
+   for (int i = 1; i < f->log.count; i++)
+      Board_apply(&f->board, &f->log.events[i]);
+   f->board.clock = 3.0;
+   *state = f;
+   return 0;
+}
+
+static int tearDown(void **state) {
+   Fixture *f = *state;
+   Board_done(&f->board);
+   Network_done(&f->net);
+   DeviceSet_done(&f->devices);
+   SessionLog_done(&f->log);
+   free(f->pageTitle);
+   free(f->pageText);
+   free(f);
+   return 0;
+}
+
+/* ---- drawing on a screen over /dev/null ---- */
+
+static SCREEN *screen;
+static FILE *devnull;
+
+static int setUpScreen(void **state) {
+   setlocale(LC_ALL, "C.UTF-8");
+   devnull = fopen("/dev/null", "r+");
+   setenv("TERM", "xterm-256color", 1);
+   screen = newterm("xterm-256color", devnull, devnull);
+   assert_non_null(screen);
+   set_term(screen);
+   Panels_initColors(false);
+   return setUp(state);
+}
+
+static int tearDownScreen(void **state) {
+   endwin();
+   delscreen(screen);
+   fclose(devnull);
+   return tearDown(state);
+}
+
+/* The text of the panel drawn by fn in rectangle r of a rows x cols screen. */
+typedef void (*DrawFn)(WINDOW *w, Board *b);
+
+static char *drawn(Board *b, Rect r, DrawFn fn) {
+   WINDOW *w = newwin(r.h, r.w, r.y, r.x);
+   fn(w, b);
+   char *text = Panels_text(w);
+   delwin(w);
+   if (getenv("TEST_SCREEN_DUMP"))
+      fprintf(stderr, "----\n%s", text);
+   return text;
+}
+
+static void header(WINDOW *w, Board *b) { Panels_header(w, b); }
+static void table(WINDOW *w, Board *b) { Panels_table(w, b); }
+static void curves(WINDOW *w, Board *b) { Panels_curves(w, b); }
+static void drafts(WINDOW *w, Board *b) { Panels_drafts(w, b); }
+static void logPanel(WINDOW *w, Board *b) { Panels_log(w, b); }
+static void hints(WINDOW *w, Board *b) { Panels_hints(w, b); }
+
+/* the n-th line of text (0 the first), copied */
+static char *lineOf(const char *text, int n) {
+   for (int i = 0; i < n && text; i++) {
+      text = strchr(text, '\n');
+      text = text ? text + 1 : NULL;
+   }
+   if (!text)
+      return xStrdup("");
+   const char *end = strchr(text, '\n');
+   return xStrndup(text, end ? (size_t)(end - text) : strlen(text));
+}
+
+static void assertLine(const char *text, int n, const char *want) {
+   char *line = lineOf(text, n);
+   if (strcmp(line, want) != 0)
+      fail_msg("line %d:\n got  '%s'\n want '%s'", n, line, want);
+   free(line);
+}
+
+static int countLines(const char *text) {
+   int n = 0;
+   for (; *text; text++)
+      n += *text == '\n';
+   return n;
+}
+
+/* The header: everything the issue asks of it, at every size. */
+static void testHeader(void **state) {
+   Fixture *f = *state;
+   int sizes[][2] = { { 24, 80 }, { 40, 120 }, { 60, 200 } };
+   for (int s = 0; s < 3; s++) {
+      resizeterm(sizes[s][0], sizes[s][1]);
+      Layout l;
+      assert_int_equal(Layout_compute(sizes[s][0], sizes[s][1], &l), 0);
+      char *text = drawn(&f->board, l.header, header);
+      char *row0 = lineOf(text, 0);
+      assert_string_equal(strstr(row0, "tiny2 on h100_sxm SIMULATED  policy pruner  model pam") ? "ok" : row0, "ok");
+      /* the state at the right end */
+      assert_string_equal(row0 + strlen(row0) - strlen("[finished: budget]"), "[finished: budget]");
+      free(row0);
+      /* finished: no ETA; 3 s elapsed; the last round's estimate 0.0124998 ms */
+      char *row1 = lineOf(text, 1);
+      assert_non_null(strstr(row1, " trials 12/12  round 6  elapsed 0:00:03  ETA -  est. total 0.012 ms"));
+      free(row1);
+      free(text);
+   }
+}
+
+/* The table at 80x24: 8 rows of which 2 tasks; hand-computed values. */
+static void testTable(void **state) {
+   Fixture *f = *state;
+   resizeterm(24, 80);
+   Layout l;
+   Layout_compute(24, 80, &l);
+   assert_int_equal(l.table.h, 9);
+   char *text = drawn(&f->board, l.table, table);
+   assert_int_equal(countLines(text), 9);
+   assertLine(text, 0, " Tasks (2)  sort: id  [s]ort [enter] details [+/-] priority [f]ocus");
+   /* the description 80 - 52 - 1 = 27 columns wide; the task file names no task, so
+    * the table shows their keys, cut with '~' */
+   assertLine(text, 1, " ID Task                          Wt  Lat(ms)  GFLOPS Trials  Roof Prio State");
+   /* task 0: best 4.1606e-6 s; 66560 FLOP / 4.1606e-6 s = 16.0 GFLOPS; roofline floor
+    * max(66560 / 67e12, 4 * (1024 + 512 + 2048 + 64) / 3350e9) = 4.356e-9 s: 0% */
+   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias      2   0.0042      16      6    0%    1 ready");
+   /* task 1: 7.48e-6 then 4.1786e-6 s: 149504 / 4.1786e-6 = 35.8 GFLOPS */
+   assertLine(text, 3, "  1 conv2d_n1_c8_h8_w8_k16_g1_~    1   0.0042      36      6    0%    1 ready");
+   assertLine(text, 4, "");
+   free(text);
+}
+
+/* The draft-vs-verify panel: the acceptance of the 6 rounds 0.5 0.5 1 0 1 0.5 as
+ * levels round(7v): 4 4 7 0 7 4, i.e. U+2585 U+2585 U+2588 U+2581 U+2588 U+2585. */
+static void testDrafts(void **state) {
+   Fixture *f = *state;
+   int sizes[][2] = { { 24, 80 }, { 40, 120 }, { 60, 200 } };
+   for (int s = 0; s < 3; s++) {
+      resizeterm(sizes[s][0], sizes[s][1]);
+      Layout l;
+      Layout_compute(sizes[s][0], sizes[s][1], &l);
+      char *text = drawn(&f->board, l.drafts, drafts);
+      assertLine(text, 0, " Draft vs verify");
+      char *acc = lineOf(text, 1);
+      assert_string_equal(acc + strlen(acc) - strlen("▅▅█▁█▅ 0.50"), "▅▅█▁█▅ 0.50");
+      assert_int_equal(strncmp(acc, "acceptance ", 11), 0);
+      free(acc);
+      assertLine(text, 2, "  mean 0.58 over 6 rounds");
+      /* tau 0.0902 last, mean 0.0612; PSA's pairwise accuracy never defined here */
+      assertLine(text, 3, "tau PSA/pam 0.09  mean 0.06");
+      assertLine(text, 4, "right pairs: PSA -  pam 0.83");
+      assertLine(text, 5, "round 6: 1 of 2 picks drafted");
+      if (l.drafts.h > 6) {
+         char *kept = lineOf(text, 6);
+         /* cut at the panel's width */
+         assert_int_equal(strncmp(kept, "kept 4 of 2052 (512 drafts, new)", strlen(kept)), 0);
+         free(kept);
+      }
+      free(text);
+   }
+}
+
+/* The curves: the estimated total against trials from 4 to 12 trials, 0.0201 down to
+ * 0.0125 ms: the axis 0.012 .. 0.022 (Chart_niceRange: a step of 0.002), braille dots;
+ * 0.0201 is 3.8 of 19 dot rows below the top: the second row's top dots (U+2809). */
+static void testCurves(void **state) {
+   Fixture *f = *state;
+   resizeterm(40, 120);
+   Layout l;
+   Layout_compute(40, 120, &l);
+   char *text = drawn(&f->board, l.curves, curves);
+   assertLine(text, 0, " Curves  [c] next");
+   assertLine(text, 1, "estimated total latency (ms) / trials");
+   assertLine(text, 2, " 0.022");
+   char *row = lineOf(text, 3);
+   /* x = 4 of 0..12 over 66 columns of 2 dots: dot column 43.7, cell 22 after the 8
+    * columns of labels */
+   assert_int_equal(strncmp(row, "                              \xe2\xa0\x89", 33), 0);
+   free(row);
+   row = lineOf(text, 6);
+   assert_int_equal(strncmp(row, " 0.012 ", 7), 0);
+   free(row);
+   assertLine(text, 7, "        0                                                                12");
+   /* two plots fit in 16 rows: the second is against time, 0 to 3.002 s */
+   assertLine(text, 8, "estimated total latency (ms) / time (s)");
+   row = lineOf(text, 14);
+   assert_string_equal(row + strlen(row) - 5, "3.002");
+   free(row);
+   free(text);
+   /* the ASCII fallback draws '*' and no braille */
+   f->board.unicode = false;
+   text = drawn(&f->board, l.curves, curves);
+   assert_non_null(strchr(text, '*'));
+   assert_null(strstr(text, "\xe2\xa0"));
+   free(text);
+   f->board.unicode = true;
+   /* the third curve: the selected task's steps */
+   f->board.curve = CURVE_TASK;
+   f->board.selected = 1;
+   text = drawn(&f->board, l.curves, curves);
+   assertLine(text, 1, "task 1 best (ms) / its trials");
+   free(text);
+}
+
+/* The log: bests and the end, the newest at the bottom; the console row's hints. */
+static void testLogAndHints(void **state) {
+   Fixture *f = *state;
+   resizeterm(60, 200);
+   Layout l;
+   Layout_compute(60, 200, &l);
+   assert_int_equal(l.log.h, 10);
+   char *text = drawn(&f->board, l.log, logPanel);
+   assertLine(text, 0, " Log");
+   /* 7 lines of log: 6 bests and the end; 9 rows show them all */
+   assertLine(text, 1, "round 1 task 0: best 0.0063 ms (dense_b1_m16_n64_k32+bias)");
+   assertLine(text, 6, "round 6 task 1: best 0.0042 ms (conv2d_n1_c8_h8_w8_k16_g1_r3x3_s1x1_p1,1,1,1_d1x1+bias+relu)");
+   assertLine(text, 7, "finished: budget after 12 trials");
+   free(text);
+   text = drawn(&f->board, l.console, hints);
+   assertLine(text, 0, "?:help  ::console  space:pause  +/-:prio  f:focus  m:model  s:sort  enter:details  q:quit");
+   free(text);
+   snprintf(f->board.message, sizeof f->board.message, "error: unknown command 'frob' (help lists them)");
+   text = drawn(&f->board, l.console, hints);
+   assertLine(text, 0, "error: unknown command 'frob' (help lists them)");
+   free(text);
+   f->board.message[0] = '\0';
+}
+
+/* ---- the board ---- */
+
+static void testBoard(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   assert_int_equal(b->view.trials, 12);
+   /* roofline: 4.3558e-9 / 4.1606e-6 for task 0 */
+   assert_true(fabs(Board_roofline(b, 0) - (4.0 * 3648 / 3350e9) / 4.160606083350772e-06) < 1e-12);
+   /* sorted by share (weight x best): task 0 (2 x 4.16e-6) before task 1 */
+   Board_sort(b, SORT_SHARE);
+   assert_int_equal(b->order[0], 0);
+   Board_sort(b, SORT_LATENCY);   /* 4.1786e-6 > 4.1606e-6 */
+   assert_int_equal(b->order[0], 1);
+   assert_int_equal(b->order[1], 0);
+   b->selected = 0;
+   Board_move(b, -1, 8);          /* up from the last row */
+   assert_int_equal(b->selected, 1);
+   Board_move(b, -5, 8);          /* clamped */
+   assert_int_equal(b->selected, 1);
+   Board_sort(b, SORT_ID);
+   char run[64];
+   Board_runState(b, run, sizeof run);
+   assert_string_equal(run, "finished: budget");
+   assert_true(isnan(Board_eta(b)));
+   assert_string_equal(Board_taskState(b, 0), "ready");
+   b->replay = true;
+   b->replayDone = true;
+   Board_runState(b, run, sizeof run);
+   assert_string_equal(run, "replay ended: budget");
+   b->replay = false;
+}
+
+/* ---- the console's commands ---- */
+
+static void expectAnswer(Fixture *f, const char *line, int rc, const char *answer) {
+   char *got = NULL;
+   int r = Commands_run(&f->board, line, &got);
+   if (r != rc || strcmp(got ? got : "", answer) != 0)
+      fail_msg("'%s': got %d '%s', want %d '%s'", line, r, got ? got : "", rc, answer);
+   free(got);
+}
+
+static void testCommands(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   /* a finished run takes no engine command */
+   expectAnswer(f, "pause", -1, "pause: tuning is over");
+   b->view.finished = false;
+   expectAnswer(f, "pause", 0, "sent: pause (applied before the next round)");
+   assert_string_equal(f->sent[0], "pause");
+   expectAnswer(f, "prio 1 0.5", 0, "sent: prio 1 0.5 (applied before the next round)");
+   assert_string_equal(f->sent[1], "prio 1 0.5");
+   expectAnswer(f, "focus off", 0, "sent: focus off (applied before the next round)");
+   expectAnswer(f, "model xgb", 0, "sent: model xgb (applied before the next round)");
+   expectAnswer(f, "trials 40", 0, "sent: budget 40 (applied before the next round)");
+   assert_string_equal(f->sent[4], "budget 40");
+   assert_int_equal(f->nsent, 5);
+   /* refusals change nothing and send nothing */
+   expectAnswer(f, "prio 2 1", -1, "prio: no task '2' (task IDs go from 0 to 1)");
+   expectAnswer(f, "prio 1 -1", -1, "prio: the multiplier must be a number >= 0 (0 pauses the task), not '-1'");
+   expectAnswer(f, "prio 1", -1, "usage: prio TASK N");
+   expectAnswer(f, "focus x", -1, "focus: takes a task ID from 0 to 1 or off, not 'x'");
+   expectAnswer(f, "model gbm", -1, "model: no cost model 'gbm' (random, psa, xgb, mlp, pam or pam-moa)");
+   expectAnswer(f, "model pam /nonexistent/ckpt", -1, "model: /nonexistent/ckpt: No such file or directory");
+   expectAnswer(f, "trials 5", -1, "trials: 5 is less than the 12 trials done");
+   expectAnswer(f, "trials many", -1, "trials: takes a trial budget from 1 to 100000000, not 'many'");
+   expectAnswer(f, "frob 3", -1, "unknown command 'frob' (help lists them)");
+   expectAnswer(f, "show 5", -1, "show: no task '5' (task IDs go from 0 to 1)");
+   expectAnswer(f, "show 0 --asm", -1, "show: takes --cuda, --loops or --state, not '--asm'");
+   expectAnswer(f, "export pictures x", -1, "export: takes records, curve or kernels, not 'pictures'");
+   expectAnswer(f, "", 0, "");
+   assert_int_equal(f->nsent, 5);
+   /* queries */
+   expectAnswer(f, "best 1", 0,
+                "task 1: best 0.0042 ms, 36 GFLOPS, 0% of the roofline (round 6; 6 trials, 0 failed)");
+   expectAnswer(f, "best", 0, "estimated total latency 0.012 ms after 12 trials; task 0 weighs most (67%)");
+   expectAnswer(f, "help prio", 0, "prio TASK N: the task's priority multiplier (0 pauses it, 2 doubles its urgency)");
+   expectAnswer(f, "show 0 --state", 0, "");
+   assert_string_equal(f->pageTitle, "task 0: state");
+   assert_int_equal(strncmp(f->pageText, "== best state (median 0.0042 ms, trial 9) ==\n{\"v\":1", 45), 0);
+   expectAnswer(f, "show 0 --cuda", 0, "");
+   assert_non_null(strstr(f->pageText, "__global__"));
+   assert_non_null(strstr(f->pageText, "launch T_bias_kernel: grid"));
+   expectAnswer(f, "show 1", 0, "");
+   assert_string_equal(f->pageTitle, "task 1");
+   assert_non_null(strstr(f->pageText, "6 trials (6 ok, 0 failed)"));
+   assert_non_null(strstr(f->pageText, "== history: best against the task's trials =="));
+   assert_non_null(strstr(f->pageText, "== loop nest =="));
+   assert_non_null(strstr(f->pageText, "== PSA =="));
+   assert_non_null(strstr(f->pageText, "PSA latency estimate:"));
+   expectAnswer(f, "explain 1", 0, "");
+   assert_non_null(strstr(f->pageText, "== features =="));
+   expectAnswer(f, "stats", 0, "");
+   assert_non_null(strstr(f->pageText, "trials 12 of 12 in 6 rounds (2 per round)"));
+   assert_non_null(strstr(f->pageText, "draft acceptance: mean 0.583 over 6 rounds"));
+   expectAnswer(f, "quit", 0, "");
+   assert_int_equal(f->quits, 1);
+   /* a replay has no engine */
+   b->actions.send = NULL;
+   b->replay = true;
+   expectAnswer(f, "prio 0 2", -1, "prio: a replay has no engine to command");
+   expectAnswer(f, "save", -1, "save: a replay writes nothing; the session is tiny2-session.jsonl");
+   b->replay = false;
+   b->actions.send = fakeSend;
+   b->view.finished = true;
+}
+
+static char *joined(char **words) {
+   char buf[512] = "";
+   for (int i = 0; words && words[i]; i++) {
+      strcat(buf, i ? " " : "");
+      strcat(buf, words[i]);
+      free(words[i]);
+   }
+   free(words);
+   return xStrdup(buf);
+}
+
+static void expectCompletion(const Board *b, const char *word, int index, char *const *words, const char *want) {
+   char *got = joined(Commands_complete(b, word, index, words));
+   assert_string_equal(got, want);
+   free(got);
+}
+
+static void testCompletion(void **state) {
+   Fixture *f = *state;
+   char *none[] = { NULL };
+   expectCompletion(&f->board, "p", 0, none, "pause prio");
+   expectCompletion(&f->board, "s", 0, none, "show stats save");
+   char wPrio[] = "prio", wFocus[] = "focus", wModel[] = "model", wShow[] = "show", w1[] = "1", wExport[] = "export",
+        wHelp[] = "help";
+   char *prio[] = { wPrio, NULL };
+   expectCompletion(&f->board, "", 1, prio, "0 1");
+   char *focus[] = { wFocus, NULL };
+   expectCompletion(&f->board, "", 1, focus, "off 0 1");
+   char *model[] = { wModel, NULL };
+   expectCompletion(&f->board, "pa", 1, model, "pam pam-moa");
+   char *show[] = { wShow, w1, NULL };
+   expectCompletion(&f->board, "--", 2, show, "--cuda --loops --state");
+   char *export[] = { wExport, NULL };
+   expectCompletion(&f->board, "c", 1, export, "curve");
+   char *help[] = { wHelp, NULL };
+   expectCompletion(&f->board, "ex", 1, help, "explain export");
+   expectCompletion(&f->board, "zz", 0, none, "");
+}
+
+/* ---- readline, a byte at a time ---- */
+
+static char lastLine[256];
+static int lines, closes;
+
+static void onLine(void *ctx, const char *line) {
+   (void)ctx;
+   if (line) {
+      snprintf(lastLine, sizeof lastLine, "%s", line);
+      lines++;
+   } else {
+      closes++;
+   }
+}
+
+static char **completeFromBoard(void *ctx, const char *word, int index, char *const *words) {
+   return Commands_complete(ctx, word, index, words);
+}
+
+static void feed(const char *bytes) {
+   for (const char *p = bytes; *p; p++)
+      Console_feed((unsigned char)*p);
+}
+
+static void testConsole(void **state) {
+   Fixture *f = *state;
+   char *dir = TestUtil_tempDir();
+   char *history = xAsprintf("%s/state/history", dir);
+   ConsoleConfig cc = { .prompt = ":", .historyFile = history, .onLine = onLine, .complete = completeFromBoard,
+                        .ctx = &f->board };
+   Console_init(&cc);
+   assert_false(Console_active());
+   Console_start();
+   feed("prio 1 2\r");
+   assert_int_equal(lines, 1);
+   assert_string_equal(lastLine, "prio 1 2");
+   assert_false(Console_active());
+   /* completion of a command's name, then of its argument */
+   Console_start();
+   feed("sh\t");
+   assert_string_equal(Console_line(), "show ");
+   feed("1 --c\t");
+   assert_string_equal(Console_line(), "show 1 --cuda ");
+   /* editing: two left arrows, a character inserted */
+   Console_cancel();
+   Console_start();
+   feed("bst");
+   feed("\x1b[D\x1b[D");
+   assert_int_equal(Console_point(), 1);
+   feed("e");
+   assert_string_equal(Console_line(), "best");
+   assert_int_equal(Console_width(Console_line(), Console_point()), 2);
+   feed("\r");
+   assert_string_equal(lastLine, "best");
+   /* history: up recalls the last line */
+   Console_start();
+   feed("\x1b[A");
+   assert_string_equal(Console_line(), "best");
+   Console_escape();
+   assert_int_equal(closes, 1);
+   assert_false(Console_active());
+   /* several candidates are listed */
+   Console_start();
+   feed("p\t");
+   assert_string_equal(Console_matches(), "pause  prio");
+   Console_cancel();
+   /* UTF-8 arrives a byte at a time; the width counts characters */
+   Console_start();
+   feed("\xc3\xa9t\xc3\xa9");
+   assert_string_equal(Console_line(), "\xc3\xa9t\xc3\xa9");
+   assert_int_equal(Console_width(Console_line(), (int)strlen(Console_line())), 3);
+   Console_cancel();
+   Console_done();
+   /* the history is written between runs */
+   char *saved = TestUtil_readFile(history);
+   assert_non_null(strstr(saved, "prio 1 2\nbest\n"));
+   free(saved);
+   free(history);
+   TestUtil_removeTree(dir);
+   free(dir);
+}
+
+int main(void) {
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(testHeader, setUpScreen, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testTable, setUpScreen, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testDrafts, setUpScreen, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testCurves, setUpScreen, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testLogAndHints, setUpScreen, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testBoard, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testCompletion, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testConsole, setUp, tearDown),
+   };
+   return cmocka_run_group_tests(tests, NULL, NULL);
+}
