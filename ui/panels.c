@@ -313,15 +313,15 @@ void Panels_drafts(WINDOW *w, const Board *b) {
    num(draft, sizeof draft, TuneMean_value(&v->draftRank));
    num(verify, sizeof verify, TuneMean_value(&v->verifyRank));
    if (row < rows)
-      mvwprintw(w, row++, 0, "tau PSA/%s %s  mean %s", v->costModel, tau, tauMean);
+      mvwprintw(w, row++, 0, "tau PSA/%s %s mean %s", v->costModel, tau, tauMean);
    if (row < rows)
-      mvwprintw(w, row++, 0, "right pairs: PSA %s  %s %s", draft, v->costModel, verify);
+      mvwprintw(w, row++, 0, "pairs PSA %s %s %s", draft, v->costModel, verify);
    if (row < rows && v->haveSearch)
-      mvwprintw(w, row++, 0, "round %d: %d of %d picks drafted", v->searchRound, v->lastSearch.fromDrafts,
+      mvwprintw(w, row++, 0, "round %d: %d/%d from drafts", v->searchRound, v->lastSearch.fromDrafts,
                 v->lastSearch.picks);
    if (row < rows && v->haveSearch)
-      mvwprintw(w, row++, 0, "kept %d of %d (%d drafts%s)", v->lastSearch.kept, v->lastSearch.population,
-                v->lastSearch.drafts, v->lastSearch.drafted ? ", new" : "");
+      mvwprintw(w, row++, 0, "kept %d/%d, %d%s drafts", v->lastSearch.kept, v->lastSearch.population,
+                v->lastSearch.drafts, v->lastSearch.drafted ? " new" : "");
    if (row < rows && v->modelFits > 0) {
       if (*v->modelError)
          wattron(w, pairAttr(PAIR_BAD));
