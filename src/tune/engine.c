@@ -598,6 +598,8 @@ static int swapModel(Engine *e, const char *name, const char *checkpoint, char *
       if (!m)
          return -1;
    }
+   /* the trainer owns m from here on and may replace it with a trained copy */
+   ModelKind chosen = m->kind;
    OnlineModel *o = OnlineModel_new(m, &e->train);
    OnlineModel_wait(e->online);
    const Dataset *data = OnlineModel_data(e->online);
@@ -605,14 +607,14 @@ static int swapModel(Engine *e, const char *name, const char *checkpoint, char *
       OnlineModel_update(o, data);
       OnlineModel_wait(o);
    }
-   Scorer *verify = Scorer_predictor(onlinePredict, o, ModelKind_name(m->kind), e->featurizer,
+   Scorer *verify = Scorer_predictor(onlinePredict, o, ModelKind_name(chosen), e->featurizer,
                                      Measurer_device(e->measurer)->name, e->threads);
    Scorer_free(e->verify);
    OnlineModel_free(e->online);
    e->verify = verify;
    e->online = o;
    free(e->costModel);
-   e->costModel = xStrdup(ModelKind_name(m->kind));
+   e->costModel = xStrdup(ModelKind_name(chosen));
    return 0;
 }
 
