@@ -1,0 +1,241 @@
+#!/bin/sh
+# The workbench end to end, in tmux: the screen of a live run on ResNet-50 (simulator,
+# no NVRTC) read back with capture-pane, the console's commands and their effect after
+# the next round, q and SIGTERM leaving the terminal sane, the message on a terminal
+# below 80x24, and --replay showing the final table that --batch printed; as TAP.
+. "${PTUI_SRCDIR:-.}/tests/tap.sh"
+
+if ! command -v tmux >/dev/null 2>&1; then
+   echo "1..0 # SKIP tmux not installed"
+   exit 0
+fi
+
+# the panes start in their own directory: absolute paths
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+case $src in /*) ;; *) src=$(cd "$src" && pwd) ;; esac
+
+# a private server, its environment this one's: nothing lands in $HOME
+export XDG_DATA_HOME="$tmp/data" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" LANG=C.UTF-8
+unset LC_ALL TMUX
+socket=ptui-test-$$
+tm() {
+   tmux -L "$socket" -f /dev/null "$@"
+}
+batchpid=
+cleanup() {
+   tm kill-server 2>/dev/null
+   rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$socket"   # the server leaves its socket
+   if [ -n "$batchpid" ]; then kill "$batchpid" 2>/dev/null; fi
+   rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+# start NAME COLSxROWS ARGS...: pruner-tui ARGS in a new session; when it ends, its exit
+# status and the terminal's settings stay on the pane
+start() {
+   name=$1 cols=${2%x*} rows=${2#*x}; shift 2
+   cmd="'$bin'"
+   for a in "$@"; do cmd="$cmd '$a'"; done
+   tm new-session -d -s "$name" -x "$cols" -y "$rows" -c "$tmp" "$cmd; echo EXIT=\$?; stty -a; sleep 600"
+}
+
+# capture NAME: the pane as text in $tmp/screen (wrapped lines joined, trailing blanks cut)
+capture() {
+   tm capture-pane -p -J -t "$1" | sed 's/ *$//' >"$tmp/screen"
+}
+
+# poll NAME SECONDS COMMAND...: captures the pane every 0.1 s until COMMAND (which reads
+# $tmp/screen) succeeds; false when SECONDS pass first
+poll() {
+   name=$1 end=$(($(date +%s) + $2)); shift 2
+   while :; do
+      capture "$name"
+      "$@" && return 0
+      [ "$(date +%s)" -ge "$end" ] && return 1
+      sleep 0.1
+   done
+}
+
+shows() {   # shows REGEX: a line of the screen matches the extended regex
+   grep -Eq -- "$1" "$tmp/screen"
+}
+
+last_row_is() {   # last_row_is TEXT: the console row (the last) reads TEXT
+   [ "$(tail -n1 "$tmp/screen")" = "$1" ]
+}
+
+trials() {   # the header's trial count
+   sed -n 's/^ trials \([0-9]*\)\/.*/\1/p' "$tmp/screen"
+}
+
+more_trials() {   # more_trials N: the header counts more than N trials
+   t=$(trials)
+   [ -n "$t" ] && [ "$t" -gt "$1" ]
+}
+
+# rows: the task table's rows as "ID Lat(ms) Trials Prio State", one a line, in $tmp/rows
+rows() {
+   awk '/^ *ID Task / { on = 1; next }
+        on && $1 ~ /^[0-9]+$/ { print $1, $4, $6, $8, $9; next }
+        on { exit }' "$tmp/screen" >"$tmp/rows"
+}
+
+task_row_is() {   # task_row_is ID PRIO STATE
+   rows
+   awk -v id="$1" -v prio="$2" -v state="$3" '$1 == id { found = $4 == prio && $5 == state } END { exit !found }' \
+      "$tmp/rows"
+}
+
+# console NAME LINE: types LINE on the console and runs it
+console() {
+   tm send-keys -t "$1" -l ":$2"
+   tm send-keys -t "$1" Enter
+}
+
+# sane: the pane's `stty -a` after the program shows canonical input and echo
+sane() {
+   grep -Eq '(^| )icanon( |;|$)' "$tmp/screen" && grep -Eq '(^| )echo( |;|$)' "$tmp/screen" &&
+      ! grep -Eq -- '-icanon|-echo( |;|$)' "$tmp/screen"
+}
+
+running_past() {   # running_past N: [running] and more than N trials
+   more_trials "$1" && shows '\[running\]$'
+}
+
+exit_status() {   # the status the pane printed after the program, or nothing yet
+   sed -n 's/^EXIT=\([0-9]*\)$/\1/p' "$tmp/screen"
+}
+
+summary_counts() {   # summary_counts N: the summary after the screen: N or more trials, stopped
+   t=$(sed -n 's/^resnet_50 on h100_sxm (SIMULATED): \([0-9]*\) trials in [0-9]* rounds, .*, finished: stopped$/\1/p' \
+      "$tmp/screen")
+   [ -n "$t" ] && [ "$t" -ge "$1" ]
+}
+
+# screen_thread_line: "screen thread: X s of CPU in Y s (Z% of a core)" with 0 < X < Y and
+# Y at least the 5 s the live run lasts at the least
+screen_thread_line() {
+   awk '/^screen thread: [0-9.]+ s of CPU in [0-9.]+ s \([0-9.]+% of a core\)$/ {
+           found = $3 > 0 && $3 < $7 && $7 >= 5 }
+        END { exit !found }' "$tmp/screen"
+}
+
+echo "1..25"
+
+# the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
+# ResNet-50 tasks (the random model: the quickest to tune with)
+"$bin" --batch "$src/models/resnet_50.task" --trials 60 --per-round 2 --seed 3 --no-compile --cost-model random \
+   --session "$tmp/replay.jsonl" >"$tmp/batch.out" 2>"$tmp/batch.err" &
+batchpid=$!
+
+# the model to switch to: xgb where built in, else mlp
+model=xgb
+"$bin" --version | grep -q "XGBoost yes" || model=mlp
+
+# ---- a live run ----
+start live 200x40 "$src/models/resnet_50.task" --trials 100000 --no-compile --session "$tmp/live.jsonl"
+poll live 30 shows '^ +26 fc ' && poll live 20 more_trials 0
+rows
+ids=$(cut -d' ' -f1 "$tmp/rows" | tr '\n' ' ')
+ok "the table shows the 27 ResNet-50 tasks, IDs 0 to 26 in order ($(wc -l <"$tmp/rows") rows)" \
+   sh -c '[ "$1" = "$(seq 0 26 | tr "\n" " ")" ]' _ "$ids"
+a=$(trials)
+poll live 20 more_trials "$a"
+b=$(trials)
+ok "the header's trial count goes up while it runs ($a, then $b)" [ "${b:-0}" -gt "${a:-0}" ]
+
+console live pause
+poll live 20 shows '\[paused\]$'
+ok "pause: the header says [paused] after the round" shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED .*\[paused\]$'
+a=$(trials)
+sleep 1.6
+capture live
+b=$(trials)
+ok "paused: the trial count stays ($a, then $b 1.6 s later)" [ -n "$a" -a "$a" = "$b" ]
+console live resume
+poll live 20 more_trials "$b"
+ok "resume: [running] and the count goes on ($b, then $(trials))" running_past "$b"
+
+console live "prio 3 0"
+poll live 20 task_row_is 3 0 paused
+ok "prio 3 0: after the round task 3 shows priority 0, paused ($(awk '$1 == 3' "$tmp/rows"))" task_row_is 3 0 paused
+console live "model $model"
+poll live 20 shows "^ pruner-tui  .*  model $model "
+ok "model $model: the header shows it after the round" \
+   shows "^ pruner-tui  resnet_50 on h100_sxm SIMULATED  policy pruner  model $model "
+
+console live "frob 3"
+poll live 5 last_row_is "error: unknown command 'frob' (help lists them)"
+ok "an unknown command is named on the console row ($(tail -n1 "$tmp/screen"))" \
+   last_row_is "error: unknown command 'frob' (help lists them)"
+console live "prio 99 1"
+poll live 5 last_row_is "error: prio: no task '99' (task IDs go from 0 to 26)"
+ok "prio 99 1 names the task IDs there are ($(tail -n1 "$tmp/screen"))" \
+   last_row_is "error: prio: no task '99' (task IDs go from 0 to 26)"
+
+capture live
+seen=$(trials)
+tm send-keys -t live q
+poll live 30 shows '^EXIT='
+ok "q: pruner-tui exits 0 after the round (EXIT=$(exit_status))" [ "$(exit_status)" = 0 ]
+ok "q: the terminal is back in canonical mode with echo" sane
+ok "q: the summary counts at least the $seen trials seen, stopped" summary_counts "$seen"
+ok "q: the summary says the screen thread's CPU ($(grep '^screen thread:' "$tmp/screen"))" screen_thread_line
+
+# ---- SIGTERM ----
+start term 200x40 "$src/models/resnet_50.task" --trials 100000 --no-compile --session "$tmp/term.jsonl"
+poll term 30 more_trials 0
+pane=$(tm list-panes -t term -F '#{pane_pid}')
+pid=$(pgrep -P "$pane" -f "$tmp/term.jsonl")
+ok "SIGTERM: found the program ($pid) under the pane's shell ($pane)" [ -n "$pid" ]
+kill -TERM $pid
+poll term 30 shows '^EXIT='
+ok "SIGTERM: pruner-tui exits 0 (EXIT=$(exit_status))" [ "$(exit_status)" = 0 ]
+ok "SIGTERM: the terminal is back in canonical mode with echo" sane
+tail -n1 "$tmp/term.jsonl" >"$tmp/term.jsonl.last"
+ok "SIGTERM: the session ends with a finished event (stopped)" \
+   grep -q '^{"event":"finished",.*"why":"stopped"}$' "$tmp/term.jsonl.last"
+
+# ---- too small ----
+start small 70x20 "$src/models/resnet_50.task" --trials 100000 --no-compile --session "$tmp/small.jsonl"
+poll small 20 shows 'needs at least'
+ok "70x20: the screen says what it needs" shows '^pruner-tui needs at least 80x24; this terminal is 70x20$'
+tm send-keys -t small q
+poll small 30 shows '^EXIT='
+ok "70x20: q still quits (EXIT=$(exit_status))" [ "$(exit_status)" = 0 ]
+
+# ---- replay ----
+wait "$batchpid"
+rc=$?
+batchpid=
+ok "--batch made the session to replay (exit $rc)" [ "$rc" -eq 0 ]
+# the final table: the last 27 rows "| ID | description | latency | GFLOPS | trials |"
+grep '^|  *[0-9]' "$tmp/batch.out" | tail -n 27 | awk -F'|' '{ print $2 + 0, $4 + 0, $6 + 0 }' >"$tmp/batch.rows"
+start replay 200x40 --replay "$tmp/replay.jsonl" --speed 0
+poll replay 20 shows 'replay ended'
+ok "--replay --speed 0: the header says the replay ended at the budget" \
+   shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED  policy pruner  model random .*\[replay ended: budget\]$'
+ok "--replay --speed 0: the header counts 60 of 60 trials in 30 rounds" shows '^ trials 60/60  round 30 '
+
+rows
+# The screen shows the latency with 4 decimals, --batch with 3: as integers of 0.1 us
+# and 1 us, the screen's value is within 5 of ten times --batch's (5 only when the 4
+# decimals end in 5, where rounding again may go either way).
+ok "the replay's latencies are --batch's final table's (27 tasks)" \
+   awk 'NR == FNR { lat[$1] = $2; n++; next }
+        { s = $2; sub(/\./, "", s); b = sprintf("%.0f", lat[$1] * 1000); d = s - 10 * b
+          if ($1 in lat && d <= 5 && d >= -5) same++ }
+        END { exit !(n == 27 && same == 27) }' "$tmp/batch.rows" "$tmp/rows"
+# --batch's Trials column is the task's rounds times the measurements per round; the
+# screen counts the task's measure events. They agree when every round measured its 2
+# states, which the session shows for this seed (27 tasks, 30 rounds, 60 measures).
+sed -n 's/^{"event":"measure","round":[0-9]*,"t":[^,]*,"task":\([0-9]*\),.*/\1/p' "$tmp/replay.jsonl" | sort -n |
+   uniq -c | awk '{ print $2, $1 }' >"$tmp/trials.session"
+awk '{ print $1, $3 }' "$tmp/batch.rows" >"$tmp/trials.batch"
+awk '{ print $1, $3 }' "$tmp/rows" >"$tmp/trials.screen"
+ok "the replay's trials per task are --batch's ($(wc -l <"$tmp/trials.screen") tasks)" \
+   sh -c '[ "$(wc -l <"$1")" -eq 27 ] && cmp -s "$1" "$2"' _ "$tmp/trials.screen" "$tmp/trials.batch"
+ok "and the session's measure events per task" cmp -s "$tmp/trials.session" "$tmp/trials.screen"
+
+[ "$failed" -eq 0 ]
