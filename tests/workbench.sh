@@ -22,7 +22,13 @@ tm() {
    tmux -L "$socket" -f /dev/null "$@"
 }
 batchpid=
-trap 'tm kill-server 2>/dev/null; [ -n "$batchpid" ] && kill "$batchpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+cleanup() {
+   tm kill-server 2>/dev/null
+   rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$socket"   # the server leaves its socket
+   if [ -n "$batchpid" ]; then kill "$batchpid" 2>/dev/null; fi
+   rm -rf "$tmp"
+}
+trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
 # start NAME COLSxROWS ARGS...: pruner-tui ARGS in a new session; when it ends, its exit

@@ -1,5 +1,5 @@
-/* `pruner-tui --replay FILE`: a session played back as text, until the workbench
- * screen plays it. The events go through the view model at their recorded times
+/* `pruner-tui --replay FILE`: a session played back on the workbench when standard
+ * output is a terminal, else as text. As text, the events go through the view model at their recorded times
  * (divided by --speed) and the view prints what --batch printed when it ran: a line per
  * round, the commands, the scheduler's table every 10 rounds and at the end, and the
  * summary. */
