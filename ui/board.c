@@ -18,24 +18,22 @@ const char *SortKey_name(SortKey k) {
    return (unsigned)k < SORT_COUNT ? sortNames[k] : "?";
 }
 
+static double product(const int64_t *shape, int rank) {
+   double n = 1;
+   for (int i = 0; i < rank; i++)
+      n *= (double)shape[i];
+   return n;
+}
+
 /* FLOPs over peak or the bytes every tensor must move over bandwidth, the larger */
 static double floorOf(const Task *t, const Device *d) {
    if (!d || !(d->peak_fp32_gflops > 0) || !(d->mem_bandwidth_gbs > 0))
       return NAN;
    int64_t shape[8];
-   double elements = 0;
-   int rank = Op_outputShape(&t->op, shape);
-   double n = 1;
-   for (int i = 0; i < rank; i++)
-      n *= (double)shape[i];
-   elements += n;
+   double elements = product(shape, Op_outputShape(&t->op, shape));
    for (int in = 0; in < Op_numInputs(&t->op); in++) {
       const char *name;
-      rank = Op_inputShape(&t->op, in, shape, &name);
-      n = 1;
-      for (int i = 0; i < rank; i++)
-         n *= (double)shape[i];
-      elements += n;
+      elements += product(shape, Op_inputShape(&t->op, in, shape, &name));
    }
    double compute = t->flops / (d->peak_fp32_gflops * 1e9);
    double memory = elements * 4 / (d->mem_bandwidth_gbs * 1e9);
@@ -83,9 +81,7 @@ static void logLine(Board *b, const char *line) {
 void Board_log(Board *b, const char *fmt, ...) {
    va_list ap;
    va_start(ap, fmt);
-   char *text = NULL;
-   if (vasprintf(&text, fmt, ap) < 0)
-      fatal("out of memory formatting a log line");
+   char *text = xVasprintf(fmt, ap);
    va_end(ap);
    char *save = NULL;
    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))

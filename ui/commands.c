@@ -24,8 +24,7 @@ static int refuse(char **answer, const char *fmt, ...) ATTR_FORMAT(2, 3);
 static int refuse(char **answer, const char *fmt, ...) {
    va_list ap;
    va_start(ap, fmt);
-   if (vasprintf(answer, fmt, ap) < 0)
-      fatal("out of memory");
+   *answer = xVasprintf(fmt, ap);
    va_end(ap);
    return -1;
 }
@@ -167,95 +166,103 @@ static int runBest(Board *b, int argc, char **argv, char **answer) {
    return 0;
 }
 
-static void addSection(TextBuf *out, char **text, const char *title, char *body) {
-   (void)text;
-   TextBuf_add(out, "\n== %s ==\n%s", title, body);
+static void addSection(FILE *out, const char *title, char *body) {
+   fprintf(out, "\n== %s ==\n%s", title, body);
    free(body);
 }
 
-char *Commands_details(const Board *b, int task, const char *what, char **cause) {
+/* The summary and the history: what needs no state. */
+static void summary(const Board *b, int task, FILE *out) {
    const TuneView *v = &b->view;
    const TuneTaskView *tv = &v->tasks[task];
+   fprintf(out, "task %d: %s\n", task, TuneView_describe(v, task));
+   fprintf(out, "key %s, weight %g", tv->key, tv->weight);
+   if (!isnan(tv->flops))
+      fprintf(out, ", %.4g GFLOP per run", tv->flops / 1e9);
+   fprintf(out, "\n%d rounds, %d trials (%d ok, %d failed), priority %g%s, %s\n", tv->rounds, tv->trials, tv->ok,
+           tv->errors, tv->priority, tv->focused ? ", focused" : "", Board_taskState(b, task));
+   char best[256];
+   TextBuf bt = TextBuf_over(best, sizeof best);
+   describeBest(b, task, &bt);
+   fprintf(out, "%s\n", best);
+   if (!isnan(b->floor[task]))
+      fprintf(out, "roofline floor %.4f ms on %s\n", b->floor[task] * 1e3, b->device->name);
+   fprintf(out, "\n== history: best against the task's trials ==\n");
+   fprintf(out, "%8s %8s %10s %12s\n", "trials", "run", "time (s)", "best (ms)");
+   for (int i = 0; i < tv->ncurve; i++)
+      fprintf(out, "%8d %8d %10.1f %12.4f\n", tv->curve[i].taskTrials, tv->curve[i].trials, tv->curve[i].elapsed,
+              tv->curve[i].latency * 1e3);
+   if (tv->ncurve == 0)
+      fprintf(out, "(no improvement yet)\n");
+}
+
+/* The parts of the best state's text that `what` asks for; -1 with *cause when one
+ * part alone was asked for and cannot be given. */
+static int stateParts(const Board *b, int task, const char *what, bool all, FILE *out, char **cause) {
+   const TuneView *v = &b->view;
+   const TuneTaskView *tv = &v->tasks[task];
+   if (!tv->bestState) {
+      if (!all) {
+         *cause = xAsprintf("task %d has no measured state yet", task);
+         return -1;
+      }
+      fprintf(out, "\n(no measured state yet)\n");
+      return 0;
+   }
+   if (all || strcmp(what, "state") == 0)
+      fprintf(out, "%s== best state (median %.4f ms, trial %d) ==\n%s\n", all ? "\n" : "", tv->bestMedian * 1e3,
+              tv->bestTrial, tv->bestState);
+   if (strcmp(what, "state") == 0)
+      return 0;
+   if (!b->net) {
+      if (!all) {
+         *cause = xAsprintf("the session's task file %s was not found: no loop nest or source", v->networkFile);
+         return -1;
+      }
+      fprintf(out, "\n(the task file %s was not found: no loop nest or source)\n", v->networkFile);
+      return 0;
+   }
+   SchedLimits lim;
+   if (b->device)
+      SchedLimits_fromDevice(&lim, b->device);
+   else
+      SchedLimits_default(&lim);
+   DetailsSubject s;
+   if (DetailsSubject_init(&s, b->net, task, tv->bestState, &lim, cause) < 0)
+      return -1;
+   if (all || strcmp(what, "loops") == 0)
+      addSection(out, "loop nest", Details_loops(&s));
+   if (all || strcmp(what, "cuda") == 0)
+      addSection(out, "CUDA", Details_cuda(&s));
+   if (all || strcmp(what, "explain") == 0) {
+      char *why = NULL;
+      char *psa = b->device ? Details_psa(&s, b->device, &why) : NULL;
+      if (psa)
+         addSection(out, "PSA", psa);
+      else
+         fprintf(out, "\n== PSA ==\n%s\n", why ? why : "the session's device is not in devices.yaml");
+      free(why);
+   }
+   if (strcmp(what, "explain") == 0)
+      addSection(out, "features", Details_features(&s));
+   DetailsSubject_done(&s);
+   return 0;
+}
+
+char *Commands_details(const Board *b, int task, const char *what, char **cause) {
    bool all = strcmp(what, "all") == 0;
-   /* the summary and history need no state */
-   size_t cap = 1 << 16;
    char *text = NULL;
-   for (;;) {
-      text = xRealloc(text, cap);
-      TextBuf out = TextBuf_over(text, cap);
-      if (all) {
-         TextBuf_add(&out, "task %d: %s\n", task, TuneView_describe(v, task));
-         TextBuf_add(&out, "key %s, weight %g", tv->key, tv->weight);
-         if (!isnan(tv->flops))
-            TextBuf_add(&out, ", %.4g GFLOP per run", tv->flops / 1e9);
-         TextBuf_add(&out, "\n%d rounds, %d trials (%d ok, %d failed), priority %g%s, %s\n", tv->rounds, tv->trials,
-                     tv->ok, tv->errors, tv->priority, tv->focused ? ", focused" : "", Board_taskState(b, task));
-         char best[256];
-         TextBuf bt = TextBuf_over(best, sizeof best);
-         describeBest(b, task, &bt);
-         TextBuf_add(&out, "%s\n", best);
-         if (!isnan(b->floor[task]))
-            TextBuf_add(&out, "roofline floor %.4f ms on %s\n", b->floor[task] * 1e3, b->device->name);
-         TextBuf_add(&out, "\n== history: best against the task's trials ==\n");
-         TextBuf_add(&out, "%8s %8s %10s %12s\n", "trials", "run", "time (s)", "best (ms)");
-         for (int i = 0; i < tv->ncurve; i++)
-            TextBuf_add(&out, "%8d %8d %10.1f %12.4f\n", tv->curve[i].taskTrials, tv->curve[i].trials,
-                        tv->curve[i].elapsed, tv->curve[i].latency * 1e3);
-         if (tv->ncurve == 0)
-            TextBuf_add(&out, "(no improvement yet)\n");
-      }
-      if (!tv->bestState) {
-         if (!all) {
-            free(text);
-            *cause = xAsprintf("task %d has no measured state yet", task);
-            return NULL;
-         }
-         TextBuf_add(&out, "\n(no measured state yet)\n");
-      } else if (all || strcmp(what, "state") == 0) {
-         TextBuf_add(&out, "%s== best state (median %.4f ms, trial %d) ==\n%s\n", all ? "\n" : "",
-                     tv->bestMedian * 1e3, tv->bestTrial, tv->bestState);
-      }
-      if (tv->bestState && strcmp(what, "state") != 0) {
-         if (!b->net) {
-            if (!all) {
-               free(text);
-               *cause = xAsprintf("the session's task file %s was not found: no loop nest or source", v->networkFile);
-               return NULL;
-            }
-            TextBuf_add(&out, "\n(the task file %s was not found: no loop nest or source)\n", v->networkFile);
-         } else {
-            SchedLimits lim;
-            if (b->device)
-               SchedLimits_fromDevice(&lim, b->device);
-            else
-               SchedLimits_default(&lim);
-            DetailsSubject s;
-            if (DetailsSubject_init(&s, b->net, task, tv->bestState, &lim, cause) < 0) {
-               free(text);
-               return NULL;
-            }
-            if (all || strcmp(what, "loops") == 0)
-               addSection(&out, NULL, "loop nest", Details_loops(&s));
-            if (all || strcmp(what, "cuda") == 0)
-               addSection(&out, NULL, "CUDA", Details_cuda(&s));
-            if (all || strcmp(what, "explain") == 0) {
-               char *why = NULL;
-               char *psa = b->device ? Details_psa(&s, b->device, &why) : NULL;
-               if (psa)
-                  addSection(&out, NULL, "PSA", psa);
-               else {
-                  TextBuf_add(&out, "\n== PSA ==\n%s\n", why ? why : "the session's device is not in devices.yaml");
-                  free(why);
-               }
-            }
-            if (strcmp(what, "explain") == 0)
-               addSection(&out, NULL, "features", Details_features(&s));
-            DetailsSubject_done(&s);
-         }
-      }
-      if (out.len < cap)
-         break;
-      cap = out.len + 1;
+   size_t len = 0;
+   FILE *out = open_memstream(&text, &len);
+   if (!out)
+      fatal("out of memory");
+   if (all)
+      summary(b, task, out);
+   int rc = stateParts(b, task, what, all, out, cause);
+   fclose(out);
+   if (rc < 0) {
+      free(text);
+      return NULL;
    }
    return text;
 }

@@ -415,14 +415,7 @@ static void readKeys(Run *r) {
 
 /* ---- the replay's clock ---- */
 
-static double eventTime(Run *r, const SessionEvent *e) {
-   if (e->elapsed < r->lastTime)
-      r->shift += r->lastTime - e->elapsed;
-   r->lastTime = e->elapsed;
-   return e->elapsed + r->shift;
-}
-
-/* the time of the next event without taking it */
+/* the replay time of the next event */
 static double peekTime(const Run *r) {
    const SessionEvent *e = &r->log->events[r->next];
    double shift = r->shift + (e->elapsed < r->lastTime ? r->lastTime - e->elapsed : 0);
@@ -431,8 +424,11 @@ static double peekTime(const Run *r) {
 
 static void showDue(Run *r) {
    while (r->next < r->log->count && peekTime(r) <= r->replayClock) {
+      double t = peekTime(r);
       const SessionEvent *e = &r->log->events[r->next++];
-      r->board.clock = eventTime(r, e);
+      r->shift = t - e->elapsed;
+      r->lastTime = e->elapsed;
+      r->board.clock = t;
       Board_apply(&r->board, e);
       r->dirty = true;
    }
