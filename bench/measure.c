@@ -21,7 +21,7 @@
 #include "device/device.h"
 #include "ir/lower.h"
 #include "measure/builder.h"
-#include "measure/sim.h"
+#include "sim/sim.h"
 #include "measure/verify.h"
 #include "te/network.h"
 #include "util/paths.h"

@@ -111,7 +111,7 @@ ok "measure prints a row per state and the totals" sh -c '[ "$(grep -cE "^ +[01]
 ok "measure appends one record per state" sh -c '[ "$(wc -l < "$1")" -eq 2 ] && grep -c "\"simulated\":true" "$1" | grep -qx 2' _ "$tmp/rec.jsonl"
 
 XDG_CONFIG_HOME="$tmp/none" run measure "$tmp/mm.task" all --device sim:a100 --samples 1 --inject wrong
-ok "measure catches a wrong kernel without a GPU" sh -c '[ "$1" -eq 0 ] && grep -q " wrong answer: element [0-9]* of the output is " "$2" && tail -n1 "$2" | grep -qx "measured 1 states: 0 ok, 1 wrong answer (simulated)"' _ "$rc" "$tmp/out"
+ok "measure catches a wrong kernel without a GPU, and exits 1 when nothing measured ok" sh -c '[ "$1" -eq 1 ] && grep -qx "pruner-tui measure: no state was measured ok" "$3" && grep -q " wrong answer: element [0-9]* of the output is " "$2" && tail -n1 "$2" | grep -qx "measured 1 states: 0 ok, 1 wrong answer (simulated)"' _ "$rc" "$tmp/out" "$tmp/err"
 
 XDG_CONFIG_HOME="$tmp/none" run measure "$tmp/mm.task" 0 --device sim:a100 --samples 1 --inject hang
 ok "measure reports an endless kernel as a run timeout" sh -c 'grep -q " run timeout: the simulated program runs .* s per launch, beyond the run timeout of 10 s$" "$1"' _ "$tmp/out"

@@ -15,7 +15,7 @@
 #include "testutil.h"
 #include "ir/exec.h"
 #include "ir/lower.h"
-#include "measure/sim.h"
+#include "sim/sim.h"
 #include "measure/verify.h"
 #include "te/network.h"
 #include "util/xalloc.h"
@@ -38,8 +38,8 @@ static int teardownDevices(void **state) {
    return 0;
 }
 
-static double simulate(const Device *d, const LoopNest *ln, const NvrtcKernelInfo *ptx, SimReport *r) {
-   const NvrtcKernelInfo *per[IR_MAX_KERNELS] = { ptx };
+static double simulate(const Device *d, const LoopNest *ln, const SimCompiled *ptx, SimReport *r) {
+   const SimCompiled *per[IR_MAX_KERNELS] = { ptx };
    char *cause = NULL;
    double s = Sim_latency(d, ln, per, 42, r, &cause);
    if (s < 0)
@@ -48,10 +48,9 @@ static double simulate(const Device *d, const LoopNest *ln, const NvrtcKernelInf
    return s;
 }
 
-static NvrtcKernelInfo ptxas(int registers, int spillStores, int spillLoads) {
-   NvrtcKernelInfo k;
+static SimCompiled ptxas(int registers, int spillStores, int spillLoads) {
+   SimCompiled k;
    memset(&k, 0, sizeof k);
-   snprintf(k.name, sizeof k.name, "k");
    k.registers = registers;
    k.spillStores = spillStores;
    k.spillLoads = spillLoads;
@@ -249,7 +248,7 @@ static void test_occupancy_by_hand(void **state) {
    /* 256 threads = 8 warps. Threads allow 2048 / 256 = 8 blocks. 64 registers: a warp
     * takes 64 x 32 = 2048 (a multiple of 256), a sub-partition's 16384 hold 8 warps, the
     * SM 32, so 32 / 8 = 4 blocks: registers limit, occupancy 32 / 64 warps. */
-   NvrtcKernelInfo k64 = ptxas(64, 0, 0);
+   SimCompiled k64 = ptxas(64, 0, 0);
    simulate(h100, &ln, &k64, &r);
    assert_int_equal(r.kernels[0].blocksPerSm, 4);
    assert_string_equal(r.kernels[0].limiter, "registers");
@@ -260,19 +259,19 @@ static void test_occupancy_by_hand(void **state) {
    assert_true(fabs(r.kernels[0].waves - 16384.0 / (132 * 4)) < 1e-12);
 
    /* 128 registers: 4096 a warp, 4 warps a sub-partition, 16 an SM: 2 blocks */
-   NvrtcKernelInfo k128 = ptxas(128, 0, 0);
+   SimCompiled k128 = ptxas(128, 0, 0);
    simulate(h100, &ln, &k128, &r);
    assert_int_equal(r.kernels[0].blocksPerSm, 2);
    assert_string_equal(r.kernels[0].limiter, "registers");
 
    /* 60 registers round up to 64 per thread (256 per warp): 4 blocks, as with 64 */
-   NvrtcKernelInfo k60 = ptxas(60, 0, 0);
+   SimCompiled k60 = ptxas(60, 0, 0);
    simulate(h100, &ln, &k60, &r);
    assert_int_equal(r.kernels[0].blocksPerSm, 4);
 
    /* 32 registers: 1024 a warp, 64 warps, 8 blocks; threads allow 8 too, and threads
     * are named first */
-   NvrtcKernelInfo k32 = ptxas(32, 0, 0);
+   SimCompiled k32 = ptxas(32, 0, 0);
    simulate(h100, &ln, &k32, &r);
    assert_int_equal(r.kernels[0].blocksPerSm, 8);
    assert_string_equal(r.kernels[0].limiter, "threads");
@@ -326,7 +325,7 @@ static void test_low_occupancy_is_slower(void **state) {
    LoopNest_init(&ln);
    SimReport r;
    copyNest(&ln, 1 << 24, 256, false);
-   NvrtcKernelInfo few = ptxas(32, 0, 0), many = ptxas(255, 0, 0);
+   SimCompiled few = ptxas(32, 0, 0), many = ptxas(255, 0, 0);
    double fast = simulate(h100, &ln, &few, &r);
    assert_int_equal(r.kernels[0].blocksPerSm, 8);
    double slow = simulate(h100, &ln, &many, &r);
@@ -358,7 +357,7 @@ static void test_spills_are_slower(void **state) {
    LoopNest_init(&ln);
    SimReport r;
    chainNest(&ln, 1320, 256, 4096);
-   NvrtcKernelInfo clean = ptxas(64, 0, 0), spilling = ptxas(64, 8, 8);
+   SimCompiled clean = ptxas(64, 0, 0), spilling = ptxas(64, 8, 8);
    double a = simulate(h100, &ln, &clean, &r);
    double b = simulate(h100, &ln, &spilling, &r);
    assert_true(b > 1.2 * a);
@@ -462,8 +461,8 @@ static void test_out_of_range_kernels(void **state) {
 
    /* 1024 threads of 72 registers: 72 x 32 = 2304 a warp, 32 warps = 73728 > 65536 */
    copyNest(&ln, 1 << 20, 1024, false);
-   NvrtcKernelInfo k72 = ptxas(72, 0, 0);
-   const NvrtcKernelInfo *per[IR_MAX_KERNELS] = { &k72 };
+   SimCompiled k72 = ptxas(72, 0, 0);
+   const SimCompiled *per[IR_MAX_KERNELS] = { &k72 };
    assert_true(Sim_latency(h100, &ln, per, 1, NULL, &cause) == -1);
    assert_string_equal(cause, "kernel copy_kernel needs 73728 registers per block (72 per thread, allocated 2304 per "
                               "warp, x 32 warps); device h100_sxm has 65536 per SM");
@@ -476,16 +475,19 @@ static void test_out_of_range_kernels(void **state) {
    DeviceSet_init(&set);
    assert_int_equal(DeviceSet_loadString(&set, "mine.yaml", text, strlen(text), &cause), 0);
    assert_true(Sim_latency(&set.devices[0], &ln, NULL, 1, NULL, &cause) == -1);
-   assert_string_equal(cause, "device mygpu (mine.yaml:2) has no peak_fp32_gflops, which the simulator needs");
+   assert_string_equal(cause, "device mygpu (mine.yaml:2) has no peak_fp32_gflops, which the simulator needs "
+                              "(its compute capability does not fix it)");
    free(cause);
    cause = NULL;
    DeviceSet_done(&set);
-   const Device *k80 = DeviceSet_find(&devices, "k80");
-   char *expect = xAsprintf("device k80 (%s:%d) has no l2_bytes, which the simulator needs", k80->file, k80->line);
-   assert_true(Sim_latency(k80, &ln, NULL, 1, NULL, &cause) == -1);
-   assert_string_equal(cause, expect);
-   free(expect);
+   /* without a compute capability nothing is filled */
+   static const char bare[] = "devices:\n  - name: bare\n    product: Bare\n    peak_fp32_gflops: 1000\n";
+   DeviceSet_init(&set);
+   assert_int_equal(DeviceSet_loadString(&set, "bare.yaml", bare, strlen(bare), &cause), 0);
+   assert_true(Sim_latency(&set.devices[0], &ln, NULL, 1, NULL, &cause) == -1);
+   assert_string_equal(cause, "device bare (bare.yaml:2) has no compute_capability, which the simulator needs");
    free(cause);
+   DeviceSet_done(&set);
    LoopNest_done(&ln);
 }
 

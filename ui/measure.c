@@ -247,6 +247,11 @@ int Cli_measure(int argc, char **argv) {
    if (same > 1)
       printf("; largest spread of a state measured %ld times: %.2f%%", same, 100.0 * worstSpread);
    printf("%s\n", Measurer_simulated(m) ? " (simulated)" : "");
+   if (ok == 0 && rc == 0) {
+      /* a run that measured nothing is a failure, whatever each state's reason */
+      fprintf(stderr, "pruner-tui measure: no state was measured ok\n");
+      rc = EXIT_INPUT;
+   }
    if (rw && RecordWriter_close(rw, &cause) < 0) {
       fprintf(stderr, "pruner-tui measure: %s\n", cause);
       free(cause);

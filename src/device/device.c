@@ -71,7 +71,30 @@ static const FieldSpec fields[DEV_FIELD_COUNT] = {
              "PSA: vector length parameter (Pruner uses 11; its formula ignores it)"),
    INT_FIELD(DEV_PSA_REG_CAP, "psa.reg_cap", psa_reg_cap, "", 1, 65536,
              "PSA: registers per thread before the register penalty (Pruner uses 128)"),
+   DBL_FIELD(DEV_SIM_DRAM_LATENCY, "sim.dram_latency", sim[0], "cycles", 10, 10000,
+             "simulator: latency of a global load that misses to DRAM"),
+   DBL_FIELD(DEV_SIM_L2_LATENCY, "sim.l2_latency", sim[1], "cycles", 10, 10000,
+             "simulator: latency of a global load that hits L2"),
+   DBL_FIELD(DEV_SIM_SHARED_LATENCY, "sim.shared_latency", sim[2], "cycles", 1, 1000,
+             "simulator: latency of a shared-memory load"),
+   DBL_FIELD(DEV_SIM_L1_LATENCY, "sim.l1_latency", sim[3], "cycles", 1, 1000,
+             "simulator: latency of a local-memory access (stack arrays, spills) hitting L1"),
+   DBL_FIELD(DEV_SIM_BARRIER_CYCLES, "sim.barrier_cycles", sim[4], "cycles", 0, 10000,
+             "simulator: a __syncthreads once every warp of the block has arrived"),
+   DBL_FIELD(DEV_SIM_BLOCK_CYCLES, "sim.block_cycles", sim[5], "cycles", 0, 100000,
+             "simulator: retiring a round of resident blocks and starting the next"),
+   DBL_FIELD(DEV_SIM_LAUNCH_US, "sim.launch_us", sim[6], "us", 0, 1000,
+             "simulator: launch overhead of one kernel (back-to-back launches)"),
+   DBL_FIELD(DEV_SIM_DRAM_EFFICIENCY, "sim.dram_efficiency", sim[7], "", 0.05, 1,
+             "simulator: attainable share of mem_bandwidth_gbs (a streaming copy)"),
+   DBL_FIELD(DEV_SIM_L2_BYTES_PER_CLK, "sim.l2_bytes_per_clk", sim[8], "bytes/clock", 64, 1e6,
+             "simulator: attainable L2 bandwidth of the whole GPU"),
+   DBL_FIELD(DEV_SIM_FP32_EFFICIENCY, "sim.fp32_efficiency", sim[9], "", 0.05, 1,
+             "simulator: attainable share of the FP32 issue rate (independent FMAs)"),
+   DBL_FIELD(DEV_SIM_OVERLAP_LOSS, "sim.overlap_loss", sim[10], "", 0, 1,
+             "simulator: share of the smaller of a round's latency and throughput added to the larger"),
 };
+_Static_assert(DEV_SIM_COUNT == 11, "one sim.* field per simulator constant");
 
 /* Pairs (smaller, larger) that a real GPU always satisfies; a violation is a typo. */
 static const struct {
@@ -137,6 +160,102 @@ size_t Device_format(const Device *d, DeviceField f, char *buf, size_t size) {
    else
       n = snprintf(buf, size, "%lld", (long long)intValue(d, f));
    return n < 0 ? 0 : (size_t)n;
+}
+
+/* ---- what a compute capability fixes ---- */
+
+/* The CUDA C++ Programming Guide's "Technical Specifications per Compute Capability"
+ * table (cc 3.7 from the CUDA 11 edition, which still lists Kepler), and the FP32 lanes
+ * per SM of its arithmetic-instruction throughput table. Every SM since Kepler has four
+ * warp schedulers. Static shared memory is limited to 48 KB per block everywhere. */
+typedef struct CcSpec_ {
+   int major, minor;
+   int64_t threadsPerSm, blocksPerSm, regsPerSm, sharedPerSm, sharedOptin;
+   int fp32Lanes;
+} CcSpec;
+
+static const CcSpec ccSpecs[] = {
+   { 3, 7, 2048, 16, 131072, 112 * KiB, 48 * KiB, 192 },
+   { 5, 0, 2048, 32, 65536, 64 * KiB, 48 * KiB, 128 },
+   { 5, 2, 2048, 32, 65536, 96 * KiB, 48 * KiB, 128 },
+   { 5, 3, 2048, 32, 65536, 64 * KiB, 48 * KiB, 128 },
+   { 6, 0, 2048, 32, 65536, 64 * KiB, 48 * KiB, 64 },
+   { 6, 1, 2048, 32, 65536, 96 * KiB, 48 * KiB, 128 },
+   { 6, 2, 2048, 32, 65536, 64 * KiB, 48 * KiB, 128 },
+   { 7, 0, 2048, 32, 65536, 96 * KiB, 96 * KiB, 64 },
+   { 7, 2, 2048, 32, 65536, 96 * KiB, 96 * KiB, 64 },
+   { 7, 5, 1024, 16, 65536, 64 * KiB, 64 * KiB, 64 },
+   { 8, 0, 2048, 32, 65536, 164 * KiB, 163 * KiB, 64 },
+   { 8, 6, 1536, 16, 65536, 100 * KiB, 99 * KiB, 128 },
+   { 8, 7, 1536, 16, 65536, 164 * KiB, 163 * KiB, 128 },
+   { 8, 9, 1536, 24, 65536, 100 * KiB, 99 * KiB, 128 },
+   { 9, 0, 2048, 32, 65536, 228 * KiB, 227 * KiB, 128 },
+};
+
+static const CcSpec *ccSpec(int major, int minor) {
+   for (size_t i = 0; i < sizeof ccSpecs / sizeof ccSpecs[0]; i++)
+      if (ccSpecs[i].major == major && ccSpecs[i].minor == minor)
+         return &ccSpecs[i];
+   return NULL;
+}
+
+int Device_fp32Lanes(int major, int minor) {
+   const CcSpec *c = ccSpec(major, minor);
+   if (c)
+      return c->fp32Lanes;
+   return major >= 10 ? 128 : 0;   /* Blackwell: 128 FP32 lanes per SM */
+}
+
+uint64_t Device_completeFromCC(Device *d) {
+   if (!Device_has(d, DEV_COMPUTE_CAPABILITY))
+      return 0;
+   const CcSpec *c = ccSpec(d->cc_major, d->cc_minor);
+   uint64_t filled = 0;
+   const struct {
+      DeviceField f;
+      int64_t v;
+   } known[] = {
+      { DEV_WARP_SIZE, 32 },
+      { DEV_SM_PARTITIONS, 4 },
+      { DEV_MAX_THREADS_PER_BLOCK, 1024 },
+      { DEV_MAX_REGS_PER_THREAD, 255 },
+      { DEV_SHARED_PER_BLOCK, 48 * KiB },
+      { DEV_MAX_THREADS_PER_SM, c ? c->threadsPerSm : 0 },
+      { DEV_MAX_BLOCKS_PER_SM, c ? c->blocksPerSm : 0 },
+      { DEV_REGS_PER_SM, c ? c->regsPerSm : 0 },
+      { DEV_SHARED_PER_SM, c ? c->sharedPerSm : 0 },
+      { DEV_SHARED_PER_BLOCK_OPTIN, c ? c->sharedOptin : 0 },
+   };
+   if (!c)
+      return 0;
+   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+      if (Device_has(d, known[i].f))
+         continue;
+      *intSlot(d, known[i].f) = known[i].v;
+      Device_setValid(d, known[i].f);
+      filled |= UINT64_C(1) << known[i].f;
+   }
+   if (!Device_has(d, DEV_PEAK_FP32_GFLOPS) && Device_has(d, DEV_CLOCK_MHZ) && Device_has(d, DEV_SM_COUNT)) {
+      /* an FMA is 2 FLOPs per lane per clock */
+      d->peak_fp32_gflops = 2.0 * c->fp32Lanes * (double)d->sm_count * d->clock_mhz / 1000.0;
+      Device_setValid(d, DEV_PEAK_FP32_GFLOPS);
+      filled |= UINT64_C(1) << DEV_PEAK_FP32_GFLOPS;
+   }
+   return filled;
+}
+
+size_t Device_formatFields(uint64_t mask, char *buf, size_t size) {
+   size_t n = 0;
+   if (size > 0)
+      buf[0] = '\0';
+   for (int f = 0; f < DEV_FIELD_COUNT; f++) {
+      if (!(mask >> f & 1))
+         continue;
+      int k = snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, "%s%s", n ? ", " : "",
+                       fields[f].info.key);
+      n += k > 0 ? (size_t)k : 0;
+   }
+   return n;
 }
 
 size_t Device_arch(const Device *d, char *buf, size_t size) {
@@ -266,7 +385,7 @@ static int parseField(YamlDoc *d, yaml_node_t *n, DeviceField f, Device *dev, ch
       break;
    }
    if (rc == 0)
-      dev->valid |= 1u << f;
+      Device_setValid(dev, (DeviceField)f);
    return rc;
 }
 

@@ -30,8 +30,24 @@ typedef enum {
    DEV_PSA_ACTIVE_BLOCKS_PER_SM,/* Pruner's PSA parameters (pruner.md 1.2) */
    DEV_PSA_VEC_LEN,
    DEV_PSA_REG_CAP,
+   /* the simulator's free constants (sim/sim.c gives their defaults; `pruner-tui
+    * calibrate` fits them to a GPU's records) */
+   DEV_SIM_DRAM_LATENCY,        /* cycles, a load that misses to DRAM */
+   DEV_SIM_L2_LATENCY,          /* cycles, a load that hits L2 */
+   DEV_SIM_SHARED_LATENCY,      /* cycles, a shared-memory load */
+   DEV_SIM_L1_LATENCY,          /* cycles, a local-memory access hitting L1 */
+   DEV_SIM_BARRIER_CYCLES,      /* __syncthreads once every warp has arrived */
+   DEV_SIM_BLOCK_CYCLES,        /* retiring a round of blocks and starting the next */
+   DEV_SIM_LAUNCH_US,           /* launch overhead of one kernel, microseconds */
+   DEV_SIM_DRAM_EFFICIENCY,     /* attainable share of mem_bandwidth_gbs */
+   DEV_SIM_L2_BYTES_PER_CLK,    /* attainable L2 bandwidth of the whole GPU */
+   DEV_SIM_FP32_EFFICIENCY,     /* attainable share of the FP32 issue rate */
+   DEV_SIM_OVERLAP_LOSS,        /* share of the smaller of latency and throughput added */
    DEV_FIELD_COUNT
 } DeviceField;
+
+#define DEV_SIM_FIRST DEV_SIM_DRAM_LATENCY
+#define DEV_SIM_COUNT (DEV_FIELD_COUNT - DEV_SIM_FIRST)
 
 typedef struct Device_ {
    char name[32];               /* the key users type: "h100_sxm" */
@@ -55,7 +71,8 @@ typedef struct Device_ {
    int64_t psa_active_blocks_per_sm;
    int64_t psa_vec_len;
    int64_t psa_reg_cap;
-   uint32_t valid;              /* bit (1u << DeviceField) set when known */
+   double sim[DEV_SIM_COUNT];   /* DEV_SIM_FIRST + i */
+   uint64_t valid;              /* bit (1 << DeviceField) set when known */
    char *file;                  /* where it was defined */
    int line;
 } Device;
@@ -86,8 +103,24 @@ static inline bool Device_has(const Device *d, DeviceField f) {
    return (d->valid >> f) & 1u;
 }
 
+static inline void Device_setValid(Device *d, DeviceField f) {
+   d->valid |= UINT64_C(1) << f;
+}
+
 /* Formats a field for display: its value with unit, or "N/A" when unknown. */
 size_t Device_format(const Device *d, DeviceField f, char *buf, size_t size);
+/* Fills the fields d lacks that its compute capability fixes (the CUDA C++ Programming
+ * Guide's table of technical specifications per compute capability: warp size,
+ * sub-partitions, threads, blocks, registers and shared memory per SM and per block),
+ * and the peak FP32 rate from the clock, the SMs and the FP32 lanes per SM of that
+ * capability. Returns the mask of the fields it filled (0 for an unknown capability
+ * or a complete profile). */
+uint64_t Device_completeFromCC(Device *d);
+/* FP32 lanes per SM of a compute capability (the Programming Guide's arithmetic
+ * throughput table); 0 when unknown. */
+int Device_fp32Lanes(int major, int minor);
+/* The keys of the fields in mask, ", "-separated, into buf. */
+size_t Device_formatFields(uint64_t mask, char *buf, size_t size);
 /* "sm_90" from the compute capability; "sm_??" when unknown. */
 size_t Device_arch(const Device *d, char *buf, size_t size);
 

@@ -5,6 +5,7 @@
 #include "measure/measurer.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +16,8 @@
 #include "codegen/cuda.h"
 #include "ir/lower.h"
 #include "measure/builder.h"
-#include "measure/sim.h"
+#include "measure/nvrtc.h"
+#include "sim/sim.h"
 #include "measure/verify.h"
 #include "util/clock.h"
 #include "util/rng.h"
@@ -36,6 +38,8 @@ struct Measurer_ {
    char arch[16];
    Runner *runner;
    Builder *builder;            /* NULL on the simulator when NVRTC is missing */
+   SimGpu gpu;                  /* the simulator's hardware and constants */
+   SimParams params;
    const Task *task;
    const SketchSet *set;
    VerifyTask *vt;
@@ -69,13 +73,13 @@ static void completeFromDriver(Device *d, const ProtoDevice *p) {
    do {                                            \
       if (!Device_has(d, bit) && (value) > 0) {    \
          d->field = (value);                       \
-         d->valid |= 1u << (bit);                  \
+         Device_setValid(d, bit);                  \
       }                                            \
    } while (0)
    if (!Device_has(d, DEV_COMPUTE_CAPABILITY) && p->ccMajor > 0) {
       d->cc_major = p->ccMajor;
       d->cc_minor = p->ccMinor;
-      d->valid |= 1u << DEV_COMPUTE_CAPABILITY;
+      Device_setValid(d, DEV_COMPUTE_CAPABILITY);
    }
    FILL(mem_bandwidth_gbs, DEV_MEM_BANDWIDTH_GBS, p->memBandwidthGbs);
    FILL(sm_count, DEV_SM_COUNT, p->smCount);
@@ -121,22 +125,49 @@ static int openBuilder(Measurer *m, char **cause) {
    return m->builder ? 0 : -1;
 }
 
+static void addNote(Measurer *m, const char *fmt, ...) ATTR_FORMAT(2, 3);
+static void addNote(Measurer *m, const char *fmt, ...) {
+   va_list ap;
+   va_start(ap, fmt);
+   char *more = xVasprintf(fmt, ap);
+   va_end(ap);
+   char *note = m->note ? xAsprintf("%s; %s", m->note, more) : xStrdup(more);
+   free(more);
+   free(m->note);
+   m->note = note;
+}
+
+/* The simulator of a profile: refused up front when the profile lacks what the model
+ * needs; the fields its compute capability fixes are filled (and the note says which);
+ * without NVRTC, or for an architecture NVRTC no longer targets, registers are
+ * estimated (and the note says so once). */
 static int openSimulator(Measurer *m, const char *profile, const char *where, char **cause) {
    const Device *d = DeviceSet_find(m->cfg.devices, profile);
    if (!d)
       return unknownProfile(m->cfg.devices, profile, where, cause);
+   char *why = NULL;
+   if (SimGpu_init(&m->gpu, d, cause) < 0)
+      return -1;
    m->simulated = true;
-   m->device = *d;
+   m->device = m->gpu.device;
+   SimParams_fromDevice(&m->params, d);
    Device_arch(&m->device, m->arch, sizeof m->arch);
    snprintf(m->describe, sizeof m->describe, "sim:%s (simulated %s)", d->name, d->product);
-   char *why = NULL;
+   if (m->gpu.filled) {
+      char fields[512];
+      Device_formatFields(m->gpu.filled, fields, sizeof fields);
+      addNote(m, "sim:%s has no %s: taken from compute capability %d.%d", d->name, fields, d->cc_major,
+              d->cc_minor);
+   }
    if (m->cfg.simNoCompile)
       return 0;
+   if (Nvrtc_open(&why) < 0 || Nvrtc_supportsArch(m->arch, &why) < 0) {
+      addNote(m, "%s: the simulator estimates registers", why);
+      free(why);
+      return 0;
+   }
    if (openBuilder(m, &why) < 0) {
-      char *note = xAsprintf("%s%sNVRTC is not available (%s): the simulator estimates registers", m->note ? m->note : "",
-                             m->note ? "; " : "", why);
-      free(m->note);
-      m->note = note;
+      addNote(m, "NVRTC is not available (%s): the simulator estimates registers", why);
       free(why);
    }
    return 0;
@@ -435,20 +466,29 @@ static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *
    for (int i = 0; i < n; i++) {
       MeasureOutcome *o = &out[i];
       outcomeInit(o);
-      const NvrtcKernelInfo *ptxas[IR_MAX_KERNELS] = { NULL };
+      SimCompiled compiled[IR_MAX_KERNELS];
+      const SimCompiled *ptxas[IR_MAX_KERNELS] = { NULL };
       if (reqs && !takeBuild(&reqs[i], o))
          continue;
       double t0 = Clock_now();
       lower(m, &states[i]);
       if (reqs)
          for (int k = 0; k < m->ln.nkernels; k++)
-            for (int j = 0; j < reqs[i].artifact->nkernels; j++)
-               if (strcmp(reqs[i].artifact->kernels[j].name, m->ln.kernels[k].name) == 0)
-                  ptxas[k] = &reqs[i].artifact->kernels[j];
+            for (int j = 0; j < reqs[i].artifact->nkernels; j++) {
+               const NvrtcKernelInfo *ki = &reqs[i].artifact->kernels[j];
+               if (strcmp(ki->name, m->ln.kernels[k].name) != 0)
+                  continue;
+               compiled[k] = (SimCompiled){ ki->registers, ki->spillStores, ki->spillLoads, ki->stackBytes };
+               ptxas[k] = &compiled[k];
+            }
       uint64_t h = State_hash(&states[i]);
       SimReport report;
+      SimProgram prog;
       char *why = NULL;
-      double lat = Sim_latency(&m->device, &m->ln, ptxas, h, &report, &why);
+      memset(&report, 0, sizeof report);
+      double lat = Sim_count(&m->gpu, &m->ln, ptxas, &prog, &why) < 0
+                      ? -1
+                      : Sim_time(&m->gpu, &m->params, &prog, h, &report);
       if (lat < 0) {
          outcomeFail(o, MEASURE_LOAD_ERROR, why);
          free(why);

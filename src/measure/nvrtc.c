@@ -558,8 +558,15 @@ static int checkSupported(const char *program, const char *arch, int number, cha
    TextBuf t = TextBuf_over(list, sizeof list);
    for (int i = 0; i < lib.narchs; i++)
       TextBuf_add(&t, "%ssm_%d", i ? " " : "", lib.archs[i]);
-   return setCause(cause, "%s: NVRTC %d.%d cannot compile for %s; it supports %s", program,
-                   lib.major, lib.minor, arch, list);
+   return setCause(cause, "%s%sNVRTC %d.%d cannot compile for %s; it supports %s", program ? program : "",
+                   program ? ": " : "", lib.major, lib.minor, arch, list);
+}
+
+int Nvrtc_supportsArch(const char *arch, char **cause) {
+   int number = 0;
+   if (checkArch("NVRTC", arch, &number, cause) < 0)
+      return -1;
+   return checkSupported(NULL, arch, number, cause);
 }
 
 static char *programLog(NvrtcProgram prog) {

@@ -54,6 +54,10 @@ int Nvrtc_version(int *major, int *minor);
  * 3-digit number without a leading zero ("sm_80", "sm_90"). Needs no NVRTC. */
 bool Nvrtc_isArch(const char *arch);
 
+/* 0 when the loaded NVRTC can build CUBINs for arch (or cannot tell); else -1 with
+ * *cause "NVRTC 13.0 cannot compile for sm_37; it supports sm_75 ...". */
+int Nvrtc_supportsArch(const char *arch, char **cause);
+
 /* Compiles source (named programName in messages, e.g. "conv2d_17.cu") to a CUBIN for
  * arch, "sm_" and 2 or 3 digits. out is overwritten, so it need not be initialized;
  * free it with NvrtcResult_done whatever the return value. On a compile error returns

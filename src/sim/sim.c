@@ -41,7 +41,7 @@
  * the loops' kinds (LOOP_UNROLL), which the walk honours. */
 #include "config.h"
 
-#include "measure/sim.h"
+#include "sim/sim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -67,9 +67,6 @@
 #define MUFU_LANES 16
 /* One shared-memory wavefront per SM per clock: 32 banks of 4 bytes. */
 #define SHARED_BANKS 32
-/* Bytes an SM can move from L2 per clock: the A100 whitepaper's 5120 bytes per clock
- * of L2 bandwidth over its 108 SMs is 47; taken for every device. */
-#define L2_BYTES_PER_CLK_PER_SM 48.0
 /* Fraction of the L2 that holds distinct data: A100 and H100 split the L2 into two
  * partitions and may keep a line in both, so about half is the working capacity. */
 #define L2_USABLE 0.5
@@ -77,16 +74,10 @@
  * beyond this is fetched again each time it runs. */
 #define ICACHE_INSTR 8192.0
 
-/* ---- latencies in cycles (microbenchmarks of Volta, Ampere and Hopper agree within
- * a factor of about 1.5; the model only needs their order) ---- */
-#define L2_LATENCY 200.0        /* a global load that hits L2 */
-#define DRAM_LATENCY 500.0      /* one that misses to DRAM */
-#define SHARED_LATENCY 30.0
-#define L1_LATENCY 35.0         /* local memory (stack arrays, spills) hitting L1 */
-#define FP_LATENCY 4.0          /* a dependent FP32 instruction after an FMA */
-#define BARRIER_CYCLES 20.0     /* __syncthreads once every warp has arrived */
+/* ---- fixed latencies in cycles (the free ones are SimParams) ---- */
+#define FP_LATENCY 4.0          /* a dependent FP32 instruction after an FMA (Volta, Turing
+                                   tuning guides; 4.07 measured on Hopper) */
 #define SHUFFLE_CYCLES 30.0     /* a warp shuffle and the operation on its result */
-#define BLOCK_CYCLES 200.0      /* retiring a block and starting the next on an SM */
 
 /* ---- code shape ---- */
 /* Per iteration of a loop left serial: increment, compare, branch. */
@@ -104,13 +95,6 @@
 /* Loaded operands held in registers at once at most (the compiler schedules loads to
  * stay within this when more are loaded per iteration). */
 #define OPERAND_REGS_MAX 64.0
-
-/* ---- combining ---- */
-/* Latency and throughput never overlap perfectly (pipeline fill, the first loads of a
- * round): the smaller of the two adds this share to the larger. */
-#define OVERLAP_LOSS 0.2
-/* Launching a kernel and the gap between back-to-back kernels. */
-#define LAUNCH_SECONDS 3e-6
 
 #define MAX_DEPTH 32
 #define MAX_CONDS 16
@@ -186,6 +170,9 @@ typedef struct {
    double instr, fp, mufu, flops;
    double memTrips;              /* global load round trips */
    double path;                  /* other latency on the warp's own path, cycles */
+   double sharedTrips;           /* shared loads on that path, each SHARED latency */
+   double l1Trips;               /* local-memory loads on it, each L1 latency */
+   double barrierWaits;          /* barriers on it, each BARRIER cycles */
    double barriers;
    double staticInstr;
    double operands, operandMax;  /* loaded values live per serial iteration */
@@ -528,6 +515,17 @@ static void innerRun(const Walk *w, const VarSet *vs, bool hoistable, bool share
    }
 }
 
+/* Whether e reads a buffer: an address computed from a loaded value (a pointer chase). */
+static bool loadsMemory(const LoopNest *ln, int32_t e) {
+   const Expr *x = &ln->expr[e];
+   if (x->kind == EXPR_LOAD)
+      return true;
+   for (int i = 0; i < x->nargs; i++)
+      if (loadsMemory(ln, x->args[i]))
+         return true;
+   return false;
+}
+
 /* One load or store of buffer at index. Local arrays in registers cost nothing; the
  * others cost an issue slot per execution (one for a whole vector), their index
  * arithmetic, a pointer step per serial iteration, and their traffic: sectors for
@@ -548,6 +546,8 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
    double distinct = fmax(all / invariant, 1);
    double mlp = distinct * w->copies * (serial >= 0 ? fmin(NVCC_UNROLL, (double)w->loop[serial].extent) : 1);
    mlp = fmin(fmax(mlp, 1), MLP_MAX);
+   if (loadsMemory(w->ln, index))
+      mlp = 1;                  /* its address waits for the load it is computed from */
    IntCost ic = intCost(w, index);
    issue(w, 1 + ic.cost, execs, w->staticMult / invariant);
    if (ic.varying && serial >= 0)
@@ -558,13 +558,15 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
       w->wavefronts += execs * (double)w->warps * vec;
       w->localBytes += execs * (double)w->threads * FLOAT_BYTES * vec;
       if (load)
-         w->path += execs * L1_LATENCY / mlp;
+         w->l1Trips += execs / mlp;
       break;
    case SCOPE_SHARED: {
       double units = blockUnits(w, index, SCOPE_SHARED);
       w->wavefronts += execs * units;
-      if (load)
-         w->path += execs * (SHARED_LATENCY + fmax(units / (double)w->warps - 1, 0)) / mlp;
+      if (load) {
+         w->sharedTrips += execs / mlp;
+         w->path += execs * fmax(units / (double)w->warps - 1, 0) / mlp;
+      }
       break;
    }
    case SCOPE_GLOBAL:
@@ -700,7 +702,8 @@ static void allreduce(Walk *w, const IrStmt *st) {
       w->fp += steps * w->trip;
       w->barriers += (steps + 2) * w->trip;
       w->wavefronts += (3 * steps + 2) * w->trip * (double)w->warps;
-      w->path += (steps + 2) * (BARRIER_CYCLES + SHARED_LATENCY) * w->trip;
+      w->barrierWaits += (steps + 2) * w->trip;
+      w->sharedTrips += (steps + 2) * w->trip;
    }
    access(w, st->buffer, st->index, false);
 }
@@ -769,7 +772,7 @@ static void walkStmt(Walk *w, int32_t s) {
    case STMT_BARRIER:
       issue(w, 1, w->trip, w->staticMult);
       w->barriers += w->trip;
-      w->path += BARRIER_CYCLES * w->trip;
+      w->barrierWaits += w->trip;
       return;
    case STMT_ALLREDUCE:
       allreduce(w, st);
@@ -864,6 +867,7 @@ static void walkKernel(Walk *w, int k) {
    w->vecVar = -1;
    w->vecWidth = 1;
    w->instr = w->fp = w->mufu = w->flops = w->memTrips = w->path = w->barriers = 0;
+   w->sharedTrips = w->l1Trips = w->barrierWaits = 0;
    w->staticInstr = w->operands = w->operandMax = 0;
    memset(w->sectors, 0, sizeof w->sectors);
    w->wavefronts = w->localBytes = 0;
@@ -874,103 +878,104 @@ static void walkKernel(Walk *w, int k) {
    w->operandMax = fmax(w->operandMax, w->operands);
 }
 
-/* ---- the device ---- */
+/* ---- the free constants ---- */
 
-/* FP32 lanes per SM by compute capability (Programming Guide throughput table), to
- * derive the clock from the peak when the profile gives none; 0 when unknown. */
-static int fp32Lanes(int major, int minor) {
-   switch (major) {
-   case 3: return 192;
-   case 5: return 128;
-   case 6: return minor == 0 ? 64 : 128;
-   case 7: return 64;
-   case 8: return minor == 0 ? 64 : 128;
-   case 9: case 10: case 12: return 128;
-   default: return 0;
-   }
+/* The model's own values where a profile sets none: latencies of the order that
+ * microbenchmarks of Volta, Ampere and Hopper give (bench/sim/FACTS.md), the whole
+ * bandwidths, and L2 at 48 bytes per clock per SM (the A100 whitepaper's 5120 bytes per
+ * clock over its 108 SMs is 47). */
+static const struct {
+   const char *name;
+   double value;
+} paramDefaults[SIM_PARAM_COUNT] = {
+   [SIM_DRAM_LATENCY] = { "dram_latency", 500 },
+   [SIM_L2_LATENCY] = { "l2_latency", 200 },
+   [SIM_SHARED_LATENCY] = { "shared_latency", 30 },
+   [SIM_L1_LATENCY] = { "l1_latency", 35 },
+   [SIM_BARRIER_CYCLES] = { "barrier_cycles", 20 },
+   [SIM_BLOCK_CYCLES] = { "block_cycles", 200 },
+   [SIM_LAUNCH_US] = { "launch_us", 3 },
+   [SIM_DRAM_EFFICIENCY] = { "dram_efficiency", 1 },
+   [SIM_L2_BYTES_PER_CLK] = { "l2_bytes_per_clk", 0 },      /* 0: 48 per SM */
+   [SIM_FP32_EFFICIENCY] = { "fp32_efficiency", 1 },
+   [SIM_OVERLAP_LOSS] = { "overlap_loss", 0.2 },
+};
+#define L2_BYTES_PER_CLK_PER_SM 48.0
+
+const char *SimParam_name(SimParam p) {
+   return paramDefaults[p].name;
 }
 
-static int hwFromDevice(const Device *d, Hw *h, char **cause) {
+double SimParam_default(SimParam p) {
+   return paramDefaults[p].value;
+}
+
+void SimParams_fromDevice(SimParams *p, const Device *d) {
+   for (int i = 0; i < SIM_PARAM_COUNT; i++)
+      p->v[i] = Device_has(d, (DeviceField)(DEV_SIM_FIRST + i)) ? d->sim[i] : paramDefaults[i].value;
+   if (p->v[SIM_L2_BYTES_PER_CLK] <= 0)
+      p->v[SIM_L2_BYTES_PER_CLK] = L2_BYTES_PER_CLK_PER_SM * (Device_has(d, DEV_SM_COUNT) ? (double)d->sm_count : 1);
+}
+
+/* ---- the device ---- */
+
+int SimGpu_init(SimGpu *g, const Device *d, char **cause) {
    static const DeviceField needed[] = {
       DEV_COMPUTE_CAPABILITY, DEV_PEAK_FP32_GFLOPS, DEV_MEM_BANDWIDTH_GBS, DEV_SM_COUNT,
       DEV_SM_PARTITIONS, DEV_WARP_SIZE, DEV_MAX_THREADS_PER_SM, DEV_MAX_THREADS_PER_BLOCK,
       DEV_MAX_BLOCKS_PER_SM, DEV_REGS_PER_SM, DEV_MAX_REGS_PER_THREAD, DEV_SHARED_PER_SM,
       DEV_SHARED_PER_BLOCK, DEV_L2_BYTES,
    };
+   memset(g, 0, sizeof *g);
+   /* what the compute capability fixes, on a copy: the profile stays as written */
+   g->device = *d;
+   Device full = *d;
+   g->filled = Device_completeFromCC(&full);
    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
-      if (!Device_has(d, needed[i]))
-         return setCause(cause, "device %s (%s:%d) has no %s, which the simulator needs", d->name,
-                         d->file ? d->file : "?", d->line, Device_fieldInfo(needed[i])->key);
-   if (d->warp_size != WARP_LANES)
+      if (!Device_has(&full, needed[i]))
+         return setCause(cause, "device %s (%s:%d) has no %s, which the simulator needs%s", d->name,
+                         d->file ? d->file : "?", d->line, Device_fieldInfo(needed[i])->key,
+                         Device_has(d, DEV_COMPUTE_CAPABILITY) ? " (its compute capability does not fix it)" : "");
+   if (full.warp_size != WARP_LANES)
       return setCause(cause, "device %s (%s:%d) has warps of %lld threads; the simulator models warps of %d",
-                      d->name, d->file ? d->file : "?", d->line, (long long)d->warp_size, WARP_LANES);
-   h->sms = (double)d->sm_count;
-   h->partitions = (double)d->sm_partitions;
-   h->warp = (double)d->warp_size;
-   h->maxWarpsPerSm = floor((double)d->max_threads_per_sm / h->warp);
-   h->maxBlocksPerSm = (double)d->max_blocks_per_sm;
-   h->regsPerSm = (double)d->regs_per_sm;
-   h->maxRegs = (double)d->max_regs_per_thread;
-   h->sharedPerSm = (double)d->shared_per_sm;
-   h->sharedUnit = d->cc_major >= 7 ? SHARED_ALLOC_UNIT : SHARED_ALLOC_UNIT_OLD;
-   h->sharedReserved = d->cc_major >= 8 ? SHARED_RESERVED_CC8 : 0;
-   double peak = d->peak_fp32_gflops * 1e9;
-   if (Device_has(d, DEV_CLOCK_MHZ)) {
-      h->clock = d->clock_mhz * 1e6;
+                      d->name, d->file ? d->file : "?", d->line, (long long)full.warp_size, WARP_LANES);
+   g->device = full;
+   g->sms = (double)full.sm_count;
+   g->partitions = (double)full.sm_partitions;
+   g->warp = (double)full.warp_size;
+   g->maxWarpsPerSm = floor((double)full.max_threads_per_sm / g->warp);
+   g->maxBlocksPerSm = (double)full.max_blocks_per_sm;
+   g->regsPerSm = (double)full.regs_per_sm;
+   g->maxRegs = (double)full.max_regs_per_thread;
+   g->sharedPerSm = (double)full.shared_per_sm;
+   g->sharedUnit = full.cc_major >= 7 ? SHARED_ALLOC_UNIT : SHARED_ALLOC_UNIT_OLD;
+   g->sharedReserved = full.cc_major >= 8 ? SHARED_RESERVED_CC8 : 0;
+   double peak = full.peak_fp32_gflops * 1e9;
+   if (Device_has(&full, DEV_CLOCK_MHZ)) {
+      g->clock = full.clock_mhz * 1e6;
    } else {
       /* the peak is 2 FLOPs per FMA x lanes x SMs x clock */
-      int lanes = fp32Lanes(d->cc_major, d->cc_minor);
+      int lanes = Device_fp32Lanes(full.cc_major, full.cc_minor);
       if (lanes == 0)
          return setCause(cause,
                          "device %s (%s:%d) has no %s, which the simulator needs for compute capability %d.%d",
                          d->name, d->file ? d->file : "?", d->line, Device_fieldInfo(DEV_CLOCK_MHZ)->key,
-                         d->cc_major, d->cc_minor);
-      h->clock = peak / (2.0 * h->sms * lanes);
+                         full.cc_major, full.cc_minor);
+      g->clock = peak / (2.0 * g->sms * lanes);
    }
-   h->fpPerClk = peak / (2.0 * h->sms * h->clock * h->warp);
-   h->dramBytesPerSec = d->mem_bandwidth_gbs * 1e9;
-   h->l2Bytes = (double)d->l2_bytes;
+   g->fpPerClk = peak / (2.0 * g->sms * g->clock * g->warp);
+   g->dramBytesPerSec = full.mem_bandwidth_gbs * 1e9;
+   g->l2Bytes = (double)full.l2_bytes;
    return 0;
 }
 
 /* ---- one kernel ---- */
 
-typedef struct {
-   double W;                     /* warps per block */
-   double instr, fp, mufu;       /* per warp */
-   double wavefronts, l2Bytes, dramBytes;   /* per block */
-   double barriers;
-   double path;                  /* one warp's latency path, cycles */
-   double icache;                /* issue slowdown from code beyond the instruction cache */
-} KernelLoad;
-
-/* Cycles of one round on an SM holding b blocks while `active` SMs share DRAM. */
-static double roundCycles(const Hw *h, const KernelLoad *L, double b, double active, double *parts) {
-   double warpsPerPartition = ceil(b * L->W / h->partitions);
-   double issueC = warpsPerPartition * L->instr * L->icache;
-   double fpC = b * L->W * L->fp / h->fpPerClk;
-   double mufuC = b * L->W * L->mufu / (MUFU_LANES / h->warp);
-   double compute = fmax(issueC, fmax(fpC, mufuC));
-   double shared = b * L->wavefronts;
-   double dramPerClk = h->dramBytesPerSec / active / h->clock;
-   double memory = fmax(b * L->l2Bytes / L2_BYTES_PER_CLK_PER_SM, b * L->dramBytes / dramPerClk);
-   parts[0] = compute;
-   parts[1] = shared;
-   parts[2] = memory;
-   double most = fmax(compute, fmax(shared, memory));
-   double rest = compute + shared + memory - most;
-   /* the parts overlap across warps; barriers hold a block's warps in one phase, so
-    * only other resident blocks fill the gaps */
-   double others = L->barriers > 0 ? b : b * L->W;
-   double throughput = most + rest / (1 + others);
-   return fmax(throughput, L->path) + OVERLAP_LOSS * fmin(throughput, L->path) + BLOCK_CYCLES;
-}
-
 static const char *const limiterNames[] = { "threads", "registers", "shared memory", "blocks" };
 
 /* Blocks per SM and what limits them; -1 with *cause when none fits. */
-static int occupancy(const Hw *h, const Device *d, const IrKernel *kn, int regs, int *bps,
-                     const char **limiter, char **cause) {
+static int occupancy(const SimGpu *h, const IrKernel *kn, int regs, int *bps, const char **limiter, char **cause) {
+   const Device *d = &h->device;
    double W = ceil((double)kn->block / h->warp);
    double regsPerWarp = ceil(regs * h->warp / REG_ALLOC_UNIT) * REG_ALLOC_UNIT;
    double warpsByRegs = floor(h->regsPerSm / h->partitions / regsPerWarp) * h->partitions;
@@ -998,7 +1003,8 @@ static int occupancy(const Hw *h, const Device *d, const IrKernel *kn, int regs,
    return 0;
 }
 
-static int checkLimits(const Device *d, const IrKernel *kn, int regs, char **cause) {
+static int checkLimits(const SimGpu *h, const IrKernel *kn, int regs, char **cause) {
+   const Device *d = &h->device;
    if (kn->block > d->max_threads_per_block)
       return setCause(cause, "kernel %s has %lld threads per block; device %s allows at most %lld", kn->name,
                       (long long)kn->block, d->name, (long long)d->max_threads_per_block);
@@ -1014,18 +1020,17 @@ static int checkLimits(const Device *d, const IrKernel *kn, int regs, char **cau
 /* The most registers per thread ptxas gives a kernel of W warps: code generation
  * declares __launch_bounds__(block), so one block must fit, each warp's registers
  * coming from its sub-partition's share of the file. */
-static double launchBoundsRegs(const Hw *h, double W) {
+static double launchBoundsRegs(const SimGpu *h, double W) {
    double perPartition = h->regsPerSm / h->partitions;
    double perWarp = floor(perPartition / ceil(W / h->partitions) / REG_ALLOC_UNIT) * REG_ALLOC_UNIT;
    return fmin(h->maxRegs, floor(perWarp / h->warp));
 }
 
-static double simKernel(const Hw *h, const Device *d, Walk *w, int k, const NvrtcKernelInfo *ptx,
-                        SimKernel *out, char **cause) {
+static int countKernel(const SimGpu *h, Walk *w, int k, const SimCompiled *ptx, SimCounts *out, char **cause) {
    const LoopNest *ln = w->ln;
    const IrKernel *kn = &ln->kernels[k];
-   int64_t wantRegs = ptx && ptx->registers >= 0 ? ptx->registers : 0;
-   if (checkLimits(d, kn, (int)wantRegs, cause) < 0)
+   bool fromPtxas = ptx && ptx->registers >= 0;
+   if (checkLimits(h, kn, fromPtxas ? ptx->registers : 0, cause) < 0)
       return -1;
    walkKernel(w, k);
    double T = (double)kn->block, G = (double)kn->grid;
@@ -1034,7 +1039,7 @@ static double simKernel(const Hw *h, const Device *d, Walk *w, int k, const Nvrt
     * iteration and a base; past what __launch_bounds__ allows the rest spills (a store
     * and a load of each value) */
    double spillBytes, regs;
-   if (ptx && ptx->registers >= 0) {
+   if (fromPtxas) {
       regs = ptx->registers;
       spillBytes = (double)(ptx->spillStores > 0 ? ptx->spillStores : 0) +
                    (double)(ptx->spillLoads > 0 ? ptx->spillLoads : 0);
@@ -1053,11 +1058,11 @@ static double simKernel(const Hw *h, const Device *d, Walk *w, int k, const Nvrt
       w->instr += accesses;
       w->wavefronts += accesses * (double)w->warps;
       w->localBytes += accesses * FLOAT_BYTES * T;
-      w->path += accesses / 2 * L1_LATENCY / (MLP_MAX / 2);
+      w->l1Trips += accesses / 2 / (MLP_MAX / 2);
    }
    int bps = 0;
    const char *limiter = NULL;
-   if (occupancy(h, d, kn, (int)regs, &bps, &limiter, cause) < 0)
+   if (occupancy(h, kn, (int)regs, &bps, &limiter, cause) < 0)
       return -1;
 
    /* global traffic: every sector requested crosses L2; DRAM serves each buffer's
@@ -1089,84 +1094,169 @@ static double simKernel(const Hw *h, const Device *d, Walk *w, int k, const Nvrt
       double over = localFoot > room ? 1 - room / localFoot : 0;
       l2 += over * w->localBytes * G;
    }
-   double memLatency = L2_LATENCY + (l2 > 0 ? dram / l2 : 0) * (DRAM_LATENCY - L2_LATENCY);
 
-   KernelLoad L;
-   L.W = (double)w->warps;
-   L.instr = w->instr;
-   L.fp = w->fp;
-   L.mufu = w->mufu;
-   L.wavefronts = w->wavefronts;
-   L.l2Bytes = l2 / G;
-   L.dramBytes = dram / G;
-   L.barriers = w->barriers;
-   L.path = w->instr + w->path + w->memTrips * memLatency;
-   L.icache = 1 + fmax(0, w->staticInstr - ICACHE_INSTR) / fmax(w->staticInstr, 1);
+   memset(out, 0, sizeof *out);
+   out->grid = G;
+   out->W = (double)w->warps;
+   out->blocksPerSm = bps;
+   out->limiter = limiter;
+   out->registers = (int)regs;
+   out->registersFromPtxas = fromPtxas;
+   out->instr = w->instr;
+   out->fp = w->fp;
+   out->mufu = w->mufu;
+   out->wavefronts = w->wavefronts;
+   out->l2Bytes = l2 / G;
+   out->dramBytes = dram / G;
+   out->barriers = w->barriers;
+   out->pathFixed = w->instr + w->path;
+   out->memTrips = w->memTrips;
+   out->sharedTrips = w->sharedTrips;
+   out->l1Trips = w->l1Trips;
+   out->barrierWaits = w->barrierWaits;
+   out->dramShare = l2 > 0 ? dram / l2 : 0;
+   out->icache = 1 + fmax(0, w->staticInstr - ICACHE_INSTR) / fmax(w->staticInstr, 1);
+   out->flops = w->flops * T * G;
+   return 0;
+}
 
-   /* the busiest SM gets ceil(grid / SMs) blocks, bps at a time; the last round holds
-    * the rest, on as many SMs as have blocks left */
+/* One warp's own latency path under p, in cycles. */
+static double pathCycles(const SimParams *p, const SimCounts *c) {
+   const double *v = p->v;
+   double memLatency = v[SIM_L2_LATENCY] + c->dramShare * (v[SIM_DRAM_LATENCY] - v[SIM_L2_LATENCY]);
+   return c->pathFixed + c->memTrips * memLatency + c->sharedTrips * v[SIM_SHARED_LATENCY] +
+          c->l1Trips * v[SIM_L1_LATENCY] + c->barrierWaits * v[SIM_BARRIER_CYCLES];
+}
+
+/* Cycles of one round on an SM holding b blocks while `active` SMs share DRAM; parts
+ * gets the compute, shared and memory time of the round. */
+static double roundCycles(const SimGpu *h, const SimParams *p, const SimCounts *c, double path, double b,
+                          double active, double *parts) {
+   const double *v = p->v;
+   double warpsPerPartition = ceil(b * c->W / h->partitions);
+   double issueC = warpsPerPartition * c->instr * c->icache;
+   double fpC = b * c->W * c->fp / (h->fpPerClk * v[SIM_FP32_EFFICIENCY]);
+   double mufuC = b * c->W * c->mufu / (MUFU_LANES / h->warp);
+   double compute = fmax(issueC, fmax(fpC, mufuC));
+   double shared = b * c->wavefronts;
+   double dramPerClk = h->dramBytesPerSec * v[SIM_DRAM_EFFICIENCY] / active / h->clock;
+   double l2PerClk = v[SIM_L2_BYTES_PER_CLK] / h->sms;
+   double memory = fmax(b * c->l2Bytes / l2PerClk, b * c->dramBytes / dramPerClk);
+   parts[0] = compute;
+   parts[1] = shared;
+   parts[2] = memory;
+   double most = fmax(compute, fmax(shared, memory));
+   double rest = compute + shared + memory - most;
+   /* the parts overlap across warps; barriers hold a block's warps in one phase, so
+    * only other resident blocks fill the gaps */
+   double others = c->barriers > 0 ? b : b * c->W;
+   double throughput = most + rest / (1 + others);
+   return fmax(throughput, path) + v[SIM_OVERLAP_LOSS] * fmin(throughput, path) + v[SIM_BLOCK_CYCLES];
+}
+
+/* The busiest SM gets ceil(grid / SMs) blocks, blocksPerSm at a time; the last round
+ * holds the rest, on as many SMs as have blocks left. */
+static double timeKernel(const SimGpu *h, const SimParams *p, const SimCounts *c, SimKernel *out) {
+   double G = c->grid, bps = c->blocksPerSm;
+   double path = pathCycles(p, c);
    double perSm = ceil(G / h->sms);
    double full = floor(perSm / bps), rest = perSm - full * bps;
    double parts[3], sum[3] = { 0, 0, 0 };
    double cycles = 0;
    if (full > 0) {
-      cycles += full * roundCycles(h, &L, bps, fmin(h->sms, G), parts);
+      cycles += full * roundCycles(h, p, c, path, bps, fmin(h->sms, G), parts);
       for (int i = 0; i < 3; i++)
          sum[i] += full * parts[i];
    }
    if (rest > 0) {
       double tail = G - full * bps * h->sms;
-      cycles += roundCycles(h, &L, rest, fmin(h->sms, tail), parts);
+      cycles += roundCycles(h, p, c, path, rest, fmin(h->sms, tail), parts);
       for (int i = 0; i < 3; i++)
          sum[i] += parts[i];
    }
    double rounds = full + (rest > 0);
-   double seconds = cycles / h->clock + LAUNCH_SECONDS;
-
-   memset(out, 0, sizeof *out);
-   out->seconds = seconds;
-   out->blocksPerSm = bps;
-   out->occupancy = bps * L.W / h->maxWarpsPerSm;
-   out->waves = G / (h->sms * bps);
-   out->registers = (int)regs;
-   out->registersFromPtxas = ptx && ptx->registers >= 0;
-   out->flops = w->flops * T * G;
-   out->dramBytes = dram;
-   out->computeSeconds = sum[0] / h->clock;
-   out->sharedSeconds = sum[1] / h->clock;
-   out->memorySeconds = sum[2] / h->clock;
-   out->latencySeconds = rounds * L.path / h->clock;
-   out->limiter = limiter;
+   double launch = p->v[SIM_LAUNCH_US] * 1e-6;
+   double seconds = cycles / h->clock + launch;
+   if (out) {
+      memset(out, 0, sizeof *out);
+      out->seconds = seconds;
+      out->blocksPerSm = c->blocksPerSm;
+      out->occupancy = bps * c->W / h->maxWarpsPerSm;
+      out->waves = G / (h->sms * bps);
+      out->registers = c->registers;
+      out->registersFromPtxas = c->registersFromPtxas;
+      out->flops = c->flops;
+      out->dramBytes = c->dramBytes * G;
+      out->l2Bytes = c->l2Bytes * G;
+      out->rounds = rounds;
+      out->computeSeconds = sum[0] / h->clock;
+      out->sharedSeconds = sum[1] / h->clock;
+      out->memorySeconds = sum[2] / h->clock;
+      out->latencySeconds = rounds * path / h->clock;
+      out->launchSeconds = launch;
+      out->limiter = c->limiter;
+      static const char *const bounds[] = { "compute", "shared memory", "memory", "latency" };
+      double part[4] = { out->computeSeconds, out->sharedSeconds, out->memorySeconds, out->latencySeconds };
+      int most = 0;
+      for (int i = 1; i < 4; i++)
+         if (part[i] > part[most])
+            most = i;
+      out->bound = bounds[most];
+   }
    return seconds;
 }
 
-double Sim_latency(const Device *d, const LoopNest *ln, const NvrtcKernelInfo *const *ptxas, uint64_t jitterKey,
-                   SimReport *report, char **cause) {
-   Hw h;
-   if (hwFromDevice(d, &h, cause) < 0)
-      return -1;
+/* ---- the program ---- */
+
+int Sim_count(const SimGpu *g, const LoopNest *ln, const SimCompiled *const *compiled, SimProgram *out,
+              char **cause) {
    Walk *w = xMalloc(sizeof *w);
    prepareNest(w, ln);
    w->capslots = EVAL_SLOTS;
    w->slots = xMalloc(EVAL_SLOTS * sizeof *w->slots);
-   SimReport local;
-   SimReport *r = report ? report : &local;
-   memset(r, 0, sizeof *r);
-   double total = 0;
-   for (int k = 0; k < ln->nkernels && total >= 0; k++) {
-      double s = simKernel(&h, d, w, k, ptxas ? ptxas[k] : NULL, &r->kernels[k], cause);
-      total = s < 0 ? -1 : total + s;
-      r->nkernels += s >= 0;
+   memset(out, 0, sizeof *out);
+   int rc = 0;
+   for (int k = 0; k < ln->nkernels && rc == 0; k++) {
+      rc = countKernel(g, w, k, compiled ? compiled[k] : NULL, &out->kernels[k], cause);
+      out->nkernels += rc == 0;
    }
    free(w->slots);
    free(w);
-   if (total < 0)
-      return -1;
+   return rc;
+}
+
+double Sim_time(const SimGpu *g, const SimParams *p, const SimProgram *prog, uint64_t jitterKey, SimReport *report) {
+   if (report)
+      memset(report, 0, sizeof *report);
+   double total = 0;
+   for (int k = 0; k < prog->nkernels; k++)
+      total += timeKernel(g, p, &prog->kernels[k], report ? &report->kernels[k] : NULL);
    /* a deterministic jitter in [1 - SIM_JITTER, 1 + SIM_JITTER), so that ties between
     * equal estimates break the same way every run */
    Rng rng;
    Rng_seed(&rng, jitterKey);
    total *= 1 + SIM_JITTER * (2 * Rng_uniform(&rng) - 1);
-   r->seconds = total;
+   if (report) {
+      report->nkernels = prog->nkernels;
+      report->seconds = total;
+   }
    return total;
+}
+
+double Sim_latency(const Device *d, const LoopNest *ln, const SimCompiled *const *compiled, uint64_t jitterKey,
+                   SimReport *report, char **cause) {
+   if (report)
+      memset(report, 0, sizeof *report);
+   SimGpu g;
+   if (SimGpu_init(&g, d, cause) < 0)
+      return -1;
+   SimProgram *prog = xMalloc(sizeof *prog);
+   double seconds = -1;
+   if (Sim_count(&g, ln, compiled, prog, cause) == 0) {
+      SimParams p;
+      SimParams_fromDevice(&p, d);
+      seconds = Sim_time(&g, &p, prog, jitterKey, report);
+   }
+   free(prog);
+   return seconds;
 }
