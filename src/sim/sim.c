@@ -26,11 +26,15 @@
  *             Fp = sum over buffers of min(their traffic, their size); DRAM =
  *             Fp + (L2 - Fp) x (1 - h), h = min(1, 0.5 x l2_bytes / Fp)
  *   a round   of b resident blocks while `a` SMs are busy, in cycles:
- *             compute = max(ceil(bW / P) x I x icache, bW x F / fpRate, bW x U / 0.5)
+ *             compute = ceil(bW / P) x max(I x icache, P x F / fpRate, P x U / 0.5): a
+ *             warp issues on, and uses the FP32 and special-function lanes of, its own
+ *             sub-partition, so the busiest partition sets the time
  *             shared = b x S;  memory = max(b x L2 / G / 48, b x DRAM / G / (BW / a / clock))
- *             thr = largest + (sum of the other two) / (1 + (barriers ? b : bW))
+ *             on-chip = max(compute, shared) + min(compute, shared) / (1 + bW)
+ *             thr = max(on-chip, memory) + min(on-chip, memory) / (1 + (barriers ? b : bW))
  *             lat = I + X + M x (200 + 300 x DRAM / L2)
- *             round = max(thr, lat) + 0.2 x min(thr, lat) + 200
+ *             round = max(thr, lat') + 0.2 x min(thr, lat'), lat' = lat + 200 (starting
+ *             the blocks is latency, hidden under a throughput-bound round's work)
  *   kernel    the busiest SM runs n = ceil(G / SMs) blocks: floor(n / B) rounds of B
  *             (a = min(SMs, G)), then one of n mod B (a = the SMs left with blocks);
  *             seconds = cycles / clock + 3 us of launch
@@ -176,6 +180,7 @@ typedef struct {
    double barriers;
    double staticInstr;
    double operands, operandMax;  /* loaded values live per serial iteration */
+   double steps;                 /* serial iterations around the global loads, at most */
    /* per block */
    double sectors[IR_MAX_BUFFERS];
    double wavefronts;
@@ -541,12 +546,15 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
    double all, invariant;
    int serial;
    bool hoistable = b->scope == SCOPE_SHARED || (b->scope == SCOPE_GLOBAL && !(w->written >> buffer & 1));
-   innerRun(w, load ? &vs : NULL, hoistable, b->scope == SCOPE_SHARED, &all, &invariant, &serial);
+   /* a chased address (computed from a load) changes with every load it waits for:
+    * its copies are never one value and it is never hoisted, whatever loops it names */
+   bool chase = loadsMemory(w->ln, index);
+   innerRun(w, load && !chase ? &vs : NULL, hoistable, b->scope == SCOPE_SHARED, &all, &invariant, &serial);
    double execs = w->trip / invariant;
    double distinct = fmax(all / invariant, 1);
    double mlp = distinct * w->copies * (serial >= 0 ? fmin(NVCC_UNROLL, (double)w->loop[serial].extent) : 1);
    mlp = fmin(fmax(mlp, 1), MLP_MAX);
-   if (loadsMemory(w->ln, index))
+   if (chase)
       mlp = 1;                  /* its address waits for the load it is computed from */
    IntCost ic = intCost(w, index);
    issue(w, 1 + ic.cost, execs, w->staticMult / invariant);
@@ -569,11 +577,17 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
       }
       break;
    }
-   case SCOPE_GLOBAL:
+   case SCOPE_GLOBAL: {
+      double steps = 1;
+      for (int i = 0; i < w->depth; i++)
+         if (w->loop[i].kind == LOOP_SERIAL)
+            steps *= (double)w->loop[i].extent;
+      w->steps = fmax(w->steps, steps);
       w->sectors[buffer] += execs * blockUnits(w, index, SCOPE_GLOBAL);
       if (load)
          w->memTrips += execs / mlp;
       break;
+   }
    }
    if (load)
       w->operands += distinct * vec;
@@ -871,6 +885,7 @@ static void walkKernel(Walk *w, int k) {
    w->staticInstr = w->operands = w->operandMax = 0;
    memset(w->sectors, 0, sizeof w->sectors);
    w->wavefronts = w->localBytes = 0;
+   w->steps = 1;
    memset(w->env, 0, sizeof w->env);
    memset(w->letStamp, 0, sizeof w->letStamp);
    w->stamp = 0;
@@ -1026,6 +1041,25 @@ static double launchBoundsRegs(const SimGpu *h, double W) {
    return fmin(h->maxRegs, floor(perWarp / h->warp));
 }
 
+/* The DRAM bytes of a kernel's re-reads: its L2 traffic beyond the footprint (each
+ * buffer's bytes read once). The resident blocks of a wave advance through their serial
+ * loops together, so a re-read by another block of the same wave comes about a step
+ * later, after the wave's traffic of one step; one by a block of a later wave comes a
+ * wave later, after the wave's share of the footprint. A re-read hits when what came
+ * between fits in the usable L2. Of a byte's r reads, spread evenly over the grid,
+ * min(r, waves) are the first of their wave; the rest are within a wave. */
+static double rereads(const SimGpu *h, double l2, double footprint, double G, double waveBlocks, double steps) {
+   if (footprint <= 0 || l2 <= footprint)
+      return 0;
+   double usable = L2_USABLE * h->l2Bytes;
+   double reads = l2 / footprint, waves = G / waveBlocks;
+   double across = fmin(reads, fmax(waves, 1)) - 1, within = reads - 1 - across;
+   double stepSet = l2 / G * waveBlocks / fmax(steps, 1);
+   double waveSet = footprint * fmin(1, waveBlocks / G);
+   double missWithin = 1 - fmin(1, usable / stepSet), missAcross = 1 - fmin(1, usable / waveSet);
+   return footprint * (within * missWithin + across * missAcross);
+}
+
 static int countKernel(const SimGpu *h, Walk *w, int k, const SimCompiled *ptx, SimCounts *out, char **cause) {
    const LoopNest *ln = w->ln;
    const IrKernel *kn = &ln->kernels[k];
@@ -1077,8 +1111,7 @@ static int countKernel(const SimGpu *h, Walk *w, int k, const SimCompiled *ptx, 
       l2 += traffic;
       footprint += fmin(traffic, (double)ln->buffers[b].elems * FLOAT_BYTES);
    }
-   double hit = footprint > 0 ? fmin(1, L2_USABLE * h->l2Bytes / footprint) : 1;
-   double dram = footprint + (l2 - footprint) * (1 - hit);
+   double dram = footprint + rereads(h, l2, footprint, G, fmin(G, h->sms * bps), w->steps);
    /* local memory (each thread's frame: arrays kept there and spill slots) lives in
     * the L1 part of the SM's unified memory, what the resident blocks' shared memory
     * leaves of it; the share of the frames that does not fit is served by L2 */
@@ -1135,8 +1168,11 @@ static double roundCycles(const SimGpu *h, const SimParams *p, const SimCounts *
    const double *v = p->v;
    double warpsPerPartition = ceil(b * c->W / h->partitions);
    double issueC = warpsPerPartition * c->instr * c->icache;
-   double fpC = b * c->W * c->fp / (h->fpPerClk * v[SIM_FP32_EFFICIENCY]);
-   double mufuC = b * c->W * c->mufu / (MUFU_LANES / h->warp);
+   /* each sub-partition has 1/P of the FP32 and special-function lanes, and a warp uses
+    * only its own partition's: 4 warps at ILP 4 fill an A100 (FACTS.md
+    * fma_latency_hiding_ilp4), 2 use half of it */
+   double fpC = warpsPerPartition * c->fp / (h->fpPerClk / h->partitions * v[SIM_FP32_EFFICIENCY]);
+   double mufuC = warpsPerPartition * c->mufu / (MUFU_LANES / h->partitions / h->warp);
    double compute = fmax(issueC, fmax(fpC, mufuC));
    double shared = b * c->wavefronts;
    double dramPerClk = h->dramBytesPerSec * v[SIM_DRAM_EFFICIENCY] / active / h->clock;
@@ -1145,13 +1181,19 @@ static double roundCycles(const SimGpu *h, const SimParams *p, const SimCounts *
    parts[0] = compute;
    parts[1] = shared;
    parts[2] = memory;
-   double most = fmax(compute, fmax(shared, memory));
-   double rest = compute + shared + memory - most;
-   /* the parts overlap across warps; barriers hold a block's warps in one phase, so
-    * only other resident blocks fill the gaps */
-   double others = c->barriers > 0 ? b : b * c->W;
-   double throughput = most + rest / (1 + others);
-   return fmax(throughput, path) + v[SIM_OVERLAP_LOSS] * fmin(throughput, path) + v[SIM_BLOCK_CYCLES];
+   /* the parts overlap across warps. Shared-memory loads and the arithmetic on them
+    * run in the same phase, so every resident warp fills the other's gaps; barriers
+    * hold a block's warps in one phase (staging from global memory, or computing), so
+    * only other resident blocks fill the gaps between memory and the rest */
+   double warps = b * c->W;
+   double onChip = fmax(compute, shared) + fmin(compute, shared) / (1 + warps);
+   double others = c->barriers > 0 ? b : warps;
+   double throughput = fmax(onChip, memory) + fmin(onChip, memory) / (1 + others);
+   /* retiring and starting blocks is on the latency side: blocks end and start one by
+    * one, so in a throughput-bound round the others' work hides it (a streaming copy
+    * reaches its attainable bandwidth, FACTS.md dram_bw) */
+   double latency = path + v[SIM_BLOCK_CYCLES];
+   return fmax(throughput, latency) + v[SIM_OVERLAP_LOSS] * fmin(throughput, latency);
 }
 
 /* The busiest SM gets ceil(grid / SMs) blocks, blocksPerSm at a time; the last round
