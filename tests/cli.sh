@@ -1,13 +1,60 @@
 #!/bin/sh
-# The command line: --help, --version, --list, --list-devices, kernel, check and
-# explain output and exit statuses (0 success, 1 bad input file, 2 bad usage), as TAP.
+# The command line: --help (the main one and each subcommand's, against the man
+# page), --version, --list, --list-devices, kernel, check, explain (PSA and the
+# simulator), measure, train and eval output and exit statuses (0 success, 1 bad input
+# file, 2 bad usage), as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..51"
+# The subcommands: those the main --help lists and those ui/main.c dispatches, so that
+# one added to either without its own --help fails here.
+subcommands=$( { "$bin" --help | sed -n '/^Subcommands/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p'
+                 sed -n 's/.*strcmp(argv\[1\], "\([a-z][a-z]*\)").*/\1/p' "$src/ui/main.c"; } | sort -u)
+nsub=$(echo "$subcommands" | wc -w)
+
+echo "1..$((59 + 4 * nsub))"
 
 run --help
 ok "--help exits 0" [ "$rc" -eq 0 ]
 ok "--help lists --list, --list-devices and --devices" sh -c 'grep -q -- "--list FILE.task" "$1" && grep -q -- "--list-devices" "$1" && grep -q -- "--devices FILE" "$1"' _ "$tmp/out"
+
+# manOptions SUBCOMMAND: the long options its SYNOPSIS line and its SUBCOMMANDS entry
+# in man/pruner-tui.1 name, one a line
+manOptions() {
+   awk -v name="$1" '
+      /^\.SH/ { sect = $2; insyn = 0; inent = 0 }
+      sect == "SYNOPSIS" && /^\.B pruner-tui / { insyn = ($3 == name) }
+      sect == "SYNOPSIS" && /^\.br/ { insyn = 0 }
+      sect == "SUBCOMMANDS" && prev == ".TP" && /^\.B [a-z]/ { inent = ($2 == name) }
+      insyn || inent { print }
+      { prev = $0 }' "$src/man/pruner-tui.1" | grep -oE '\\-\\-[a-z0-9]+(\\-[a-z0-9]+)*' | sed 's/\\-/-/g' | sort -u
+}
+# missingFrom FILE WORD...: the words FILE does not contain as a whole option
+missingFrom() {
+   f=$1; shift
+   for w in "$@"; do grep -qE -- "$w([^a-z0-9-]|\$)" "$f" || printf ' %s' "$w"; done
+}
+
+ok "the subcommands are found ($(echo $subcommands))" sh -c 'for s in kernel check explain measure train eval export; do echo " $1 " | grep -q " $s "; done' _ "$(echo $subcommands)"
+for sub in $subcommands; do
+   run "$sub" --help
+   cp "$tmp/out" "$tmp/help"
+   ok "$sub --help exits 0 with its usage on standard output" \
+      sh -c '[ "$1" -eq 0 ] && [ ! -s "$3" ] && head -n1 "$2" | grep -q "^Usage: pruner-tui $4 " && grep -q "^  -h, --help " "$2"' _ "$rc" "$tmp/help" "$tmp/err" "$sub"
+   run "$sub" -h
+   ok "$sub -h prints the same" sh -c '[ "$1" -eq 0 ] && cmp -s "$2" "$3"' _ "$rc" "$tmp/out" "$tmp/help"
+   inMan=$(manOptions "$sub")
+   missing=$(missingFrom "$tmp/help" $inMan)
+   [ -n "$inMan" ] || missing=" (man/pruner-tui.1 has no entry for $sub)"
+   ok "$sub --help names every long option of its man page entry (missing:${missing:- none})" \
+      [ -n "$inMan" -a -z "$missing" ]
+   manOptions "$sub" | sed 's/^/ /' > "$tmp/man"
+   inHelp=$(grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' "$tmp/help" | grep -vx -- --help | sort -u)
+   missing=$(missingFrom "$tmp/man" $inHelp)
+   ok "$sub's man page entry names every long option of its --help (missing:${missing:- none})" [ -z "$missing" ]
+done
+run measure --bogus
+ok "a subcommand's usage error points to its own --help" [ "$rc" -eq 2 -a "$err" = "pruner-tui measure: unknown option '--bogus'
+Try 'pruner-tui measure --help' for more information." ]
 
 run --version
 ok "--version names the package and version" [ "$rc" -eq 0 -a "$(head -n1 "$tmp/out")" = "pruner-tui 0.1.0" ]
@@ -95,8 +142,27 @@ XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --state "$mm"
 ok "explain prints the loop nest, PSA's rows and its estimate on a100_40" sh -c '[ "$1" -eq 0 ] && grep -q "^kernel T_dense_kernel: grid 16, block 64, shared 1024 bytes$" "$2" && grep -qE "^T_dense_local +local +512 +524288 +8 +36 +0 +0 +15.2222 +16 +64 +1$" "$2" && grep -qx "PSA latency estimate: 0.000482 ms (score 2075.3831)" "$2"' _ "$rc" "$tmp/out"
 ok "explain finds the tiling pattern and names the features" sh -c 'grep -qx "Pattern block (PAM, 8 x 23): 20101112 found at access 0 of 10" "$1" && grep -q "^row 0: T_dense_local (local)$" "$1" && grep -q "float_addsub=18 " "$1"' _ "$tmp/out"
 
+# the simulator beside PSA: fixed values where they follow from the task (flops,
+# grid, PSA's numbers) and the device (waves, occupancy), relations elsewhere
+XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --state "$mm" --no-compile
+cp "$tmp/out" "$tmp/explain"
+ok "explain prints the simulator's terms beside PSA's, with the bound" sh -c '[ "$1" -eq 0 ] && grep -qx "Simulator on a100_40 (NVIDIA A100-SXM4-40GB), beside PSA; registers estimated from the loop nest (--no-compile)" "$2" && grep -qE "^T_dense_kernel( +[0-9]+\.[0-9]{6}){6}  (compute|shared memory|memory|latency) +0\.000482 +[0-9]+\.[0-9]{2}$" "$2"' _ "$rc" "$tmp/explain"
+ok "explain's sim/PSA column is the kernel's time over PSA's" sh -c 'grep -E "^T_dense_kernel .* 0\.000482 " "$1" | awk "{ r = \$7 / \$(NF - 1); exit !(r / \$NF > 0.995 && r / \$NF < 1.005) }"' _ "$tmp/explain"
+ok "explain's occupancy row: grid 16 of 64 threads, the limiter, waves over 108 SMs, estimated registers" sh -c 'grep -E "^T_dense_kernel +16 +64 +[0-9]+ +(threads|registers|shared memory|blocks) +[0-9.]+ +[0-9.]+ +[0-9.e-]+ +[0-9]+ nest$" "$1" | sed "s/shared memory/shared_memory/" | awk "{ w = 16 / (108 * \$4); o = \$4 * 2 / 64; exit !(NR == 1 && \$8 / w > 0.999 && \$8 / w < 1.001 && \$6 == sprintf(\"%.4f\", o)) }"' _ "$tmp/explain"
+ok "explain's work row: 2 x 64^3 flops as PSA counts them, DRAM bytes at least the 3 matrices, PSA's 147456" grep -qE "^T_dense_kernel +524288 +524288 +([5-9][0-9]{4}|49152|[0-9]{6,}) +147456 +[0-9]+$" "$tmp/explain"
+ok "explain sums the kernels into the simulated latency" sh -c 'k=$(grep -E "^T_dense_kernel .* 0\.000482 " "$1" | awk "{ print \$7 }"); grep -qE "^Simulated latency: [0-9.]+ ms \(the kernels. $k ms times the state.s jitter [0-9.]+\); PSA 0\.000482 ms: simulator/PSA [0-9.]+$" "$1"' _ "$tmp/explain"
+
+# what explain simulates is what measure measures on the same profile
+XDG_CONFIG_HOME="$tmp/none" run measure "$tmp/mm.task" 0 --device sim:a100_40 --no-compile --samples 1 --records "$tmp/one.jsonl"
+measured=$(awk '$1 == "0" && $NF ~ /ok|checked\)/ { print $2 }' "$tmp/out")
+state=$(sed -n 's/.*"state":"\(.*\)","costs".*/\1/p' "$tmp/one.jsonl" | sed 's/\\"/"/g')
+XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --state "$state" --device sim:a100_40 --no-compile
+simulated=$(sed -n 's/^Simulated latency: \([0-9.]*\) ms .*/\1/p' "$tmp/out")
+ok "explain --device sim:a100_40 gives measure's latency of the same state, within its repeat noise ($simulated ms, measured $measured us)" \
+   sh -c '[ "$1" -eq 0 ] && [ -n "$2" ] && [ -n "$3" ] && awk -v s="$2" -v m="$3" "BEGIN { r = s * 1000 / m; exit !(r > 0.997 && r < 1.003) }"' _ "$rc" "$simulated" "$measured"
+
 XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --device h100_sxm
-ok "explain --device picks the device" sh -c '[ "$1" -eq 0 ] && grep -q "^PSA on h100_sxm: peak 67000 GFLOP/s, 3350 GB/s, 132 SMs" "$2"' _ "$rc" "$tmp/out"
+ok "explain --device picks the device, for PSA and the simulator" sh -c '[ "$1" -eq 0 ] && grep -q "^PSA on h100_sxm: peak 67000 GFLOP/s, 3350 GB/s, 132 SMs" "$2" && grep -qE "^Simulator on h100_sxm \(NVIDIA H100 80GB HBM3\), beside PSA; registers (from ptxas \(NVRTC [0-9.]+, sm_90\)|estimated from the loop nest \(.*\))$" "$2"' _ "$rc" "$tmp/out"
 
 XDG_CONFIG_HOME="$tmp/none" run explain "$tmp/mm.task" 0 --device nosuch
 ok "explain rejects an unknown device" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui explain: no device named 'nosuch' (see pruner-tui --list-devices)" ]

@@ -14,8 +14,38 @@
 /* Exit statuses: 0 success, 1 bad input (a file), 2 bad usage (flags). */
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
-/* "pruner-tui CMD: message" ("pruner-tui: message" for a NULL cmd) and the --help hint
- * on stderr; returns EXIT_USAGE. */
+/* One option of a subcommand, for getopt_long and for --help alike, so that what a
+ * subcommand accepts and what its help says come from one table. */
+typedef struct CliOption_ {
+   const char *name;            /* the long name, without "--" */
+   int val;                     /* what Cli_getopt returns for it; not 'h' */
+   const char *arg;             /* its argument as the help writes it ("N"); NULL: none */
+   const char *help;            /* what it does, wrapped by Cli_help */
+} CliOption;
+
+/* A subcommand's help: "Usage: pruner-tui NAME USAGE", what it does, its options
+ * (ended by a NULL name) and -h, --help. */
+typedef struct CliCommand_ {
+   const char *name;
+   const char *usage;           /* lines separated by '\n' */
+   const char *about;           /* paragraphs separated by '\n', each wrapped */
+   const CliOption *options;
+} CliCommand;
+
+/* What Cli_getopt returns besides an option's val, and -1 after the last option. */
+enum {
+   CLI_OPT_HELP = -2,           /* -h or --help: the help is on stdout; exit 0 */
+   CLI_OPT_BAD = -3,            /* an unknown option or a missing argument, reported */
+};
+/* getopt_long over cmd's options and -h/--help; the caller sets optind = 1 before the
+ * first call. */
+int Cli_getopt(const CliCommand *cmd, int argc, char **argv);
+/* The help of cmd, wrapped to 80 columns. */
+void Cli_help(const CliCommand *cmd, FILE *out);
+
+/* "pruner-tui CMD: message" ("pruner-tui: message" for a NULL cmd) and the hint to
+ * `pruner-tui CMD --help` (a subcommand's) or `pruner-tui --help` (NULL, or an option
+ * like "--batch") on stderr; returns EXIT_USAGE. */
 int Cli_usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
 /* Parses an integer argument in [min, max] into *out, or reports a usage error. */
 int Cli_parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out);
@@ -38,6 +68,13 @@ typedef struct Subject_ {
    DetailsSubject details;
 } Subject;
 
+/* The options of kernel and explain that pick the state for Cli_loadSubject: --seed
+ * returns 's', --state 'S'. */
+#define CLI_STATE_OPTIONS                                                                              \
+   { "seed", 's', "N", "sample the state from seed N (default 1)" },                                  \
+   { "state", 'S', "JSON|@FILE",                                                                       \
+     "the state itself, as its JSON text (a session's or a record's) or read from FILE; not with --seed" }
+
 /* Loads FILE, picks task TASK, and parses --state or samples a valid state with the
  * seed (1 when not given). Returns 0, or the exit status after reporting. */
 int Cli_loadSubject(const char *cmd, const char *file, const char *taskArg, long seed, bool seedGiven,
@@ -53,7 +90,7 @@ int Cli_kernel(int argc, char **argv);
 /* `check FILE.task [--samples N] [--tasks LIST] [--arch LIST] ...`; argv[0] is "check". */
 int Cli_check(int argc, char **argv);
 /* `explain FILE.task TASK [--seed N | --state JSON] [--device NAME] [--devices FILE]
- * [--rows]`; argv[0] is "explain". */
+ * [--no-compile]`; argv[0] is "explain". */
 int Cli_explain(int argc, char **argv);
 
 /* `measure FILE.task TASK [--samples N] [--device D] ...`; argv[0] is "measure". */
@@ -63,6 +100,9 @@ int Cli_measure(int argc, char **argv);
 int Cli_train(int argc, char **argv);
 /* `eval --records FILE... --model FILE|psa|random ...`; argv[0] is "eval". */
 int Cli_eval(int argc, char **argv);
+/* `calibrate --records FILE... --device PROFILE --out FILE.yaml ...`; argv[0] is
+ * "calibrate". */
+int Cli_calibrate(int argc, char **argv);
 
 /* `export SESSION [--records FILE] [--curve FILE] [--kernels DIR] [--devices FILE]
  * [--network FILE.task]`; argv[0] is "export". */

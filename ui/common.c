@@ -5,7 +5,9 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +19,108 @@ int Cli_usage(const char *cmd, const char *fmt, ...) {
    va_start(ap, fmt);
    fprintf(stderr, "pruner-tui%s%s: ", cmd ? " " : "", cmd ? cmd : "");
    vfprintf(stderr, fmt, ap);
-   fprintf(stderr, "\nTry 'pruner-tui --help' for more information.\n");
+   /* a subcommand has its own help; --batch and the like are in the main one */
+   bool sub = cmd && cmd[0] != '-';
+   fprintf(stderr, "\nTry 'pruner-tui %s%s--help' for more information.\n", sub ? cmd : "", sub ? " " : "");
    va_end(ap);
    return EXIT_USAGE;
+}
+
+/* ---- the subcommands' options and help ---- */
+
+#define CLI_MAX_OPTIONS 32
+#define CLI_HELP_WIDTH 80
+#define CLI_HELP_COLUMN 25   /* where an option's text starts, as in the main --help */
+
+static const CliOption helpOption = { "help", 'h', NULL, "show this help and exit" };
+
+int Cli_getopt(const CliCommand *cmd, int argc, char **argv) {
+   struct option options[CLI_MAX_OPTIONS + 2];
+   int n = 0;
+   for (const CliOption *o = cmd->options; o->name; o++) {
+      if (n == CLI_MAX_OPTIONS || o->val == 'h')
+         fatal("%s: option table: too many options, or one returns 'h'", cmd->name);
+      options[n++] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, o->val };
+   }
+   options[n++] = (struct option){ helpOption.name, no_argument, NULL, 'h' };
+   options[n] = (struct option){ NULL, 0, NULL, 0 };
+   opterr = 0;
+   int c = getopt_long(argc, argv, ":h", options, NULL);
+   switch (c) {
+   case -1:
+      return -1;
+   case 'h':
+      Cli_help(cmd, stdout);
+      return CLI_OPT_HELP;
+   case ':':
+      Cli_usage(cmd->name, "option '%s' needs an argument", argv[optind - 1]);
+      return CLI_OPT_BAD;
+   case '?':
+      Cli_usage(cmd->name, "unknown option '%s'", argv[optind - 1]);
+      return CLI_OPT_BAD;
+   default:
+      return c;
+   }
+}
+
+/* text from column `col` on, its words wrapped to CLI_HELP_WIDTH at `indent`. */
+static void printWrapped(FILE *out, const char *text, int col, int indent) {
+   const char *p = text;
+   while (*p) {
+      while (*p == ' ')
+         p++;
+      size_t len = strcspn(p, " ");
+      if (col > indent && col + 1 + (int)len > CLI_HELP_WIDTH) {
+         fprintf(out, "\n%*s", indent, "");
+         col = indent;
+      } else if (col > indent) {
+         fputc(' ', out);
+         col++;
+      }
+      fprintf(out, "%.*s", (int)len, p);
+      col += (int)len;
+      p += len;
+   }
+   fputc('\n', out);
+}
+
+static void printOption(FILE *out, const CliOption *o) {
+   char label[96];
+   int n = snprintf(label, sizeof label, "  %s--%s%s%s", o->val == 'h' ? "-h, " : "    ", o->name,
+                    o->arg ? " " : "", o->arg ? o->arg : "");
+   fputs(label, out);
+   if (n + 2 > CLI_HELP_COLUMN) {
+      fprintf(out, "\n%*s", CLI_HELP_COLUMN, "");
+   } else {
+      fprintf(out, "%*s", CLI_HELP_COLUMN - n, "");
+   }
+   printWrapped(out, o->help, CLI_HELP_COLUMN, CLI_HELP_COLUMN);
+}
+
+void Cli_help(const CliCommand *cmd, FILE *out) {
+   const char *prefix = "Usage: pruner-tui ";
+   int indent = (int)(strlen(prefix) + strlen(cmd->name) + 1);
+   for (const char *line = cmd->usage; *line;) {
+      size_t len = strcspn(line, "\n");
+      if (line == cmd->usage)
+         fprintf(out, "%s%s %.*s\n", prefix, cmd->name, (int)len, line);
+      else
+         fprintf(out, "%*s%.*s\n", indent, "", (int)len, line);
+      line += len + (line[len] == '\n');
+   }
+   for (const char *para = cmd->about; *para;) {
+      size_t len = strcspn(para, "\n");
+      char *text = xStrndup(para, len);
+      printWrapped(out, text, 0, 0);
+      free(text);
+      para += len + (para[len] == '\n');
+   }
+   fprintf(out, "\nOptions:\n");
+   for (const CliOption *o = cmd->options; o->name; o++)
+      printOption(out, o);
+   printOption(out, &helpOption);
+   fprintf(out, "\nExit status: 0 on success, 1 for a bad input file, 2 for bad usage.\n"
+                "See pruner-tui(1), section SUBCOMMANDS.\n");
 }
 
 int Cli_parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out) {

@@ -218,6 +218,156 @@ char *Details_psa(const DetailsSubject *s, const Device *dev, char **cause) {
    return endCapture(&c);
 }
 
+/* ---- the simulator beside PSA ---- */
+
+/* Whether statement st stores into buffer. */
+static bool storesInto(const LoopNest *ln, int32_t st, int buffer) {
+   const IrStmt *s = &ln->stmt[st];
+   switch (s->kind) {
+   case STMT_STORE:
+   case STMT_ALLREDUCE:
+      return s->buffer == buffer;
+   case STMT_SEQ:
+      for (int32_t i = 0; i < s->count; i++)
+         if (storesInto(ln, ln->list[s->first + i], buffer))
+            return true;
+      return false;
+   case STMT_FOR:
+   case STMT_IF:
+      return storesInto(ln, s->body, buffer);
+   default:
+      return false;
+   }
+}
+
+/* The kernel that stores a PSA row's buffer; -1 when none does. */
+static int kernelOfBuffer(const LoopNest *ln, int buffer) {
+   if (ln->buffers[buffer].kernel >= 0)
+      return ln->buffers[buffer].kernel;
+   for (int k = 0; k < ln->nkernels; k++)
+      if (storesInto(ln, ln->kernels[k].body, buffer))
+         return k;
+   return -1;
+}
+
+/* PSA's estimate, flops and DRAM bytes summed over the rows each kernel stores. */
+typedef struct {
+   bool valid;                  /* PSA can use the device */
+   double ms[IR_MAX_KERNELS], flops[IR_MAX_KERNELS], dram[IR_MAX_KERNELS];
+   double totalMs;
+} PsaByKernel;
+
+static void psaByKernel(const LoopNest *ln, const Device *dev, PsaByKernel *out) {
+   memset(out, 0, sizeof *out);
+   PsaParams params;
+   char *cause = NULL;
+   if (PsaParams_fromDevice(&params, dev, &cause) < 0) {
+      free(cause);
+      return;
+   }
+   Analysis *a = Analysis_new();
+   PsaSymbols *psa = xMalloc(sizeof *psa);
+   Analysis_run(a, ln, psa, NULL);
+   PsaRowCost costs[IR_MAX_BUFFERS];
+   out->valid = psa->nrows > 0;
+   out->totalMs = Psa_latency(psa, &params, costs);
+   for (int i = 0; i < psa->nrows; i++) {
+      int k = kernelOfBuffer(ln, psa->rows[i].buffer);
+      if (k < 0)
+         continue;
+      out->ms[k] += fmax(costs[i].tComp, costs[i].tMem);
+      out->flops[k] += psa->rows[i].sym[PSA_COMPUTE_WORKLOAD];
+      out->dram[k] += psa->rows[i].sym[PSA_DRAM_WORKLOAD];
+   }
+   free(psa);
+   Analysis_free(a);
+}
+
+/* v in width columns with prec decimals, or N/A when PSA has no value */
+static void printPsaValue(FILE *out, bool valid, int width, int prec, double v) {
+   if (valid)
+      fprintf(out, "%*.*f", width, prec, v);
+   else
+      fprintf(out, "%*s", width, "N/A");
+}
+
+static void printSim(FILE *out, const LoopNest *ln, const Device *dev, const SimReport *r, const PsaByKernel *psa,
+                     const char *registers, const char *note) {
+   fprintf(out, "Simulator on %s (%s), beside PSA; registers %s\n", dev->name, dev->product, registers);
+   if (note)
+      fprintf(out, "note: %s\n", note);
+   fprintf(out, "%-22s %11s %11s %11s %11s %11s %11s  %-13s %11s %8s\n", "kernel", "compute ms", "shared ms",
+           "memory ms", "latency ms", "launch ms", "kernel ms", "bound", "PSA ms", "sim/PSA");
+   double sum = 0;
+   for (int k = 0; k < r->nkernels; k++) {
+      const SimKernel *sk = &r->kernels[k];
+      sum += sk->seconds;
+      fprintf(out, "%-22s %11.6f %11.6f %11.6f %11.6f %11.6f %11.6f  %-13s ", ln->kernels[k].name,
+              sk->computeSeconds * 1e3, sk->sharedSeconds * 1e3, sk->memorySeconds * 1e3, sk->latencySeconds * 1e3,
+              sk->launchSeconds * 1e3, sk->seconds * 1e3, sk->bound);
+      bool valid = psa->valid && psa->ms[k] > 0;
+      printPsaValue(out, valid, 11, 6, psa->ms[k]);
+      fprintf(out, " ");
+      printPsaValue(out, valid, 8, 2, valid ? sk->seconds * 1e3 / psa->ms[k] : 0);
+      fprintf(out, "\n");
+   }
+   fprintf(out, "\n%-22s %9s %6s %9s %-13s %9s %8s %8s %5s %s\n", "kernel", "grid", "block", "blocks/SM",
+           "limiter", "occupancy", "rounds", "waves", "regs", "from");
+   for (int k = 0; k < r->nkernels; k++) {
+      const SimKernel *sk = &r->kernels[k];
+      fprintf(out, "%-22s %9lld %6lld %9d %-13s %9.4f %8.4g %8.4g %5d %s\n", ln->kernels[k].name,
+              (long long)ln->kernels[k].grid, (long long)ln->kernels[k].block, sk->blocksPerSm, sk->limiter,
+              sk->occupancy, sk->rounds, sk->waves, sk->registers, sk->registersFromPtxas ? "ptxas" : "nest");
+   }
+   fprintf(out, "\n%-22s %14s %14s %14s %14s %14s\n", "kernel", "flops", "PSA flops", "DRAM bytes",
+           "PSA DRAM bytes", "L2 bytes");
+   for (int k = 0; k < r->nkernels; k++) {
+      const SimKernel *sk = &r->kernels[k];
+      fprintf(out, "%-22s %14.0f ", ln->kernels[k].name, sk->flops);
+      printPsaValue(out, psa->valid, 14, 0, psa->flops[k]);
+      fprintf(out, " %14.0f ", sk->dramBytes);
+      printPsaValue(out, psa->valid, 14, 0, psa->dram[k]);
+      fprintf(out, " %14.0f\n", sk->l2Bytes);
+   }
+   fprintf(out, "Simulated latency: %.6f ms (the kernels' %.6f ms times the state's jitter %.4f); PSA ", r->seconds * 1e3,
+           sum * 1e3, sum > 0 ? r->seconds / sum : 1);
+   if (psa->valid)
+      fprintf(out, "%.6f ms: simulator/PSA %.2f\n", psa->totalMs, r->seconds * 1e3 / psa->totalMs);
+   else
+      fprintf(out, "N/A\n");
+}
+
+char *Details_sim(const DetailsSubject *s, const Device *dev, const SimCompiled *const *compiled,
+                  const char *registers) {
+   Capture c;
+   FILE *out = beginCapture(&c);
+   char *cause = NULL, *note = NULL;
+   SimGpu gpu;
+   if (SimGpu_init(&gpu, dev, &cause) < 0) {
+      fprintf(out, "Simulator on %s: N/A: %s\n", dev->name, cause);
+      free(cause);
+      return endCapture(&c);
+   }
+   if (gpu.filled) {
+      char fields[512];
+      Device_formatFields(gpu.filled, fields, sizeof fields);
+      note = xAsprintf("%s has no %s: the simulator takes them from compute capability %d.%d", dev->name, fields,
+                       dev->cc_major, dev->cc_minor);
+   }
+   SimReport report;
+   memset(&report, 0, sizeof report);
+   if (Sim_latency(dev, &s->ln, compiled, State_hash(&s->state), &report, &cause) < 0) {
+      fprintf(out, "Simulator on %s: N/A: %s\n", dev->name, cause);
+      free(cause);
+   } else {
+      PsaByKernel psa;
+      psaByKernel(&s->ln, dev, &psa);
+      printSim(out, &s->ln, dev, &report, &psa, registers, note);
+   }
+   free(note);
+   return endCapture(&c);
+}
+
 /* ---- features ---- */
 
 /* name=value for every non-zero entry in [from, to), wrapped. */

@@ -11,6 +11,7 @@
 #include "device/device.h"
 #include "ir/loopnest.h"
 #include "sched/state.h"
+#include "sim/sim.h"
 #include "te/network.h"
 
 /* A task of a loaded network and one valid state of it, lowered. */
@@ -57,6 +58,18 @@ char *Details_cuda(const DetailsSubject *s);
 /* PSA's symbols per stored buffer, its penalties and terms, and its latency estimate
  * on dev. NULL with *cause when PsaParams_fromDevice refuses the device. */
 char *Details_psa(const DetailsSubject *s, const Device *dev, char **cause);
+/* The simulator's view of the state on dev (sim/sim.h), beside PSA's: per kernel the
+ * simulator's compute, shared-memory, memory and latency terms, launch overhead,
+ * kernel time and the term that bounds it, with PSA's estimate for the buffers the
+ * kernel stores and the ratio; how its blocks fit (blocks per SM and what limits them,
+ * occupancy, rounds, waves, registers); the work (flops, DRAM and L2 bytes, beside
+ * PSA's flops and DRAM bytes); then the simulated latency, as `measure --device
+ * sim:NAME` measures it but for its repeat noise. compiled is as Sim_latency takes it
+ * (NULL: registers estimated from the nest); registers says where they come from. A
+ * device or program the simulator refuses gives a line saying why, and PSA's column
+ * says N/A where PSA refuses the device. */
+char *Details_sim(const DetailsSubject *s, const Device *dev, const SimCompiled *const *compiled,
+                  const char *registers);
 /* The features the learned models read: each row's non-zero entries by name, the
  * pattern block (PAM) and the workload embedding. */
 char *Details_features(const DetailsSubject *s);

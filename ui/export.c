@@ -154,28 +154,40 @@ static void printMissing(FILE *out, const KernelSet *set) {
       fprintf(out, "%s %d", i ? "," : "", set->missing[i]);
 }
 
+static const CliOption exportOptions[] = {
+   { "records", 'r', "FILE", "append every measurement as a record (pruner-tui-records(5)), for train and eval" },
+   { "curve", 'c', "FILE",
+     "write the tuning curve, Pruner's total_latency.tsv: elapsed seconds, estimated total latency in ms "
+     "and trials, a line per round; the file is replaced" },
+   { "kernels", 'k', "DIR", "write each task's best measured state as DIR/task-ID.cu and its launch as DIR/task-ID.json" },
+   { "devices", 'D', "FILE", "also read GPU descriptions from FILE, for --kernels' device limits" },
+   { "network", 'n', "FILE.task", "take the tasks from FILE.task instead of the session's task file" },
+   { NULL, 0, NULL, NULL },
+};
+
+static const CliCommand exportCommand = {
+   "export",
+   "SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n[--devices FILE] [--network FILE.task]",
+   "Write projections of a session file (what pruner-tui --batch --session writes) without tuning: at "
+   "least one of --records, --curve and --kernels. '-' as FILE sends the records or the curve to "
+   "standard output, and the summary lines to standard error.",
+   exportOptions,
+};
+
+/* 0; CLI_OPT_HELP after printing the help (exit 0); or EXIT_USAGE after reporting. */
 static int parseArgs(int argc, char **argv, ExportArgs *a) {
-   static const struct option options[] = {
-      { "records", required_argument, NULL, 'r' },
-      { "curve", required_argument, NULL, 'c' },
-      { "kernels", required_argument, NULL, 'k' },
-      { "devices", required_argument, NULL, 'D' },
-      { "network", required_argument, NULL, 'n' },
-      { NULL, 0, NULL, 0 },
-   };
    memset(a, 0, sizeof *a);
    optind = 1;
-   opterr = 0;
    int c;
-   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+   while ((c = Cli_getopt(&exportCommand, argc, argv)) != -1) {
       switch (c) {
+      case CLI_OPT_HELP: return CLI_OPT_HELP;
+      case CLI_OPT_BAD: return EXIT_USAGE;
       case 'r': a->records = optarg; break;
       case 'c': a->curve = optarg; break;
       case 'k': a->kernels = optarg; break;
       case 'D': a->devices = optarg; break;
       case 'n': a->network = optarg; break;
-      case ':': return Cli_usage("export", "option '%s' needs an argument", argv[optind - 1]);
-      default: return Cli_usage("export", "unknown option '%s'", argv[optind - 1]);
       }
    }
    if (argc - optind != 1)
@@ -247,8 +259,9 @@ int Cli_exportRun(const ExportArgs *args, const DeviceSet *devices, FILE *say, c
 
 int Cli_export(int argc, char **argv) {
    ExportArgs a;
-   if (parseArgs(argc, argv, &a))
-      return EXIT_USAGE;
+   int parsed = parseArgs(argc, argv, &a);
+   if (parsed)
+      return parsed == CLI_OPT_HELP ? 0 : parsed;
    /* the summary leaves standard output to an export written there */
    bool toStdout = (a.records && isStdout(a.records)) || (a.curve && isStdout(a.curve));
    DeviceSet devices;

@@ -46,21 +46,30 @@ static int parseArchs(const char *cmd, const char *text, char archs[][16], int m
 
 /* ---- kernel ---- */
 
+static const CliOption kernelOptions[] = {
+   CLI_STATE_OPTIONS,
+   { "arch", 'a', "sm_NN", "also compile the source with NVRTC for sm_NN and print ptxas' report per kernel" },
+   { NULL, 0, NULL, NULL },
+};
+
+static const CliCommand kernelCommand = {
+   "kernel",
+   "FILE.task TASK [--seed N | --state JSON|@FILE] [--arch sm_NN]",
+   "Print one state of task TASK (its ID in pruner-tui --list FILE.task): the task, the sketch, the "
+   "state, each kernel's launch configuration and the CUDA source.",
+   kernelOptions,
+};
+
 int Cli_kernel(int argc, char **argv) {
-   static const struct option options[] = {
-      { "seed", required_argument, NULL, 's' },
-      { "state", required_argument, NULL, 'S' },
-      { "arch", required_argument, NULL, 'a' },
-      { NULL, 0, NULL, 0 },
-   };
    long seed = 1;
    const char *stateArg = NULL, *arch = NULL;
    bool seedGiven = false;
    optind = 1;
-   opterr = 0;
    int c;
-   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+   while ((c = Cli_getopt(&kernelCommand, argc, argv)) != -1) {
       switch (c) {
+      case CLI_OPT_HELP: return 0;
+      case CLI_OPT_BAD: return EXIT_USAGE;
       case 's':
          if (Cli_parseCount("kernel", "--seed", optarg, 0, 2147483647L, &seed))
             return EXIT_USAGE;
@@ -68,8 +77,6 @@ int Cli_kernel(int argc, char **argv) {
          break;
       case 'S': stateArg = optarg; break;
       case 'a': arch = optarg; break;
-      case ':': return Cli_usage("kernel", "option '%s' needs an argument", argv[optind - 1]);
-      default: return Cli_usage("kernel", "unknown option '%s'", argv[optind - 1]);
       }
    }
    if (argc - optind != 2)
@@ -181,32 +188,42 @@ static void *checkWorker(void *arg) {
    return NULL;
 }
 
+static const CliOption checkOptions[] = {
+   { "samples", 'n', "N", "valid states sampled per task (default 20)" },
+   { "tasks", 't', "LIST", "only these tasks: IDs separated by commas, like 0,3,5, or all (the default)" },
+   { "arch", 'a', "LIST", "compile each state with NVRTC for these architectures (default sm_80,sm_90)" },
+   { "seed", 's', "N", "the seed of the sampling and of the inputs (default 1)" },
+   { "blocks", 'b', "N",
+     "tasks over 20 MFLOP run the first, the last and N random blocks of their output kernel (default 4)" },
+   { "jobs", 'j', "N", "threads (default the number of processors, at most 64)" },
+   { NULL, 0, NULL, NULL },
+};
+
+static const CliCommand checkCommand = {
+   "check",
+   "FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n[--blocks N] [--jobs N]",
+   "Sample states of each task, run each on the CPU executor against the operator's C reference, "
+   "compile each with NVRTC when it is present, and print a table per task and each failure. Exit "
+   "status 1 when any state failed.",
+   checkOptions,
+};
+
 int Cli_check(int argc, char **argv) {
-   static const struct option options[] = {
-      { "samples", required_argument, NULL, 'n' },
-      { "tasks", required_argument, NULL, 't' },
-      { "arch", required_argument, NULL, 'a' },
-      { "seed", required_argument, NULL, 's' },
-      { "blocks", required_argument, NULL, 'b' },
-      { "jobs", required_argument, NULL, 'j' },
-      { NULL, 0, NULL, 0 },
-   };
    long samples = 20, seed = 1, blocks = 4, jobs = sysconf(_SC_NPROCESSORS_ONLN);
    const char *tasksArg = NULL, *archArg = "sm_80,sm_90";
    jobs = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
    optind = 1;
-   opterr = 0;
    int c;
-   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+   while ((c = Cli_getopt(&checkCommand, argc, argv)) != -1) {
       switch (c) {
+      case CLI_OPT_HELP: return 0;
+      case CLI_OPT_BAD: return EXIT_USAGE;
       case 'n': if (Cli_parseCount("check", "--samples", optarg, 1, 100000, &samples)) return EXIT_USAGE; break;
       case 's': if (Cli_parseCount("check", "--seed", optarg, 0, 2147483647L, &seed)) return EXIT_USAGE; break;
       case 'b': if (Cli_parseCount("check", "--blocks", optarg, 1, 1000000, &blocks)) return EXIT_USAGE; break;
       case 'j': if (Cli_parseCount("check", "--jobs", optarg, 1, 256, &jobs)) return EXIT_USAGE; break;
       case 't': tasksArg = optarg; break;
       case 'a': archArg = optarg; break;
-      case ':': return Cli_usage("check", "option '%s' needs an argument", argv[optind - 1]);
-      default: return Cli_usage("check", "unknown option '%s'", argv[optind - 1]);
       }
    }
    if (argc - optind != 1)

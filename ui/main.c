@@ -21,12 +21,14 @@ static void usage(FILE *out) {
       "       pruner-tui check FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n"
       "                        [--blocks N] [--jobs N]\n"
       "       pruner-tui explain FILE.task TASK [--seed N | --state JSON|@FILE]\n"
-      "                          [--device NAME] [--devices FILE]\n"
+      "                          [--device NAME] [--devices FILE] [--no-compile]\n"
       "       pruner-tui measure FILE.task TASK|LIST|all [--samples N] [--device D] [OPTION]...\n"
       "       pruner-tui train --records FILE... --model pam|pam-moa|mlp|xgb [--init CKPT]\n"
       "                        --out FILE [--holdout F] [--epochs N] [--network FILE.task]...\n"
       "       pruner-tui eval --records FILE... --model CKPT|psa|random [--per-task]\n"
       "                       [--network FILE.task]...\n"
+      "       pruner-tui calibrate --records FILE... --device PROFILE --out FILE.yaml\n"
+      "                            [--name NAME] [--holdout F] [--seed N] [--network FILE.task]...\n"
       "       pruner-tui export SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n"
       "                         [--devices FILE] [--network FILE.task]\n"
       "       pruner-tui FILE.task [--trials N] [OPTION]...   (the workbench)\n"
@@ -42,7 +44,7 @@ static void usage(FILE *out) {
       "records, tunes a network on the workbench screen or without it (--batch),\n"
       "resumes, plays back (--replay) and exports tuning sessions.\n"
       "\n"
-      "Subcommands:\n"
+      "Subcommands (each answers -h, --help with its usage and options):\n"
       "  kernel     print a state of a task (sampled with --seed, default 1, or given with\n"
       "             --state as JSON or @FILE), its launch configuration and its CUDA source;\n"
       "             with --arch, also compile it with NVRTC and print ptxas' report\n"
@@ -52,7 +54,9 @@ static void usage(FILE *out) {
       "             with NVRTC for --arch (default sm_80,sm_90) on --jobs threads, and print\n"
       "             a table; exit status 1 if any state failed\n"
       "  explain    print a state's loop nest, PSA's symbols, penalties and latency\n"
-      "             estimate on --device (default a100_40), and its feature vectors\n"
+      "             estimate on --device (default a100_40), the simulator's terms per\n"
+      "             kernel beside PSA's (--no-compile: registers estimated), and its\n"
+      "             feature vectors\n"
       "  measure    sample --samples states (default 10) of the tasks given (an ID, IDs\n"
       "             separated by commas, or all) and measure them: latency, GFLOPS, spread,\n"
       "             registers, spills and errors per state. --device auto (default: CUDA\n"
@@ -71,6 +75,11 @@ static void usage(FILE *out) {
       "  eval       score records with a checkpoint, psa or random and print pairwise\n"
       "             ranking accuracy and top-1/top-5 peak scores, weighted over tasks\n"
       "             (--per-task: each task too); for psa also its latency error\n"
+      "  calibrate  fit the simulator's free constants (the sim: keys of devices.yaml) of\n"
+      "             --device PROFILE to records measured on that GPU, print the constants\n"
+      "             and the latency error and ranking quality on held-out records (--holdout,\n"
+      "             default 0.2) before and after, and write --out FILE.yaml, a devices.yaml\n"
+      "             with the profile and its fitted constants for --devices FILE.yaml\n"
       "  export     project a session file (--batch --session): --records FILE appends\n"
       "             each measurement as a record (for train and eval), --curve FILE writes\n"
       "             the tuning curve (Pruner's total_latency.tsv: elapsed seconds, estimated\n"
@@ -183,6 +192,8 @@ int main(int argc, char **argv) {
       return Cli_train(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "eval") == 0)
       return Cli_eval(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "calibrate") == 0)
+      return Cli_calibrate(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "export") == 0)
       return Cli_export(argc - 1, argv + 1);
    /* anything but --list, --list-devices, --help and --version tunes a task file */

@@ -41,36 +41,51 @@ static void printOutcome(int i, const Task *task, const MeasureOutcome *o) {
              o->compileSeconds * 1e3, o->runSeconds * 1e3, MeasureError_name(o->error), o->message);
 }
 
+static const CliOption measureOptions[] = {
+   { "samples", 'n', "N", "states sampled per task (default 10)" },
+   { "seed", 's', "N", "the seed of the sampling and of the inputs (default 1)" },
+   { "device", 'd', "D",
+     "auto (default: CUDA device 0, else the simulator for --sim-profile), cuda:N, or sim:PROFILE to "
+     "simulate any entry of pruner-tui --list-devices" },
+   { "sim-profile", 'p', "NAME", "the profile --device auto simulates without a GPU (default h100_sxm)" },
+   { "devices", 'D', "FILE", "also read GPU descriptions from FILE (see pruner-tui --help)" },
+   { "repeats", 'r', "N", "timed repeats per state; the latency is their median (default 3)" },
+   { "min-repeat-ms", 'm', "MS", "launches per repeat: as many as last MS milliseconds (default 10)" },
+   { "timeout", 't', "S", "a run past S seconds is a run timeout (default 10)" },
+   { "build-timeout", 'b', "S", "a build past S seconds is a build timeout (default 15)" },
+   { "jobs", 'j', "N", "NVRTC compile threads (default one per core)" },
+   { "records", 'R', "FILE", "append one JSON line per measurement to FILE (pruner-tui-records(5))" },
+   { "same", 'S', "N", "measure each state N times and print how far its medians are apart" },
+   { "verify-every", 'v', "N", "the simulator checks 1 state in N on the CPU executor (default 8)" },
+   { "inject", 'i', "KIND",
+     "break every program on purpose, to see that measuring catches it: wrong (its output scaled), oob "
+     "(a store out of bounds), hang (no end), or none" },
+   { "no-compile", 'C', NULL, "the simulator skips NVRTC and estimates registers from the loop nest: faster" },
+   { NULL, 0, NULL, NULL },
+};
+
+static const CliCommand measureCommand = {
+   "measure",
+   "FILE.task TASK|LIST|all [--samples N] [--device D] [OPTION]...",
+   "Sample states of the tasks given (an ID, IDs separated by commas, or all) and measure them on a GPU "
+   "or the simulator: per state its latency, GFLOPS, spread, registers, spills, build and run times and "
+   "ok or the error. Exit status 1 when no state was measured ok.",
+   measureOptions,
+};
+
 int Cli_measure(int argc, char **argv) {
-   static const struct option options[] = {
-      { "samples", required_argument, NULL, 'n' },
-      { "seed", required_argument, NULL, 's' },
-      { "device", required_argument, NULL, 'd' },
-      { "sim-profile", required_argument, NULL, 'p' },
-      { "devices", required_argument, NULL, 'D' },
-      { "repeats", required_argument, NULL, 'r' },
-      { "min-repeat-ms", required_argument, NULL, 'm' },
-      { "timeout", required_argument, NULL, 't' },
-      { "build-timeout", required_argument, NULL, 'b' },
-      { "jobs", required_argument, NULL, 'j' },
-      { "records", required_argument, NULL, 'R' },
-      { "same", required_argument, NULL, 'S' },
-      { "verify-every", required_argument, NULL, 'v' },
-      { "inject", required_argument, NULL, 'i' },
-      { "no-compile", no_argument, NULL, 'C' },
-      { NULL, 0, NULL, 0 },
-   };
    MeasurerConfig cfg;
    MeasurerConfig_default(&cfg);
    long samples = 10, seed = 1, jobs = 0, repeats = cfg.runner.timing.repeats, same = 1;
    long verifyEvery = cfg.simVerifyEvery;
    const char *devicesFile = NULL, *recordsFile = NULL;
    optind = 1;
-   opterr = 0;
    int c;
-   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+   while ((c = Cli_getopt(&measureCommand, argc, argv)) != -1) {
       int bad = 0;
       switch (c) {
+      case CLI_OPT_HELP: return 0;
+      case CLI_OPT_BAD: return EXIT_USAGE;
       case 'n': bad = Cli_parseCount("measure", "--samples", optarg, 1, 100000, &samples); break;
       case 's': bad = Cli_parseCount("measure", "--seed", optarg, 0, 2147483647L, &seed); break;
       case 'j': bad = Cli_parseCount("measure", "--jobs", optarg, 1, 256, &jobs); break;
@@ -92,8 +107,6 @@ int Cli_measure(int argc, char **argv) {
          cfg.inject = (InjectKind)k;
          break;
       }
-      case ':': return Cli_usage("measure", "option '%s' needs an argument", argv[optind - 1]);
-      default: return Cli_usage("measure", "unknown option '%s'", argv[optind - 1]);
       }
       if (bad)
          return EXIT_USAGE;

@@ -141,20 +141,38 @@ static bool showProgress(void *ctx, int epoch, int epochs, double loss) {
    return true;
 }
 
+/* The options train and eval share: what the records are and where their tasks are. */
+#define OFFLINE_OPTIONS                                                                                    \
+   { "records", 'r', "FILE", "measurement records (pruner-tui-records(5)); give it once per file" },     \
+   { "network", 'n', "FILE.task",                                                                          \
+     "also look the records' tasks up in FILE.task (the shipped task files always are); repeatable" },   \
+   { "devices", 'D', "FILE", "also read GPU descriptions from FILE, for the records' devices" }
+
+static const CliOption trainOptions[] = {
+   OFFLINE_OPTIONS,
+   { "model", 'm', "KIND", "a fresh model: pam, pam-moa (from --init's PAM), mlp or xgb (where built in)" },
+   { "init", 'i', "CKPT", "start from a saved checkpoint instead" },
+   { "out", 'o', "FILE", "save the trained model to FILE (needed)" },
+   { "holdout", 'H', "F",
+     "train on 1 - F of each task's records (0 < F < 1, like 0.2) and report the ranking quality on the "
+     "F held out" },
+   { "epochs", 'e', "N", "at most N epochs (default 50, with an early stop after 16 without a better loss)" },
+   { "seed", 's', "N", "the seed of the model's initialization, the split and the training (default 1)" },
+   { "per-task", 'p', NULL, "with --holdout, also print each task's ranking quality on the records held out" },
+   { NULL, 0, NULL, NULL },
+};
+
+static const CliCommand trainCommand = {
+   "train",
+   "--records FILE... --model pam|pam-moa|mlp|xgb [--init CKPT]\n"
+   "--out FILE [--holdout F] [--epochs N] [--seed N] [--per-task]\n"
+   "[--network FILE.task]... [--devices FILE]",
+   "Fit a learned cost model to measurement records and save it as a checkpoint, then print its ranking "
+   "quality on the training records. Progress goes to standard error.",
+   trainOptions,
+};
+
 int Cli_train(int argc, char **argv) {
-   static const struct option options[] = {
-      { "records", required_argument, NULL, 'r' },
-      { "network", required_argument, NULL, 'n' },
-      { "devices", required_argument, NULL, 'D' },
-      { "model", required_argument, NULL, 'm' },
-      { "init", required_argument, NULL, 'i' },
-      { "out", required_argument, NULL, 'o' },
-      { "holdout", required_argument, NULL, 'H' },
-      { "epochs", required_argument, NULL, 'e' },
-      { "seed", required_argument, NULL, 's' },
-      { "per-task", no_argument, NULL, 'p' },
-      { NULL, 0, NULL, 0 },
-   };
    Offline o;
    memset(&o, 0, sizeof o);
    o.cmd = "train";
@@ -163,11 +181,12 @@ int Cli_train(int argc, char **argv) {
    long epochs = -1, seed = 1;
    bool perTask = false;
    optind = 1;
-   opterr = 0;
    int c;
-   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+   while ((c = Cli_getopt(&trainCommand, argc, argv)) != -1) {
       int bad = 0;
       switch (c) {
+      case CLI_OPT_HELP: return 0;
+      case CLI_OPT_BAD: return EXIT_USAGE;
       case 'r': bad = addFile("train", "records", o.recordFiles, &o.nrecordFiles, optarg); break;
       case 'n': bad = addFile("train", "task", o.networkFiles, &o.nnetworkFiles, optarg); break;
       case 'D': o.devicesFile = optarg; break;
@@ -184,8 +203,6 @@ int Cli_train(int argc, char **argv) {
             return Cli_usage("train", "--holdout takes a share between 0 and 1, like 0.2, not '%s'", optarg);
          break;
       }
-      case ':': return Cli_usage("train", "option '%s' needs an argument", argv[optind - 1]);
-      default: return Cli_usage("train", "unknown option '%s'", argv[optind - 1]);
       }
       if (bad)
          return EXIT_USAGE;
@@ -273,16 +290,26 @@ int Cli_train(int argc, char **argv) {
    return rc;
 }
 
+static const CliOption evalOptions[] = {
+   OFFLINE_OPTIONS,
+   { "model", 'm', "CKPT|psa|random",
+     "a checkpoint of pruner-tui train, psa (Pruner's draft model, on each record's device) or random" },
+   { "seed", 's', "N", "the seed of the random model (default 1)" },
+   { "per-task", 'p', NULL, "also print each task's ranking quality" },
+   { NULL, 0, NULL, NULL },
+};
+
+static const CliCommand evalCommand = {
+   "eval",
+   "--records FILE... --model CKPT|psa|random [--per-task]\n"
+   "[--seed N] [--network FILE.task]... [--devices FILE]",
+   "Score measurement records with a model and print the pairwise ranking accuracy and the top-1 and "
+   "top-5 peak scores, weighted over tasks; for psa also how far its latency estimate is from the "
+   "measured latency.",
+   evalOptions,
+};
+
 int Cli_eval(int argc, char **argv) {
-   static const struct option options[] = {
-      { "records", required_argument, NULL, 'r' },
-      { "network", required_argument, NULL, 'n' },
-      { "devices", required_argument, NULL, 'D' },
-      { "model", required_argument, NULL, 'm' },
-      { "seed", required_argument, NULL, 's' },
-      { "per-task", no_argument, NULL, 'p' },
-      { NULL, 0, NULL, 0 },
-   };
    Offline o;
    memset(&o, 0, sizeof o);
    o.cmd = "eval";
@@ -290,19 +317,18 @@ int Cli_eval(int argc, char **argv) {
    long seed = 1;
    bool perTask = false;
    optind = 1;
-   opterr = 0;
    int c;
-   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+   while ((c = Cli_getopt(&evalCommand, argc, argv)) != -1) {
       int bad = 0;
       switch (c) {
+      case CLI_OPT_HELP: return 0;
+      case CLI_OPT_BAD: return EXIT_USAGE;
       case 'r': bad = addFile("eval", "records", o.recordFiles, &o.nrecordFiles, optarg); break;
       case 'n': bad = addFile("eval", "task", o.networkFiles, &o.nnetworkFiles, optarg); break;
       case 'D': o.devicesFile = optarg; break;
       case 'm': modelArg = optarg; break;
       case 's': bad = Cli_parseCount("eval", "--seed", optarg, 0, 2147483647L, &seed); break;
       case 'p': perTask = true; break;
-      case ':': return Cli_usage("eval", "option '%s' needs an argument", argv[optind - 1]);
-      default: return Cli_usage("eval", "unknown option '%s'", argv[optind - 1]);
       }
       if (bad)
          return EXIT_USAGE;

@@ -162,6 +162,29 @@ size_t Device_format(const Device *d, DeviceField f, char *buf, size_t size) {
    return n < 0 ? 0 : (size_t)n;
 }
 
+size_t Device_formatValue(const Device *d, DeviceField f, char *buf, size_t size) {
+   const DeviceFieldInfo *fi = Device_fieldInfo(f);
+   int n = 0;
+   if (size > 0)
+      buf[0] = '\0';
+   if (!fi || !Device_has(d, f))
+      return 0;
+   if (fi->type == DEVFIELD_CC) {
+      n = snprintf(buf, size, "\"%d.%d\"", d->cc_major, d->cc_minor);
+   } else if (fi->type == DEVFIELD_DOUBLE) {
+      double v = doubleValue(d, f);
+      /* the shortest of 15 to 17 digits that reads back to v */
+      for (int digits = 15; digits <= 17; digits++) {
+         n = snprintf(buf, size, "%.*g", digits, v);
+         if (strtod(buf, NULL) == v)
+            break;
+      }
+   } else {
+      n = snprintf(buf, size, "%lld", (long long)intValue(d, f));
+   }
+   return n < 0 ? 0 : (size_t)n;
+}
+
 /* ---- what a compute capability fixes ---- */
 
 /* The CUDA C++ Programming Guide's "Technical Specifications per Compute Capability"

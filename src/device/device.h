@@ -109,6 +109,10 @@ static inline void Device_setValid(Device *d, DeviceField f) {
 
 /* Formats a field for display: its value with unit, or "N/A" when unknown. */
 size_t Device_format(const Device *d, DeviceField f, char *buf, size_t size);
+/* A known field's value as devices.yaml writes it, reading back to the same value:
+ * "9.0" (quoted) for the capability, the shortest decimal that reads back for a
+ * number, the integer; 0 (and an empty buf) when the field is unknown. */
+size_t Device_formatValue(const Device *d, DeviceField f, char *buf, size_t size);
 /* Fills the fields d lacks that its compute capability fixes (the CUDA C++ Programming
  * Guide's table of technical specifications per compute capability: warp size,
  * sub-partitions, threads, blocks, registers and shared memory per SM and per block),

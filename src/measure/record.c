@@ -409,11 +409,11 @@ void RecordSet_done(RecordSet *s) {
 }
 
 static int takeRecord(void *ctx, const cJSON *root, int line, char **why) {
-   (void)line;
    RecordSet *s = ctx;
    Record r;
    if (fromTree(root, &r, why) < 0)
       return -1;
+   r.line = line;
    if (s->count == s->cap) {
       s->cap = s->cap ? 2 * s->cap : 64;
       s->records = xReallocArray(s->records, (size_t)s->cap, sizeof *s->records);

@@ -46,6 +46,8 @@ typedef struct Record_ {
    double compileSeconds;       /* NVRTC wall time (0 when cached) */
    double runSeconds;           /* wall time in the runner or simulator */
    int64_t timestamp;           /* Unix seconds */
+   int line;                    /* the line of the file Records_read read it from; 0 for
+                                   a record made or parsed otherwise (not written) */
 } Record;
 
 /* Frees the strings and zeroes the record; safe twice. */
