@@ -52,9 +52,11 @@ static void perturbed(SimParams *truth, size_t n) {
       truth->v[perturbation[i].p] *= perturbation[i].factor;
 }
 
-/* perStateOf states of each task of the file, "measured" under truth, into cal;
- * returns the number of tasks. */
-static int addMeasured(Calibration *cal, const char *file, int perTask, const SimParams *truth, int taskBase) {
+/* perStateOf states of each task of the file, "measured" under truth, into cal, each
+ * latency times exp(u) with u uniform in [-noise, noise] (0: exact); returns the
+ * number of tasks. */
+static int addMeasured(Calibration *cal, const char *file, int perTask, const SimParams *truth, int taskBase,
+                       double noise) {
    Network net;
    TestUtil_loadNetwork(&net, file);
    SimGpu gpu;
@@ -79,7 +81,7 @@ static int addMeasured(Calibration *cal, const char *file, int perTask, const Si
          uint64_t key = State_hash(&s);
          if (Sim_count(&gpu, &ln, NULL, prog, &cause) < 0)
             fail_msg("task %d: %s", t, cause);
-         double seconds = Sim_time(&gpu, truth, prog, key, NULL);
+         double seconds = Sim_time(&gpu, truth, prog, key, NULL) * exp(noise * (2 * Rng_uniform(&rng) - 1));
          if (Calibration_add(cal, taskBase + t, &ln, -1, key, seconds, &cause) < 0)
             fail_msg("task %d: %s", t, cause);
       }
@@ -100,8 +102,8 @@ static void test_recovers_the_perturbed_constants(void **state) {
    char *cause = NULL;
    Calibration *cal = Calibration_new(a100, &cause);
    assert_non_null(cal);
-   int ntasks = addMeasured(cal, "models/resnet_18.task", 12, &truth, 0);
-   ntasks += addMeasured(cal, "tests/data/odd-shapes.task", 12, &truth, ntasks);
+   int ntasks = addMeasured(cal, "models/resnet_18.task", 12, &truth, 0, 0);
+   ntasks += addMeasured(cal, "tests/data/odd-shapes.task", 12, &truth, ntasks, 0);
    int n = Calibration_count(cal);
    CalibConfig cfg;
    CalibConfig_default(&cfg);
@@ -149,7 +151,7 @@ static void test_holdout_split(void **state) {
    SimParams_fromDevice(&p, a100);
    char *cause = NULL;
    Calibration *cal = Calibration_new(a100, &cause);
-   int ntasks = addMeasured(cal, "tests/data/tiny2.task", 12, &p, 0);
+   int ntasks = addMeasured(cal, "tests/data/tiny2.task", 12, &p, 0, 0);
    assert_int_equal(ntasks, 2);
    CalibConfig cfg;
    CalibConfig_default(&cfg);
@@ -190,7 +192,7 @@ static void test_unexercised_constants_are_kept(void **state) {
    SimParams_fromDevice(&start, a100);
    char *cause = NULL;
    Calibration *cal = Calibration_new(a100, &cause);
-   addMeasured(cal, "tests/data/tiny2.task", 30, &truth, 0);
+   addMeasured(cal, "tests/data/tiny2.task", 30, &truth, 0, 0);
    CalibConfig cfg;
    CalibConfig_default(&cfg);
    CalibResult res;
@@ -222,7 +224,7 @@ static void test_too_few_samples(void **state) {
    SimParams_fromDevice(&p, a100);
    char *cause = NULL;
    Calibration *cal = Calibration_new(a100, &cause);
-   addMeasured(cal, "tests/data/tiny2.task", 6, &p, 0);
+   addMeasured(cal, "tests/data/tiny2.task", 6, &p, 0, 0);
    CalibConfig cfg;
    CalibConfig_default(&cfg);
    CalibResult res;
@@ -263,9 +265,56 @@ static void test_ranges(void **state) {
    Calibration_free(cal);
 }
 
+/* With measurement noise (each latency off by up to 5%, uniformly, as repeats on a
+ * GPU scatter) the fit cannot be exact: each fitted constant then comes with a
+ * standard error, the truth lies within three of them, and the constants the records
+ * pin to within 5% (two standard errors) are recovered within 5%. */
+static void test_noisy_records_give_standard_errors(void **state) {
+   (void)state;
+   SimParams truth, start;
+   perturbed(&truth, NPERTURBED);
+   SimParams_fromDevice(&start, a100);
+   char *cause = NULL;
+   Calibration *cal = Calibration_new(a100, &cause);
+   assert_non_null(cal);
+   int ntasks = addMeasured(cal, "models/resnet_18.task", 12, &truth, 0, 0.05);
+   addMeasured(cal, "tests/data/odd-shapes.task", 12, &truth, ntasks, 0.05);
+   CalibConfig cfg;
+   CalibConfig_default(&cfg);
+   CalibResult res;
+   if (Calibration_fit(cal, &start, &cfg, &res, &cause) < 0)
+      fail_msg("%s", cause);
+   int pinned = 0;
+   for (int i = 0; i < SIM_PARAM_COUNT; i++) {
+      const char *name = SimParam_name((SimParam)i);
+      if (!res.fitted[i]) {
+         assert_true(isnan(res.stderrLog[i]));
+         continue;
+      }
+      double err = log(res.after.v[i] / truth.v[i]), se = res.stderrLog[i];
+      printf("# %-16s truth %10.5g  after %10.5g  ln error %+.4f  se %.4f\n", name, truth.v[i], res.after.v[i], err,
+             se);
+      if (!(isfinite(se) && se > 0))
+         fail_msg("%s: standard error %g", name, se);
+      if (!(fabs(err) <= 3 * se + 1e-3))
+         fail_msg("%s: fitted %g, %+.4f from the truth in ln, beyond 3 standard errors (%.4f)", name,
+                  res.after.v[i], err, se);
+      if (se <= CALIB_LOOSE) {
+         pinned++;
+         if (!(fabs(res.after.v[i] / truth.v[i] - 1) < 0.05))
+            fail_msg("%s: pinned (se %.4f) but fitted %g against %g", name, se, res.after.v[i], truth.v[i]);
+      }
+   }
+   /* the noise caps how well any constants fit, but the fit still halves the error */
+   assert_true(pinned >= 4);
+   assert_true(res.testAfter.medianAbsLog < 0.5 * res.testBefore.medianAbsLog);
+   Calibration_free(cal);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_recovers_the_perturbed_constants),
+      cmocka_unit_test(test_noisy_records_give_standard_errors),
       cmocka_unit_test(test_holdout_split),
       cmocka_unit_test(test_unexercised_constants_are_kept),
       cmocka_unit_test(test_too_few_samples),

@@ -259,20 +259,28 @@ static void printQuality(const char *what, double trainB, double trainA, double 
 
 /* What became of constant i. */
 static const char *outcome(const CalibResult *res, int i) {
+   if (res->fitted[i] && res->atBound[i])
+      return "fitted, at its range's end";
    if (res->fitted[i])
-      return res->atBound[i] ? "fitted, at its range's end" : "fitted";
+      return !(res->stderrLog[i] <= CALIB_LOOSE) ? "fitted loosely: the records pin it to no better than 5%"
+                                                  : "fitted";
    return res->sensitivity[i] < res->minSensitivity ? "not exercised: kept" : "not told apart from those above: kept";
 }
 
 static void printResult(const CalibResult *res) {
-   printf("\n%-16s  %10s  %10s  %-16s  %11s  %8s  %s\n", "constant", "before", "after", "range", "sensitivity",
-          "distinct", "result");
+   printf("\n%-16s  %10s  %10s  %7s  %-16s  %11s  %8s  %s\n", "constant", "before", "after", "+-2se", "range",
+          "sensitivity", "distinct", "result");
    for (int i = 0; i < SIM_PARAM_COUNT; i++) {
-      char range[48];
+      char range[48], se[16] = "-";
       snprintf(range, sizeof range, "%g to %g", res->lower[i], res->upper[i]);
-      printf("%-16s  %10.6g  %10.6g  %-16s  %11.4f  %8.4f  %s\n", SimParam_name((SimParam)i), res->before.v[i],
-             res->after.v[i], range, res->sensitivity[i], res->distinct[i], outcome(res, i));
+      if (res->fitted[i] && isfinite(res->stderrLog[i]))
+         snprintf(se, sizeof se, exp(2 * res->stderrLog[i]) < 1.1 ? "%.2g%%" : "%.0f%%",
+                  100 * (exp(2 * res->stderrLog[i]) - 1));
+      printf("%-16s  %10.6g  %10.6g  %7s  %-16s  %11.4f  %8.4f  %s\n", SimParam_name((SimParam)i), res->before.v[i],
+             res->after.v[i], se, range, res->sensitivity[i], res->distinct[i], outcome(res, i));
    }
+   printf("(+-2se: about how far the fitted value may be from the true one, from the residuals and the\n"
+          "records' slopes in each fitted constant)\n");
    printf("\n%-26s  %9s  %9s    %9s  %9s\n", "", "held out", "", "training", "");
    printf("%-26s  %9s  %9s    %9s  %9s\n", "", "before", "after", "before", "after");
    printf("%-26s  %9d  %9s    %9d  %9s\n", "records", res->testBefore.samples, "", res->trainBefore.samples, "");

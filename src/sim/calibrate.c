@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multimin.h>
 
 #include "util/rng.h"
@@ -434,6 +436,48 @@ static void choose(const Objective *o, const SimParams *p, double minSensitivity
       free(col[i]);
 }
 
+/* The standard errors of the fitted constants' logarithms at p (CalibResult.stderrLog):
+ * Gauss-Newton's covariance, sigma^2 (J'J)^-1, with sigma^2 the training residuals'
+ * variance over n - k degrees of freedom. */
+static void standardErrors(const Objective *o, const SimParams *p, CalibResult *out) {
+   for (int i = 0; i < SIM_PARAM_COUNT; i++)
+      out->stderrLog[i] = NAN;
+   int n = o->ntrain, k = o->nfree;
+   if (k == 0 || n <= k)
+      return;
+   gsl_matrix *J = gsl_matrix_alloc((size_t)n, (size_t)k), *A = gsl_matrix_alloc((size_t)k, (size_t)k);
+   if (!J || !A)
+      fatal("out of memory");
+   double ssr = 0;
+   for (int r = 0; r < n; r++) {
+      const Sample *s = &o->c->samples[o->train[r]];
+      double e = log(Sim_time(&o->c->gpu, p, &s->prog, s->key, NULL)) - s->lnMeasured;
+      ssr += e * e;
+   }
+   for (int j = 0; j < k; j++) {
+      SimParams up = *p, down = *p;
+      int i = o->which[j];
+      up.v[i] = p->v[i] * exp(CALIB_SE_STEP);
+      down.v[i] = p->v[i] * exp(-CALIB_SE_STEP);
+      for (int r = 0; r < n; r++) {
+         const Sample *s = &o->c->samples[o->train[r]];
+         double d = log(Sim_time(&o->c->gpu, &up, &s->prog, s->key, NULL)) -
+                    log(Sim_time(&o->c->gpu, &down, &s->prog, s->key, NULL));
+         gsl_matrix_set(J, (size_t)r, (size_t)j, d / (2 * CALIB_SE_STEP));
+      }
+   }
+   gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, J, J, 0.0, A);
+   gsl_error_handler_t *old = gsl_set_error_handler_off();
+   if (gsl_linalg_cholesky_decomp1(A) == GSL_SUCCESS && gsl_linalg_cholesky_invert(A) == GSL_SUCCESS) {
+      double sigma2 = ssr / (double)(n - k);
+      for (int j = 0; j < k; j++)
+         out->stderrLog[o->which[j]] = sqrt(sigma2 * gsl_matrix_get(A, (size_t)j, (size_t)j));
+   }
+   gsl_set_error_handler(old);
+   gsl_matrix_free(J);
+   gsl_matrix_free(A);
+}
+
 int Calibration_fit(Calibration *c, const SimParams *start, const CalibConfig *cfg, CalibResult *out,
                     char **cause) {
    memset(out, 0, sizeof *out);
@@ -506,6 +550,7 @@ int Calibration_fit(Calibration *c, const SimParams *start, const CalibConfig *c
       gsl_vector_free(best);
       gsl_vector_free(x);
    }
+   standardErrors(&o, &out->after, out);
    out->evaluations = o.evaluations;
    quality(c, &out->before, false, &out->trainBefore);
    quality(c, &out->after, false, &out->trainAfter);

@@ -64,6 +64,12 @@ typedef struct CalibResult_ {
    double distinct[SIM_PARAM_COUNT];
    double minSensitivity;       /* the threshold the fit used */
    bool fitted[SIM_PARAM_COUNT];
+   /* Of a fitted constant, the standard error of ln(constant) at the fit: the residual
+    * variance times the inverse of J'J, J the training samples' slopes of ln(simulated
+    * latency) in the logarithms of the fitted constants (a secant over +-CALIB_SE_STEP).
+    * Twice it is about the relative error of the fitted value; above CALIB_LOOSE the
+    * records pin the constant only loosely. NaN when not fitted or J'J is singular. */
+   double stderrLog[SIM_PARAM_COUNT];
    bool atBound[SIM_PARAM_COUNT];   /* fitted, and ended within 0.1% of its range's end */
    int nfitted;
    int ntrain, ntest;
@@ -96,6 +102,8 @@ void Calibration_range(SimParam p, double *lower, double *upper);
  * exercised constants starting from `start` and fills out. -1 with *cause when fewer
  * than CALIB_MIN_TRAIN samples are left to fit on. */
 #define CALIB_MIN_TRAIN 10
+#define CALIB_SE_STEP 0.05
+#define CALIB_LOOSE 0.025
 int Calibration_fit(Calibration *c, const SimParams *start, const CalibConfig *cfg, CalibResult *out,
                     char **cause);
 
