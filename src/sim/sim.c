@@ -123,8 +123,12 @@ typedef struct {
 
 typedef struct {
    double cost;                  /* issue slots per execution */
-   bool varying;                 /* depends on a loop variable */
+   bool varying;                 /* depends on a serial loop's variable */
    bool nonAffine;               /* contains a varying division, modulo, min, max, comparison or select */
+   bool unrolled;                /* depends on an unrolled loop's variable */
+   double once;                  /* issue slots of the terms no serial loop changes but an
+                                    unrolled one does: computed once per unrolled copy,
+                                    before the serial loops */
 } IntCost;
 
 /* The device numbers the model uses, in its units. */
@@ -146,6 +150,7 @@ typedef struct {
    bool setDone[IR_MAX_VARS];
    VarSet letSet[IR_MAX_VARS];   /* loop, block and thread variables a LET reads */
    VarSet loopVars;
+   VarSet serialVars;            /* the loops left serial */
    bool inMemory[IR_MAX_BUFFERS];/* a local array the compiler must keep in local memory */
    bool fenced[IR_MAX_VARS];     /* the loop's body has a barrier: shared loads stay inside */
    uint64_t writtenBy[IR_MAX_KERNELS];   /* buffers each kernel stores to */
@@ -232,8 +237,23 @@ static void varsOf(Walk *w, int32_t e, VarSet *out) {
       varsOf(w, x->args[i], out);
 }
 
+/* Whether a LET's value changes with a serial loop, and with any loop. */
 static bool letVarying(Walk *w, int var) {
+   return meets(letVars(w, var), &w->serialVars);
+}
+
+static bool letLooped(Walk *w, int var) {
    return meets(letVars(w, var), &w->loopVars);
+}
+
+/* The executions per thread of a computation hoisted out of the serial loops around the
+ * statement at hand: one per unrolled copy. */
+static double hoistedExecs(const Walk *w) {
+   double serial = 1;
+   for (int i = 0; i < w->depth; i++)
+      if (w->loop[i].kind == LOOP_SERIAL)
+         serial *= (double)w->loop[i].extent;
+   return w->trip / serial;
 }
 
 /* ---- evaluating an index for the lanes of a warp ---- */
@@ -424,18 +444,27 @@ static inline bool isPow2(int64_t v) {
  * the address offset and serial loops advance a pointer instead (counted per access).
  * What does not fold: division and modulo by a constant (a multiply-high and a shift,
  * one shift or mask for a power of two), min, max, comparisons and selects, and the
- * additions and multiplications applied to their results. Terms that vary with no loop
- * are computed once, outside the loops. */
+ * additions and multiplications applied to their results. A term no serial loop
+ * changes is loop-invariant: the compiler computes it before the serial loops, once
+ * per unrolled copy when an unrolled loop's variable is in it (`once`; in every copy
+ * that variable is a constant), and once for the thread when only the thread's and the
+ * block's indices are (free, as shared by every statement). */
 static IntCost intCost(Walk *w, int32_t e) {
    const Expr *x = &w->ln->expr[e];
-   IntCost r = { 0, false, false };
+   IntCost r = { 0, false, false, false, 0 };
    switch ((ExprKind)x->kind) {
    case EXPR_INT:
    case EXPR_FLOAT:
       return r;
    case EXPR_AXIS: {
       VarKind k = w->ln->vars[x->ref].kind;
-      r.varying = k == VAR_LOOP || (k == VAR_LET && letVarying(w, x->ref));
+      if (k == VAR_LOOP) {
+         r.varying = w->kindOf[x->ref] == LOOP_SERIAL;
+         r.unrolled = !r.varying;
+      } else if (k == VAR_LET) {
+         r.varying = letVarying(w, x->ref);
+         r.unrolled = !r.varying && letLooped(w, x->ref);
+      }
       return r;
    }
    default:
@@ -444,11 +473,13 @@ static IntCost intCost(Walk *w, int32_t e) {
    for (int i = 0; i < x->nargs; i++) {
       IntCost a = intCost(w, x->args[i]);
       r.cost += a.cost;
+      r.once += a.once;
       r.varying |= a.varying;
+      r.unrolled |= a.unrolled;
       r.nonAffine |= a.nonAffine;
    }
-   if (!r.varying)
-      return (IntCost){ 0, false, false };
+   if (!r.varying && !r.unrolled)
+      return (IntCost){ 0, false, false, false, 0 };
    switch ((ExprKind)x->kind) {
    case EXPR_ADD:
    case EXPR_SUB:
@@ -466,6 +497,11 @@ static IntCost intCost(Walk *w, int32_t e) {
       r.cost += 1;
       r.nonAffine = true;
       break;
+   }
+   if (!r.varying) {
+      /* hoisted: a register the serial loops read, added where it is used */
+      r.once += r.cost;
+      r.cost = 0;
    }
    return r;
 }
@@ -558,6 +594,7 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
       mlp = 1;                  /* its address waits for the load it is computed from */
    IntCost ic = intCost(w, index);
    issue(w, 1 + ic.cost, execs, w->staticMult / invariant);
+   issue(w, ic.once, hoistedExecs(w) / invariant, w->staticMult / invariant);
    if (ic.varying && serial >= 0)
       issue(w, 1, w->trip / all, 1);
    double vec = (double)w->vecWidth;
@@ -628,15 +665,21 @@ static void valueCost(Walk *w, int32_t e, ValueCost *c) {
          }
       }
       break;
-   case EXPR_SELECT:
-      c->other += intCost(w, x->args[0]).cost + 1;
+   case EXPR_SELECT: {
+      IntCost ic = intCost(w, x->args[0]);
+      c->other += ic.cost + 1;
+      issue(w, ic.once, hoistedExecs(w), w->staticMult);
       valueCost(w, x->args[1], c);
       valueCost(w, x->args[2], c);
       return;
-   case EXPR_CAST:
-      c->other += intCost(w, x->args[0]).cost;
+   }
+   case EXPR_CAST: {
+      IntCost ic = intCost(w, x->args[0]);
+      c->other += ic.cost;
+      issue(w, ic.once, hoistedExecs(w), w->staticMult);
       c->mufu += 1;
       return;
+   }
    default:
       break;
    }
@@ -766,16 +809,24 @@ static void walkStmt(Walk *w, int32_t s) {
       w->depth--;
       return;
    }
-   case STMT_LET:
-      issue(w, letCost(w->ln, st->value), w->trip, w->staticMult);
+   case STMT_LET: {
+      /* computed where no serial loop it does not read can repeat it */
+      VarSet vs;
+      memset(&vs, 0, sizeof vs);
+      varsOf(w, st->value, &vs);
+      issue(w, letCost(w->ln, st->value), meets(&vs, &w->serialVars) ? w->trip : hoistedExecs(w), w->staticMult);
       return;
+   }
    case STMT_STORE:
       store(w, st);
       return;
    case STMT_IF: {
       /* the condition and a branch; the body as if taken (the mask decides which
        * lanes' addresses count) */
-      issue(w, intCost(w, st->value).cost + 1, w->trip, w->staticMult);
+      IntCost ic = intCost(w, st->value);
+      /* an invariant condition is a predicate computed before the serial loops */
+      issue(w, ic.cost + (ic.varying ? 1 : 0), w->trip, w->staticMult);
+      issue(w, ic.once + (ic.varying ? 0 : 1), hoistedExecs(w), w->staticMult);
       if (w->ncond == MAX_CONDS)
          fatal("simulator: conditions nested deeper than %d", MAX_CONDS);
       w->cond[w->ncond++] = st->value;
@@ -861,6 +912,9 @@ static void prepareNest(Walk *w, const LoopNest *ln) {
       bool barrier = false;
       decideLoops(w, k, ln->kernels[k].body, &barrier);
    }
+   for (int v = 0; v < ln->nvars; v++)
+      if (ln->vars[v].kind == VAR_LOOP && w->kindOf[v] == LOOP_SERIAL)
+         w->serialVars.w[v / 64] |= UINT64_C(1) << (v % 64);
    for (int32_t s = 0; s < ln->nstmt; s++)
       if (ln->stmt[s].kind == STMT_STORE || ln->stmt[s].kind == STMT_ALLREDUCE)
          markLocalArray(w, ln->stmt[s].buffer, ln->stmt[s].index);
