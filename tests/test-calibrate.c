@@ -201,8 +201,9 @@ static void test_unexercised_constants_are_kept(void **state) {
    static const SimParam unexercised[] = { SIM_DRAM_EFFICIENCY, SIM_FP32_EFFICIENCY };
    for (size_t k = 0; k < 2; k++) {
       SimParam p = unexercised[k];
+      printf("# %s: sensitivity %.4f, distinct %.4f\n", SimParam_name(p), res.sensitivity[p], res.distinct[p]);
       assert_false(res.fitted[p]);
-      assert_true(res.sensitivity[p] < cfg.minSensitivity);
+      assert_true(res.sensitivity[p] < cfg.minSensitivity || res.distinct[p] < cfg.minSensitivity);
       assert_true(res.after.v[p] == start.v[p]);
    }
    static const SimParam found[] = { SIM_DRAM_LATENCY, SIM_L2_LATENCY, SIM_LAUNCH_US };
