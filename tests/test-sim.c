@@ -122,9 +122,10 @@ static void chainNest(LoopNest *ln, int64_t grid, int64_t block, int64_t steps) 
 }
 
 /* Blocks of 256 threads stage 8192 floats in shared memory (32 rounds of a coalesced
- * copy), then each thread sums 32 of them: its own row, tile[t*32 + j], whose lanes
- * are 32 words apart (all in one bank: 32-way conflicts), or a column, tile[j*256 + t],
- * on 32 banks. */
+ * copy), then each thread sums 32 of them: every fourth word of its own row,
+ * tile[(t mod 64)*128 + 4j], whose lanes are 128 words apart (all in one bank: 32-way
+ * conflicts; 4 apart, no two of a thread's reads merge into a vector load), or a
+ * column, tile[j*256 + t], on 32 banks. */
 static void bankNest(LoopNest *ln, bool conflicting) {
    LoopNest_reset(ln);
    const int64_t block = 256, grid = 1024, tile = 8192, one = 1;
@@ -140,7 +141,8 @@ static void bankNest(LoopNest *ln, bool conflicting) {
    int32_t fetch = Ir_store(ln, sh, slot,
                             Ir_load(ln, in, add(ln, mul(ln, Ir_varRef(ln, kn->blockVar), tile), slot)));
    int k = Ir_var(ln, VAR_LOOP, "k", 32);
-   int32_t at = conflicting ? add(ln, mul(ln, t, 32), Ir_varRef(ln, k))
+   int32_t at = conflicting ? add(ln, mul(ln, Ir_binary(ln, EXPR_FLOORMOD, t, Ir_int(ln, 64)), 128),
+                                  mul(ln, Ir_varRef(ln, k), 4))
                             : add(ln, mul(ln, Ir_varRef(ln, k), block), t);
    int32_t sum = Ir_store(ln, acc, zero, add(ln, Ir_load(ln, acc, zero), Ir_load(ln, sh, at)));
    int32_t items[5] = {
@@ -599,6 +601,63 @@ static void test_verify_samples_blocks_of_a_large_task(void **state) {
    freeTask(&f);
 }
 
+/* One warp, 100 serial rounds (a barrier in each, so nothing is hoisted), each reading
+ * 8 words of a shared tile, the same for every lane (a broadcast), at tile[s*j + o]
+ * for j = 0..7 unrolled. With s = 1 and o = 0 the words are adjacent and 16-byte
+ * aligned: nvcc loads them with two LDS.128, 2 loads and 2 wavefronts a round instead
+ * of 8. With s = 2 no two are adjacent: 8 loads. With o = 1 the words 1..8 fill one
+ * aligned group of 4 (4..7: LDS.128) and leave 1, 2-3 and 8: an LDS.32, an LDS.64
+ * and an LDS.32, 4 loads. */
+static void vectorNest(LoopNest *ln, int64_t stride, int64_t offset) {
+   LoopNest_reset(ln);
+   const int64_t tileElems = 64, one = 1;
+   int out = globalBuffer(ln, "out", 32, false);
+   IrKernel *kn = Ir_kernel(ln, "vector_kernel", -1, 1, 32);
+   int sh = Ir_buffer(ln, "tile", SCOPE_SHARED, -1, 0, 1, &tileElems);
+   kn->sharedBytes = tileElems * 4;
+   int acc = Ir_buffer(ln, "acc", SCOPE_LOCAL, -1, 0, 1, &one);
+   int32_t zero = Ir_int(ln, 0);
+   int r = Ir_var(ln, VAR_LOOP, "r", 100), j = Ir_var(ln, VAR_LOOP, "j", 8);
+   int32_t at = add(ln, mul(ln, Ir_varRef(ln, j), stride), Ir_int(ln, offset));
+   int32_t sum = Ir_store(ln, acc, zero, add(ln, Ir_load(ln, acc, zero), Ir_load(ln, sh, at)));
+   int32_t round[2] = { Ir_barrier(ln), Ir_for(ln, j, LOOP_UNROLL, sum) };
+   int32_t items[3] = {
+      Ir_store(ln, acc, zero, Ir_float(ln, 0)),
+      Ir_for(ln, r, LOOP_SERIAL, Ir_seq(ln, round, 2)),
+      Ir_store(ln, out, Ir_varRef(ln, kn->threadVar), Ir_load(ln, acc, zero)),
+   };
+   kn->body = Ir_seq(ln, items, 3);
+}
+
+static void test_adjacent_shared_loads_merge(void **state) {
+   (void)state;
+   LoopNest ln;
+   LoopNest_init(&ln);
+   SimGpu g;
+   char *cause = NULL;
+   if (SimGpu_init(&g, h100, &cause) < 0)
+      fail_msg("%s", cause);
+   SimProgram *p = malloc(sizeof *p);
+   assert_non_null(p);
+   double instr[3], wave[3];
+   const int64_t shape[3][2] = { { 1, 0 }, { 2, 0 }, { 1, 1 } };
+   for (int v = 0; v < 3; v++) {
+      vectorNest(&ln, shape[v][0], shape[v][1]);
+      if (Sim_count(&g, &ln, NULL, p, &cause) < 0)
+         fail_msg("%s", cause);
+      instr[v] = p->kernels[0].instr;
+      wave[v] = p->kernels[0].wavefronts;
+   }
+   /* the rest of the code is the same: the loads make the whole difference, one
+    * instruction and one wavefront (a broadcast) each, 100 rounds */
+   assert_true(fabs((instr[1] - instr[0]) - 100 * (8 - 2)) < 1e-9);
+   assert_true(fabs((wave[1] - wave[0]) - 100 * (8 - 2)) < 1e-9);
+   assert_true(fabs((instr[2] - instr[0]) - 100 * (4 - 2)) < 1e-9);
+   assert_true(fabs((wave[2] - wave[0]) - 100 * (4 - 2)) < 1e-9);
+   free(p);
+   LoopNest_done(&ln);
+}
+
 int main(void) {
    SchedLimits_default(&limits);
    const struct CMUnitTest tests[] = {
@@ -609,6 +668,7 @@ int main(void) {
       cmocka_unit_test(test_small_grid_wastes_the_gpu),
       cmocka_unit_test(test_spills_are_slower),
       cmocka_unit_test(test_bank_conflicts_are_slower),
+      cmocka_unit_test(test_adjacent_shared_loads_merge),
       cmocka_unit_test(test_resnet_states_above_the_roofline),
       cmocka_unit_test(test_out_of_range_kernels),
       cmocka_unit_test(test_verify_catches_a_wrong_kernel),

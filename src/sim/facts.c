@@ -229,8 +229,10 @@ static void l2Kernel(LoopNest *ln, int64_t grid) {
  * each thread the words it reads later (so no barrier is needed), then `reps` times
  * read half the tile, SMEM_HALF words each, into SMEM_HALF sums. Conflict-free, thread
  * t's word of row j is j*256 + t (a warp reads 32 consecutive words); conflicting, it
- * is t*SMEM_ROWS + j (the warp's words are SMEM_ROWS = 32 apart: all in one bank). The
- * half alternates with the repetition, so the reads are not loop-invariant. */
+ * is (t mod 64)*128 + 4j (the warp's words are 128 apart: all in one bank; and a
+ * thread's rows 4 words apart, so that no two of its reads merge into one vector load:
+ * the fact is about 32-bit reads). The half alternates with the repetition, so the
+ * reads are not loop-invariant. */
 #define SMEM_ROWS 32
 #define SMEM_HALF 16
 #define SMEM_BLOCK 256
@@ -244,9 +246,9 @@ static void smemKernel(LoopNest *ln, int64_t grid, int64_t reps, bool conflictin
    kn->sharedBytes = tile * 4;
    int acc = scopedBuffer(ln, "acc", SCOPE_LOCAL, SMEM_HALF);
    int32_t t = var(ln, kn->threadVar);
-   /* word(row) = row * 256 + t, or t * 32 + row */
-   int32_t tPart = conflicting ? mulc(ln, t, SMEM_ROWS) : t;
-   int64_t rowStride = conflicting ? 1 : SMEM_BLOCK;
+   /* word(row) = row * 256 + t, or (t mod 64) * 128 + 4 row */
+   int32_t tPart = conflicting ? mulc(ln, Ir_binary(ln, EXPR_FLOORMOD, t, Ir_int(ln, 64)), 128) : t;
+   int64_t rowStride = conflicting ? 4 : SMEM_BLOCK;
    int j = Ir_var(ln, VAR_LOOP, "j", SMEM_ROWS);
    int32_t stage = Ir_store(ln, sh, add(ln, tPart, mulc(ln, var(ln, j), rowStride)),
                             Ir_load(ln, in, add(ln, mulc(ln, var(ln, j), SMEM_BLOCK), t)));

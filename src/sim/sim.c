@@ -101,6 +101,7 @@
 #define OPERAND_REGS_MAX 64.0
 
 #define MAX_DEPTH 32
+#define VECTOR_COPIES 4096      /* unrolled copies of a load vectorLoads enumerates at most */
 #define MAX_CONDS 16
 #define SAMPLE_WARPS 4
 #define WARP_LANES 32           /* the lanes of a warp (warp_size is 32 on every profile) */
@@ -435,6 +436,17 @@ static inline void issue(Walk *w, double perExec, double execs, double copies) {
    w->staticInstr += perExec * copies;
 }
 
+static int64_t gcdOf(int64_t a, int64_t b) {
+   a = a < 0 ? -a : a;
+   b = b < 0 ? -b : b;
+   while (b) {
+      int64_t t = a % b;
+      a = b;
+      b = t;
+   }
+   return a;
+}
+
 static inline bool isPow2(int64_t v) {
    return v > 0 && (v & (v - 1)) == 0;
 }
@@ -567,6 +579,101 @@ static bool loadsMemory(const LoopNest *ln, int32_t e) {
    return false;
 }
 
+/* nvcc merges the unrolled copies of a shared-memory load whose elements are adjacent
+ * and whose address it can prove aligned (the arrays are 16-byte aligned; every lane,
+ * every warp and every serial iteration moves the address by a multiple of the vector)
+ * into 64- and 128-bit loads (LDS.64, LDS.128): of each aligned group of 4 elements
+ * the copies read, all 4 take one load, and each aligned pair otherwise one (so do
+ * its single elements). Returns how many loads the copies of one serial iteration
+ * take (`distinct` when nothing merges) and in *waves the wavefronts they take per
+ * block (each lane reading the load's 1, 2 or 4 elements, the first warp's pattern
+ * for every warp). Up to VECTOR_COPIES copies are enumerated; beyond, nothing merges. */
+static double vectorLoads(Walk *w, int32_t index, int serial, double distinct, double *waves) {
+   *waves = -1;
+   int first = serial + 1, lanes = w->threads < WARP_LANES ? (int)w->threads : WARP_LANES;
+   double total = 1;
+   for (int i = first; i < w->depth; i++)
+      total *= (double)w->loop[i].extent;
+   if (distinct < 2 || total > VECTOR_COPIES)
+      return distinct;
+   bool active[WARP_LANES];
+   int64_t saved[MAX_DEPTH];
+   for (int i = 0; i < w->depth; i++)
+      saved[i] = w->env[w->loop[i].var];
+   int64_t tid0 = w->tid0;
+   w->tid0 = 0;
+   for (int i = first; i < w->depth; i++)
+      w->env[w->loop[i].var] = 0;
+   /* the alignment every lane, warp and serial iteration keeps */
+   int64_t lane[WARP_LANES];
+   memcpy(lane, evalAccess(w, index, lanes, active), (size_t)lanes * sizeof *lane);
+   int64_t base = lane[0], g = 0;
+   for (int l = 1; l < lanes; l++)
+      g = gcdOf(g, lane[l] - base);
+   if (w->threads > WARP_LANES) {
+      w->tid0 = WARP_LANES;
+      g = gcdOf(g, evalAccess(w, index, 1, active)[0] - base);
+      w->tid0 = 0;
+   }
+   for (int i = 0; i < first; i++)
+      if (w->loop[i].kind == LOOP_SERIAL && w->loop[i].extent > 1) {
+         w->env[w->loop[i].var]++;
+         g = gcdOf(g, evalAccess(w, index, 1, active)[0] - base);
+         w->env[w->loop[i].var]--;
+      }
+   int64_t v = g % 4 == 0 ? 4 : g % 2 == 0 ? 2 : 1;
+   double loads = distinct;
+   if (v > 1) {
+      int n = (int)total;
+      int64_t *at = xMalloc((size_t)n * sizeof *at);
+      for (int c = 0; c < n; c++) {
+         int rest = c;
+         for (int i = w->depth - 1; i >= first; i--) {
+            w->env[w->loop[i].var] = rest % w->loop[i].extent;
+            rest /= (int)w->loop[i].extent;
+         }
+         at[c] = evalAccess(w, index, 1, active)[0];
+      }
+      sortInts(at, n);
+      /* the wavefronts of a warp's load of k = 1, 2, 4 elements a lane */
+      double units[5] = { 0, 0, 0, 0, 0 };
+      for (int k = 1; k <= 4; k *= 2) {
+         int64_t idx[MAX_LANES];
+         int m = 0;
+         for (int l = 0; l < lanes && m + k <= MAX_LANES; l++)
+            for (int64_t e = 0; e < k; e++)
+               idx[m++] = lane[l] - base + e;
+         units[k] = requestUnits(idx, m, SCOPE_SHARED);
+      }
+      double count = 0, wave = 0;
+      for (int c = 0; c < n;) {
+         int64_t group = (at[c] - (((at[c] % v) + v) % v)) / v;
+         unsigned mask = 0;
+         for (; c < n && (at[c] - (((at[c] % v) + v) % v)) / v == group; c++)
+            mask |= 1u << (at[c] - group * v);
+         if (v == 4 && mask == 0xF) {
+            count += 1;
+            wave += units[4];
+            continue;
+         }
+         for (int pair = 0; pair < v / 2; pair++) {
+            unsigned bits = mask >> (2 * pair) & 3;
+            count += bits != 0;
+            wave += bits == 3 ? units[2] : bits ? units[1] : 0;
+         }
+      }
+      free(at);
+      if (count < distinct) {
+         loads = count;
+         *waves = wave * (double)w->warps;
+      }
+   }
+   for (int i = 0; i < w->depth; i++)
+      w->env[w->loop[i].var] = saved[i];
+   w->tid0 = tid0;
+   return loads;
+}
+
 /* One load or store of buffer at index. Local arrays in registers cost nothing; the
  * others cost an issue slot per execution (one for a whole vector), their index
  * arithmetic, a pointer step per serial iteration, and their traffic: sectors for
@@ -592,9 +699,14 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
    mlp = fmin(fmax(mlp, 1), MLP_MAX);
    if (chase)
       mlp = 1;                  /* its address waits for the load it is computed from */
+   /* shared loads of adjacent, aligned elements merge into vector loads */
+   double vecWaves = -1, loads = distinct;
+   if (load && b->scope == SCOPE_SHARED && !chase && w->vecWidth == 1)
+      loads = vectorLoads(w, index, serial, distinct, &vecWaves);
+   double merged = loads / distinct;
    IntCost ic = intCost(w, index);
-   issue(w, 1 + ic.cost, execs, w->staticMult / invariant);
-   issue(w, ic.once, hoistedExecs(w) / invariant, w->staticMult / invariant);
+   issue(w, 1 + ic.cost, execs * merged, w->staticMult / invariant * merged);
+   issue(w, ic.once, hoistedExecs(w) / invariant * merged, w->staticMult / invariant * merged);
    if (ic.varying && serial >= 0)
       issue(w, 1, w->trip / all, 1);
    double vec = (double)w->vecWidth;
@@ -607,6 +719,8 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
       break;
    case SCOPE_SHARED: {
       double units = blockUnits(w, index, SCOPE_SHARED);
+      if (merged < 1 && vecWaves > 0)
+         units = vecWaves / distinct;   /* fewer, wider loads: their wavefronts a copy */
       w->wavefronts += execs * units;
       if (load) {
          w->sharedTrips += execs / mlp;
