@@ -94,22 +94,32 @@ static int addMeasured(Calibration *cal, const char *file, int perTask, const Si
    return n;
 }
 
-static void test_recovers_the_perturbed_constants(void **state) {
-   (void)state;
-   SimParams truth, start;
-   perturbed(&truth, NPERTURBED);
-   SimParams_fromDevice(&start, a100);
+/* ResNet-18's and odd-shapes' states, 12 a task, measured under every perturbation
+ * (with noise as addMeasured's) and fitted from the profile's constants into *res;
+ * *ntasks gets the number of tasks. */
+static Calibration *fitPerturbed(double noise, SimParams *truth, SimParams *start, CalibConfig *cfg,
+                                 CalibResult *res, int *ntasks) {
+   perturbed(truth, NPERTURBED);
+   SimParams_fromDevice(start, a100);
    char *cause = NULL;
    Calibration *cal = Calibration_new(a100, &cause);
    assert_non_null(cal);
-   int ntasks = addMeasured(cal, "models/resnet_18.task", 12, &truth, 0, 0);
-   ntasks += addMeasured(cal, "tests/data/odd-shapes.task", 12, &truth, ntasks, 0);
-   int n = Calibration_count(cal);
-   CalibConfig cfg;
-   CalibConfig_default(&cfg);
-   CalibResult res;
-   if (Calibration_fit(cal, &start, &cfg, &res, &cause) < 0)
+   *ntasks = addMeasured(cal, "models/resnet_18.task", 12, truth, 0, noise);
+   *ntasks += addMeasured(cal, "tests/data/odd-shapes.task", 12, truth, *ntasks, noise);
+   CalibConfig_default(cfg);
+   if (Calibration_fit(cal, start, cfg, res, &cause) < 0)
       fail_msg("%s", cause);
+   return cal;
+}
+
+static void test_recovers_the_perturbed_constants(void **state) {
+   (void)state;
+   SimParams truth, start;
+   CalibConfig cfg;
+   CalibResult res;
+   int ntasks;
+   Calibration *cal = fitPerturbed(0, &truth, &start, &cfg, &res, &ntasks);
+   int n = Calibration_count(cal);
    assert_int_equal(res.ntrain + res.ntest, n);
    for (int i = 0; i < SIM_PARAM_COUNT; i++) {
       const char *name = SimParam_name((SimParam)i);
@@ -273,18 +283,11 @@ static void test_ranges(void **state) {
 static void test_noisy_records_give_standard_errors(void **state) {
    (void)state;
    SimParams truth, start;
-   perturbed(&truth, NPERTURBED);
-   SimParams_fromDevice(&start, a100);
-   char *cause = NULL;
-   Calibration *cal = Calibration_new(a100, &cause);
-   assert_non_null(cal);
-   int ntasks = addMeasured(cal, "models/resnet_18.task", 12, &truth, 0, 0.05);
-   addMeasured(cal, "tests/data/odd-shapes.task", 12, &truth, ntasks, 0.05);
    CalibConfig cfg;
-   CalibConfig_default(&cfg);
    CalibResult res;
-   if (Calibration_fit(cal, &start, &cfg, &res, &cause) < 0)
-      fail_msg("%s", cause);
+   int ntasks;
+   Calibration *cal = fitPerturbed(0.05, &truth, &start, &cfg, &res, &ntasks);
+   assert_int_equal(res.ntrain + res.ntest, Calibration_count(cal));
    int pinned = 0;
    for (int i = 0; i < SIM_PARAM_COUNT; i++) {
       const char *name = SimParam_name((SimParam)i);
