@@ -315,6 +315,81 @@ static void test_noisy_records_give_standard_errors(void **state) {
    Calibration_free(cal);
 }
 
+/* The rank term by hand: five records each of two states of one task, the state the
+ * simulator finds slower measured faster (1 us against 2 us). The 25 pairs across
+ * the two states are all out of order by the same d = ln(sim slow) - ln(sim fast),
+ * and the pairs within a state have equal measured latencies and do not count: the
+ * term is d^2. With the order put right it is 0. */
+static void test_rank_term(void **state) {
+   (void)state;
+   Network net;
+   TestUtil_loadNetwork(&net, "tests/data/tiny2.task");
+   SketchSet set;
+   SketchSet_forOp(&set, &net.tasks[0].op);
+   SchedLimits lim;
+   SchedLimits_fromDevice(&lim, a100);
+   SimParams p;
+   SimParams_fromDevice(&p, a100);
+   SimGpu gpu;
+   char *cause = NULL;
+   if (SimGpu_init(&gpu, a100, &cause) < 0)
+      fail_msg("%s", cause);
+   LoopNest ln[2];
+   uint64_t key[2];
+   double sim[2] = { 0, 0 };
+   Rng rng;
+   Rng_seed(&rng, 7);
+   SimProgram *prog = xMalloc(sizeof *prog);
+   for (int k = 0; k < 2; k++) {
+      LoopNest_init(&ln[k]);
+      /* two states the simulator tells apart by more than its jitter */
+      for (int tries = 0; tries < 1000; tries++) {
+         State s;
+         if (State_sampleValid(&set, -1, &rng, &lim, 100000, &s, &cause) < 0)
+            fail_msg("%s", cause);
+         Lower_state(&set, &s, &ln[k]);
+         key[k] = State_hash(&s);
+         if (Sim_count(&gpu, &ln[k], NULL, prog, &cause) < 0)
+            fail_msg("%s", cause);
+         sim[k] = Sim_time(&gpu, &p, prog, key[k], NULL);
+         if (k == 0 || fabs(log(sim[1] / sim[0])) >= 0.1)
+            break;
+      }
+   }
+   assert_true(fabs(log(sim[1] / sim[0])) >= 0.1);
+   int slow = sim[0] > sim[1] ? 0 : 1;
+   double d = log(sim[slow] / sim[1 - slow]);
+   for (int order = 0; order < 2; order++) {
+      Calibration *cal = Calibration_new(a100, &cause);
+      for (int k = 0; k < 2; k++)
+         for (int r = 0; r < 5; r++) {
+            /* order 0: the slow one measured fast; order 1: as the simulator says */
+            double measured = (k == slow) == (order == 0) ? 1e-6 : 2e-6;
+            if (Calibration_add(cal, 0, &ln[k], -1, key[k], measured, &cause) < 0)
+               fail_msg("%s", cause);
+         }
+      CalibConfig cfg;
+      CalibConfig_default(&cfg);
+      cfg.holdout = 0;
+      cfg.restarts = 0;
+      CalibResult res;
+      if (Calibration_fit(cal, &p, &cfg, &res, &cause) < 0)
+         fail_msg("%s", cause);
+      if (order == 0) {
+         if (!(fabs(res.trainBefore.rankLoss - d * d) < 1e-12))
+            fail_msg("rank term %.17g, expected d^2 = %.17g", res.trainBefore.rankLoss, d * d);
+      } else {
+         assert_true(res.trainBefore.rankLoss == 0);
+      }
+      Calibration_free(cal);
+   }
+   free(prog);
+   for (int k = 0; k < 2; k++)
+      LoopNest_done(&ln[k]);
+   SketchSet_done(&set);
+   Network_done(&net);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_recovers_the_perturbed_constants),
@@ -322,6 +397,7 @@ int main(void) {
       cmocka_unit_test(test_holdout_split),
       cmocka_unit_test(test_unexercised_constants_are_kept),
       cmocka_unit_test(test_too_few_samples),
+      cmocka_unit_test(test_rank_term),
       cmocka_unit_test(test_ranges),
    };
    return cmocka_run_group_tests(tests, setupDevices, teardownDevices);

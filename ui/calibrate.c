@@ -44,6 +44,8 @@ static const CliOption calibrateOptions[] = {
    { "holdout", 'H', "FRACTION", "share of each task's records held out of the fit to judge it (default 0.2)" },
    { "seed", 's', "N", "seed of the held-out split and of the restarts (default 1)" },
    { "restarts", 'R', "N", "Nelder-Mead runs after the first, each from the best point moved (default 4)" },
+   { "rank-weight", 'W', "W",
+     "weight of the rank term beside the squared log error (default 1; 0 leaves it out)" },
    { "network", 'n', "FILE.task", "a task file that defines records' tasks besides the shipped ones" },
    { "devices", 'D', "FILE", "also read GPU descriptions from FILE (see pruner-tui --help)" },
    { "any-device", 'A', NULL, "take records of another device too (the profile's hardware is used for all)" },
@@ -53,11 +55,13 @@ static const CliOption calibrateOptions[] = {
 static const CliCommand calibrateCommand = {
    "calibrate",
    "--records FILE... --device PROFILE --out FILE.yaml\n"
-   "[--name NAME] [--holdout FRACTION] [--seed N] [--restarts N]\n"
+   "[--name NAME] [--holdout FRACTION] [--seed N] [--restarts N] [--rank-weight W]\n"
    "[--network FILE.task]... [--devices FILE] [--any-device]",
    "Fit the simulator's free constants (latencies, overheads, efficiencies: the sim: keys of "
    "pruner-tui-devices(5)) to records measured on a GPU: each record's program is counted once and the "
-   "mean squared ln(simulated / measured latency) is minimised with the Nelder-Mead simplex in the "
+   "mean squared ln(simulated / measured latency), plus --rank-weight times a rank term (over pairs of "
+   "records of one task, the mean squared amount by which the simulator orders them against their "
+   "measured order; zero when all are in order), is minimised with the Nelder-Mead simplex in the "
    "logarithm of each constant, within its documented range. Only the constants the records exercise are "
    "fitted; the others keep their values. Prints the constants before and after, and the median "
    "|ln(simulated / measured)|, pairwise ranking accuracy and Spearman correlation (within each task) "
@@ -238,14 +242,16 @@ static bool validName(const char *s) {
 
 static void progress(void *ctx, int run, int runs, double best, int evaluations) {
    const double *t0 = ctx;
-   fprintf(stderr, "run %d of %d: mean squared ln error %.6g after %d evaluations (%.1f s)\n", run, runs, best,
-           evaluations, Clock_now() - *t0);
+   fprintf(stderr, "run %d of %d: objective (mean squared ln error + rank term) %.6g after %d evaluations (%.1f s)\n",
+           run, runs, best, evaluations, Clock_now() - *t0);
 }
 
 /* "0.1234", or "n/a" for NaN */
 static const char *num(char *buf, size_t size, double v) {
    if (isnan(v))
       snprintf(buf, size, "n/a");
+   else if (v != 0 && fabs(v) < 1e-3)
+      snprintf(buf, size, "%.2e", v);   /* the rank term of nearly ordered records */
    else
       snprintf(buf, size, "%.4f", v);
    return buf;
@@ -286,6 +292,8 @@ static void printResult(const CalibResult *res) {
    printf("%-26s  %9d  %9s    %9d  %9s\n", "records", res->testBefore.samples, "", res->trainBefore.samples, "");
    printQuality("median |ln(sim/measured)|", res->trainBefore.medianAbsLog, res->trainAfter.medianAbsLog,
                 res->testBefore.medianAbsLog, res->testAfter.medianAbsLog);
+   printQuality("rank term", res->trainBefore.rankLoss, res->trainAfter.rankLoss, res->testBefore.rankLoss,
+                res->testAfter.rankLoss);
    printQuality("mean ln(sim/measured)^2", res->trainBefore.meanSquaredLog, res->trainAfter.meanSquaredLog,
                 res->testBefore.meanSquaredLog, res->testAfter.meanSquaredLog);
    printQuality("pairwise accuracy", res->trainBefore.pairwise, res->trainAfter.pairwise, res->testBefore.pairwise,
@@ -411,7 +419,7 @@ int Cli_calibrate(int argc, char **argv) {
    int nrecords = 0, nnetworks = 0;
    const char *deviceArg = NULL, *out = NULL, *name = NULL, *devicesFile = NULL;
    long seed = 1, restarts = 4;
-   double holdout = 0.2;
+   double holdout = 0.2, rankWeight = 1;
    bool anyDevice = false;
    optind = 1;
    int c;
@@ -436,6 +444,13 @@ int Cli_calibrate(int argc, char **argv) {
       case 'A': anyDevice = true; break;
       case 's': bad = Cli_parseCount("calibrate", "--seed", optarg, 0, 2147483647L, &seed); break;
       case 'R': bad = Cli_parseCount("calibrate", "--restarts", optarg, 0, 100, &restarts); break;
+      case 'W': {
+         char *end;
+         rankWeight = strtod(optarg, &end);
+         if (end == optarg || *end || !(rankWeight >= 0 && rankWeight <= 1000))
+            return Cli_usage("calibrate", "--rank-weight takes a number from 0 to 1000, like 1, not '%s'", optarg);
+         break;
+      }
       case 'H': {
          char *end;
          holdout = strtod(optarg, &end);
@@ -521,6 +536,7 @@ int Cli_calibrate(int argc, char **argv) {
       cfg.holdout = holdout;
       cfg.seed = (uint64_t)seed;
       cfg.restarts = (int)restarts;
+      cfg.rankWeight = rankWeight;
       double t1 = Clock_now();
       cfg.progress = progress;
       cfg.ctx = &t1;

@@ -37,6 +37,8 @@
 #define RESTART_SPREAD 0.7
 /* The factor by which sensitivity probes a constant. */
 #define PROBE 2.0
+/* Pairs the rank term looks at, at most, in each evaluation. */
+#define MAX_RANK_PAIRS 20000
 /* A range's lower end where devices.yaml allows 0: this share of the default. */
 #define ZERO_FLOOR 1e-3
 
@@ -62,6 +64,7 @@ void CalibConfig_default(CalibConfig *cfg) {
    cfg->restarts = 4;
    cfg->maxIterations = 4000;
    cfg->minSensitivity = 0.01;
+   cfg->rankWeight = 1;
 }
 
 Calibration *Calibration_new(const Device *d, char **cause) {
@@ -228,6 +231,18 @@ static double pairwise(const double *sim, const double *meas, int n) {
    return pairs ? right / (double)pairs : NAN;
 }
 
+/* The rank term of one pair: how far ln(simulated) orders the measured-faster sample
+ * after the slower one, squared; 0 when in order. */
+static inline double rankPenalty(double lnSimFaster, double lnSimSlower) {
+   double d = lnSimFaster - lnSimSlower;
+   return d > 0 ? d * d : 0;
+}
+
+/* Whether sample a was measured faster than b by more than rounding. */
+static inline bool faster(const Sample *a, const Sample *b) {
+   return a->lnMeasured < b->lnMeasured - 1e-9;
+}
+
 /* The quality of p on the samples whose heldOut is `heldOut`. */
 static void quality(const Calibration *c, const SimParams *p, bool heldOut, CalibQuality *q) {
    int n = c->n > 0 ? c->n : 1;
@@ -251,6 +266,15 @@ static void quality(const Calibration *c, const SimParams *p, bool heldOut, Cali
    }
    q->samples = m;
    q->meanSquaredLog = m ? squares / m : NAN;
+   double rank = 0;
+   long rankPairs = 0;
+   for (int a = 0; a < m; a++)
+      for (int b = 0; b < m; b++)
+         if (task[a] == task[b] && meas[a] < meas[b] * (1 - 1e-9)) {
+            rank += rankPenalty(log(sim[a]), log(sim[b]));
+            rankPairs++;
+         }
+   q->rankLoss = rankPairs ? rank / (double)rankPairs : 0;
    qsort(err, (size_t)m, sizeof *err, byValue);
    q->medianAbsLog = m == 0 ? NAN : m % 2 ? err[m / 2] : 0.5 * (err[m / 2 - 1] + err[m / 2]);
    /* the ranking measures within each task, averaged over the tasks where defined */
@@ -300,6 +324,10 @@ typedef struct {
    int nfree;
    int which[SIM_PARAM_COUNT];  /* the constant of each coordinate */
    double lo[SIM_PARAM_COUNT], hi[SIM_PARAM_COUNT];   /* ln of the range, per coordinate */
+   double rankWeight;
+   int npairs;
+   int (*pairs)[2];             /* training positions (faster, slower) of one task */
+   double *lnSim;               /* scratch: ln(simulated) of each training sample */
    int evaluations;
 } Objective;
 
@@ -321,14 +349,51 @@ static double paramsAt(const Objective *o, const gsl_vector *x, SimParams *p) {
    return outside;
 }
 
-static double meanSquaredLog(const Objective *o, const SimParams *p) {
+/* The mean squared log error over the training samples, plus the weighted rank term. */
+static double lossAt(const Objective *o, const SimParams *p) {
    double sum = 0;
    for (int k = 0; k < o->ntrain; k++) {
       const Sample *s = &o->c->samples[o->train[k]];
-      double e = log(Sim_time(&o->c->gpu, p, &s->prog, s->key, NULL)) - s->lnMeasured;
+      o->lnSim[k] = log(Sim_time(&o->c->gpu, p, &s->prog, s->key, NULL));
+      double e = o->lnSim[k] - s->lnMeasured;
       sum += e * e;
    }
-   return sum / o->ntrain;
+   double loss = sum / o->ntrain;
+   if (o->npairs > 0 && o->rankWeight > 0) {
+      double rank = 0;
+      for (int k = 0; k < o->npairs; k++)
+         rank += rankPenalty(o->lnSim[o->pairs[k][0]], o->lnSim[o->pairs[k][1]]);
+      loss += o->rankWeight * rank / o->npairs;
+   }
+   return loss;
+}
+
+/* The training pairs of the rank term: every pair of samples of one task with
+ * different measured latencies, or an even spread of MAX_RANK_PAIRS of them. */
+static void rankPairs(Objective *o) {
+   long all = 0;
+   for (int a = 0; a < o->ntrain; a++)
+      for (int b = 0; b < o->ntrain; b++) {
+         const Sample *x = &o->c->samples[o->train[a]], *y = &o->c->samples[o->train[b]];
+         all += x->task == y->task && faster(x, y);
+      }
+   long cap = all < MAX_RANK_PAIRS ? all : MAX_RANK_PAIRS;
+   o->pairs = xMalloc((size_t)(cap > 0 ? cap : 1) * sizeof *o->pairs);
+   o->npairs = 0;
+   long seen = 0;
+   for (int a = 0; a < o->ntrain; a++)
+      for (int b = 0; b < o->ntrain; b++) {
+         const Sample *x = &o->c->samples[o->train[a]], *y = &o->c->samples[o->train[b]];
+         if (x->task != y->task || !faster(x, y))
+            continue;
+         /* pair number `seen` is kept when it crosses the next of cap even steps */
+         if (o->npairs < cap && (seen * cap) / all == o->npairs) {
+            o->pairs[o->npairs][0] = a;
+            o->pairs[o->npairs][1] = b;
+            o->npairs++;
+         }
+         seen++;
+      }
 }
 
 static double objectiveAt(const gsl_vector *x, void *ctx) {
@@ -336,7 +401,7 @@ static double objectiveAt(const gsl_vector *x, void *ctx) {
    SimParams p;
    double outside = paramsAt(o, x, &p);
    o->evaluations++;
-   double f = meanSquaredLog(o, &p) + PENALTY * outside;
+   double f = lossAt(o, &p) + PENALTY * outside;
    /* GSL refuses a simplex with a non-finite value */
    return isfinite(f) ? f : 1e300;
 }
@@ -495,7 +560,9 @@ int Calibration_fit(Calibration *c, const SimParams *start, const CalibConfig *c
                       ntrain, c->n, c->n - ntrain, CALIB_MIN_TRAIN);
    }
    out->before = *start;
-   Objective o = { .c = c, .train = train, .ntrain = ntrain, .base = *start };
+   Objective o = { .c = c, .train = train, .ntrain = ntrain, .base = *start, .rankWeight = cfg->rankWeight };
+   o.lnSim = xMalloc((size_t)ntrain * sizeof *o.lnSim);
+   rankPairs(&o);
    for (int i = 0; i < SIM_PARAM_COUNT; i++) {
       Calibration_range((SimParam)i, &out->lower[i], &out->upper[i]);
       o.base.v[i] = fmin(out->upper[i], fmax(out->lower[i], start->v[i]));
@@ -556,6 +623,8 @@ int Calibration_fit(Calibration *c, const SimParams *start, const CalibConfig *c
    quality(c, &out->after, false, &out->trainAfter);
    quality(c, &out->before, true, &out->testBefore);
    quality(c, &out->after, true, &out->testAfter);
+   free(o.pairs);
+   free(o.lnSim);
    free(train);
    return 0;
 }

@@ -1,11 +1,14 @@
 /* Calibration: fits the simulator's free constants (SimParams) to latencies measured on
  * a GPU. Each measured program is counted once (Sim_count); the fit then times the
- * counted programs under candidate constants (Sim_time, cheap) and minimises the mean
- * squared ln(simulated / measured) over a training share of the samples with GSL's
- * Nelder-Mead simplex, in the logarithm of each constant, inside the range that
- * pruner-tui-devices(5) allows it, with restarts. Only the constants the samples
- * exercise (doubling or halving one moves the simulated latencies measurably) and
- * can tell apart from the others are fitted; the others keep their values. The rest of the samples, held out per task,
+ * counted programs under candidate constants (Sim_time, cheap) and minimises, over a
+ * training share of the samples, the mean squared ln(simulated / measured) plus a rank
+ * term (over pairs of samples of one task, the mean squared amount by which
+ * ln(simulated) orders them against their measured order: zero when every pair is in
+ * order, so a perfect fit is not pulled away), with GSL's Nelder-Mead simplex, in the
+ * logarithm of each constant, inside the range that pruner-tui-devices(5) allows it,
+ * with restarts. Only the constants the samples exercise (doubling or halving one
+ * moves the simulated latencies measurably) and can tell apart from the others are
+ * fitted; the others keep their values. The rest of the samples, held out per task,
  * say how much the fit helps on programs it has not seen.
  *
  * Samples name their task by an index the caller chooses: ranking quality is measured
@@ -27,6 +30,7 @@ typedef struct CalibConfig_ {
    uint64_t seed;               /* of the split and of the restarts' starting points (1) */
    int restarts;                /* Nelder-Mead runs after the first (4) */
    int maxIterations;           /* per run (4000) */
+   double rankWeight;           /* the rank term's weight in the objective (1) */
    double minSensitivity;       /* a constant is fitted when its sensitivity and its
                                    distinct sensitivity reach this (0.01: CalibResult) */
    /* Called after each run with the best mean squared ln error so far; may be NULL. */
@@ -40,7 +44,10 @@ typedef struct CalibQuality_ {
    int samples;
    int tasks;                   /* with at least two samples: those the ranking covers */
    double medianAbsLog;         /* median of |ln(simulated / measured)| */
-   double meanSquaredLog;       /* mean of ln(simulated / measured)^2: the objective */
+   double meanSquaredLog;       /* mean of ln(simulated / measured)^2 */
+   double rankLoss;             /* the rank term: over the pairs of samples of one task
+                                   with different measured latencies, the mean of
+                                   max(0, ln sim(faster) - ln sim(slower))^2 */
    double pairwise;             /* within each task, the share of pairs of samples with
                                    different measured latencies that the simulator
                                    orders alike (a tie counting half), averaged over
