@@ -11,7 +11,7 @@ subcommands=$( { "$bin" --help | sed -n '/^Subcommands/,/^$/s/^  \([a-z][a-z]*\)
                  sed -n 's/.*strcmp(argv\[1\], "\([a-z][a-z]*\)").*/\1/p' "$src/ui/main.c"; } | sort -u)
 nsub=$(echo "$subcommands" | wc -w)
 
-echo "1..$((59 + 4 * nsub))"
+echo "1..$((62 + 4 * nsub))"
 
 run --help
 ok "--help exits 0" [ "$rc" -eq 0 ]
@@ -210,5 +210,12 @@ run train --records "$tmp/rec.jsonl" --model linear --out "$tmp/m.ckpt"
 ok "train names the models it trains" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui train: --model takes pam, pam-moa, mlp or xgb" ]
 run train --records "$tmp/rec.jsonl" --model xgb --network "$tmp/mm.task" --holdout 1.5 --out "$tmp/m.ckpt"
 ok "train checks --holdout" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui train: --holdout takes a share between 0 and 1, like 0.2, not '1.5'" ]
+cp "$tmp/rec.jsonl" "$tmp/rec2.jsonl"
+run eval --records "$tmp/rec.jsonl" "$tmp/rec2.jsonl" --model psa --network "$tmp/mm.task"
+ok "eval --records FILE... reads every file named after it" sh -c '[ "$1" -eq 0 ] && grep -qx "psa on 4 records of 1 tasks" "$2"' _ "$rc" "$tmp/out"
+run train --records "$tmp/rec.jsonl" "$tmp/rec2.jsonl" --model xgb --network "$tmp/mm.task" --out "$tmp/m.ckpt"
+ok "train --records FILE... reads every file named after it" sh -c '[ "$1" -eq 0 ] && grep -q "^on the training samples: weighted over 1 tasks (4 samples)" "$2"' _ "$rc" "$tmp/out"
+run train "$tmp/rec.jsonl" --model xgb --network "$tmp/mm.task" --out "$tmp/m.ckpt"
+ok "train takes files as records only after --records" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui train: unexpected argument '$tmp/rec.jsonl'" ]
 
 [ "$failed" -eq 0 ]

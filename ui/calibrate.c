@@ -34,7 +34,7 @@ static const char *const shippedNetworks[] = { "resnet_50.task", "resnet_18.task
                                                "bert_base.task" };
 
 static const CliOption calibrateOptions[] = {
-   { "records", 'r', "FILE", "measurement records to fit (pruner-tui-records(5)); give it once per file" },
+   { "records", 'r', "FILE...", "measurement records to fit (pruner-tui-records(5)): one or more files" },
    { "device", 'd', "PROFILE",
      "the devices.yaml profile whose simulator is fitted (NAME or sim:NAME), the GPU the records were "
      "measured on" },
@@ -462,8 +462,14 @@ int Cli_calibrate(int argc, char **argv) {
       if (bad)
          return EXIT_USAGE;
    }
-   if (optind < argc)
-      return Cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
+   /* --records FILE...: the words after it are more records files */
+   for (; optind < argc; optind++) {
+      if (nrecords == 0)
+         return Cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
+      if (nrecords == MAX_FILES)
+         return Cli_usage("calibrate", "at most %d records files", MAX_FILES);
+      recordFiles[nrecords++] = argv[optind];
+   }
    if (nrecords == 0)
       return Cli_usage("calibrate", "--records FILE is needed (one or more)");
    if (!deviceArg)

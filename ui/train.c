@@ -143,7 +143,7 @@ static bool showProgress(void *ctx, int epoch, int epochs, double loss) {
 
 /* The options train and eval share: what the records are and where their tasks are. */
 #define OFFLINE_OPTIONS                                                                                    \
-   { "records", 'r', "FILE", "measurement records (pruner-tui-records(5)); give it once per file" },     \
+   { "records", 'r', "FILE...", "measurement records (pruner-tui-records(5)): one or more files" },        \
    { "network", 'n', "FILE.task",                                                                          \
      "also look the records' tasks up in FILE.task (the shipped task files always are); repeatable" },   \
    { "devices", 'D', "FILE", "also read GPU descriptions from FILE, for the records' devices" }
@@ -207,8 +207,13 @@ int Cli_train(int argc, char **argv) {
       if (bad)
          return EXIT_USAGE;
    }
-   if (optind < argc)
-      return Cli_usage("train", "unexpected argument '%s'", argv[optind]);
+   /* --records FILE...: the words after it are more records files */
+   for (; optind < argc; optind++) {
+      if (o.nrecordFiles == 0)
+         return Cli_usage("train", "unexpected argument '%s'", argv[optind]);
+      if (addFile("train", "records", o.recordFiles, &o.nrecordFiles, argv[optind]))
+         return EXIT_USAGE;
+   }
    int kind = modelName ? ModelKind_parse(modelName) : -1;
    if (!init && (kind < 0 || kind == MODEL_RANDOM || kind == MODEL_PSA))
       return Cli_usage("train", "--model takes pam, pam-moa, mlp or xgb%s", modelName ? "" : " (or --init CHECKPOINT)");
@@ -333,8 +338,13 @@ int Cli_eval(int argc, char **argv) {
       if (bad)
          return EXIT_USAGE;
    }
-   if (optind < argc)
-      return Cli_usage("eval", "unexpected argument '%s'", argv[optind]);
+   /* --records FILE...: the words after it are more records files */
+   for (; optind < argc; optind++) {
+      if (o.nrecordFiles == 0)
+         return Cli_usage("eval", "unexpected argument '%s'", argv[optind]);
+      if (addFile("eval", "records", o.recordFiles, &o.nrecordFiles, argv[optind]))
+         return EXIT_USAGE;
+   }
    if (!modelArg)
       return Cli_usage("eval", "--model takes a checkpoint file, psa or random");
    int rc = offlineLoad(&o);
