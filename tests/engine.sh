@@ -12,11 +12,11 @@ batch() {
    rc=$?
 }
 
-echo "1..26"
+echo "1..29"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 26); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 29); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -114,5 +114,23 @@ ok "no state was measured twice" \
    sh -c 'grep "\"event\":\"measure\"" "$1" | sed "s/.*\"task\":\([0-9]*\),\"state\":\"\(\([^\\\\\"]\|\\\\.\)*\)\".*/\1 \2/" | sort | uniq -d | grep -q . && exit 1 || exit 0' _ "$tmp/k.jsonl"
 ok "the resumed session ends with finished budget" \
    sh -c 'tail -n1 "$1" | grep -q "\"event\":\"finished\".*\"why\":\"budget\""' _ "$tmp/k.jsonl"
+
+# a checkpoint beside --cost-model: MoA from a pam checkpoint, the same kind, or an error
+batch "$tmp/rec-src.jsonl" --cost-model pam
+"$bin" export "$tmp/rec-src.jsonl" --records "$tmp/rec.jsonl" >/dev/null 2>&1
+"$bin" train --records "$tmp/rec.jsonl" --network "$src/tests/data/tiny2.task" --model pam --epochs 2 \
+   --out "$tmp/pam.ckpt" >/dev/null 2>&1
+ckpt=$(cd "$tmp" && pwd)/pam.ckpt
+batch "$tmp/moa.jsonl" --cost-model pam-moa --load-model "$tmp/pam.ckpt"
+ok "--cost-model pam-moa --load-model PAM.ckpt tunes with MoA from it, and says so" \
+   sh -c '[ "$1" -eq 0 ] && grep -q "^policy pruner, cost model pam-moa (from $2), 20 trials" "$3" &&
+          head -n1 "$4" | grep -q "\"cost_model\":\"pam-moa\",\"checkpoint\":\"$2\""' _ "$rc" "$ckpt" "$tmp/out" "$tmp/moa.jsonl"
+batch "$tmp/bad.jsonl" --cost-model xgb --load-model "$tmp/pam.ckpt"
+ok "a checkpoint of another kind than --cost-model is an error" \
+   [ "$rc" -eq 1 -a "$(cat "$tmp/err")" = "pruner-tui --batch: --load-model $tmp/pam.ckpt is a checkpoint of kind pam; cost model xgb needs one of kind xgb" ]
+"$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 20 --per-round 5 \
+   --load-model "$tmp/pam.ckpt" --no-session >"$tmp/out" 2>"$tmp/err"
+ok "--load-model alone tunes with the checkpoint's kind" \
+   sh -c '[ "$1" -eq 0 ] && grep -q "^policy pruner, cost model pam (from $2)" "$3"' _ "$?" "$ckpt" "$tmp/out"
 
 [ "$failed" -eq 0 ]

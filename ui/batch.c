@@ -192,6 +192,9 @@ int Cli_tune(int argc, char **argv) {
    if (ModelKind_parse(cfg.costModel) < 0)
       return Cli_usage(cmd, "--cost-model takes random, psa, xgb, mlp, pam or pam-moa, not '%s'",
                        cfg.costModel);
+   /* with a checkpoint and no --cost-model, the checkpoint's kind */
+   if (cfg.loadModel && !modelGiven && !resume)
+      cfg.costModel = NULL;
    cfg.trials = (int)trials;
    cfg.perRound = (int)perRound;
    cfg.seed = (uint64_t)seed;
@@ -220,6 +223,9 @@ int Cli_tune(int argc, char **argv) {
       cfg.policy = h->policy;
       userModel = cfg.costModel;
       cfg.costModel = h->costModel;
+      /* the model starts again from the checkpoint the session started from */
+      if (h->checkpoint && *h->checkpoint && !cfg.loadModel)
+         cfg.loadModel = h->checkpoint;
       cfg.trials = h->trialBudget;
       cfg.perRound = h->measuresPerRound;
       cfg.seed = (uint64_t)h->seed;
@@ -282,8 +288,9 @@ int Cli_tune(int argc, char **argv) {
           Measurer_simulated(m) ? ": SIMULATED, not a GPU" : "");
    if (Measurer_note(m))
       printf("note: %s\n", Measurer_note(m));
-   printf("policy %s, cost model %s, %d trials, %d per round, seed %ld%s%s\n", Engine_policy(e),
-          Engine_costModel(e), TaskScheduler_budget(sched), TaskScheduler_measuresPerRound(sched), seed,
+   printf("policy %s, cost model %s%s%s%s, %d trials, %d per round, seed %ld%s%s\n", Engine_policy(e),
+          Engine_costModel(e), *Engine_checkpoint(e) ? " (from " : "", Engine_checkpoint(e),
+          *Engine_checkpoint(e) ? ")" : "", TaskScheduler_budget(sched), TaskScheduler_measuresPerRound(sched), seed,
           Engine_sessionPath(e) ? ", session " : "", Engine_sessionPath(e) ? Engine_sessionPath(e) : "");
 
    /* the view: the resumed session's events first, without printing them */

@@ -308,8 +308,9 @@ static int runStats(Board *b, int argc, char **argv, char **answer) {
    if (!out)
       fatal("out of memory");
    char elapsed[32];
-   fprintf(out, "%s (%s) on %s%s, policy %s, cost model %s, seed %lld\n", v->network, v->networkFile, v->device,
-           v->simulated ? " (SIMULATED, not a GPU)" : "", v->policy, v->costModel, (long long)v->seed);
+   fprintf(out, "%s (%s) on %s%s, policy %s, cost model %s%s%s, seed %lld\n", v->network, v->networkFile,
+           v->device, v->simulated ? " (SIMULATED, not a GPU)" : "", v->policy, v->costModel,
+           *v->checkpoint ? " from " : "", v->checkpoint, (long long)v->seed);
    Board_duration(v->elapsed, elapsed, sizeof elapsed);
    fprintf(out, "trials %d of %d in %d rounds (%d per round), %s\n", v->trials, v->budget, v->rounds,
            v->measuresPerRound, elapsed);

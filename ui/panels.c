@@ -73,8 +73,9 @@ void Panels_header(WINDOW *w, const Board *b) {
    /* the run's state keeps its place at the right end; the brand goes first when
     * the row is short of room */
    char what[256];
-   snprintf(what, sizeof what, "%s on %s%s  policy %s  model %s", v->network, v->device,
-            v->simulated ? " SIMULATED" : "", v->policy, v->costModel);
+   const char *ckpt = strrchr(v->checkpoint, '/') ? strrchr(v->checkpoint, '/') + 1 : v->checkpoint;
+   snprintf(what, sizeof what, "%s on %s%s  policy %s  model %s%s%s%s", v->network, v->device,
+            v->simulated ? " SIMULATED" : "", v->policy, v->costModel, *ckpt ? " (" : "", ckpt, *ckpt ? ")" : "");
    int room = cols - (int)strlen(state) - 3;
    snprintf(line, sizeof line, " pruner-tui  %s", what);
    if ((int)strlen(line) > room)

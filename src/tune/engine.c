@@ -14,6 +14,7 @@
 
 #include "cost/metrics.h"
 #include "cost/model.h"
+#include "cost/models.h"
 #include "cost/online.h"
 #include "cost/psa.h"
 #include "measure/featurize.h"
@@ -37,6 +38,7 @@ struct Engine_ {
    Measurer *measurer;
    char *policy;
    char *costModel;
+   char *checkpoint;            /* --load-model's file, "" without one */
    SearchParams params;
    EngineTask *tasks;
    int currentTask;             /* the task the measurer is set to; -1: none */
@@ -133,6 +135,41 @@ static int emit(Engine *e, char **cause) {
 
 static int applyCommand(Engine *e, const char *text, bool *stop, char **cause);
 static int swapModel(Engine *e, const char *name, const char *checkpoint, char **cause);
+
+/* The verify model: of kind `name` (NULL: the checkpoint's), fresh from the seed, or
+ * from checkpoint when it is not NULL or "": the same kind, or pam-moa from a pam
+ * checkpoint (MoA: its network becomes the slow network). Another kind is an error,
+ * never a silent switch. `what` names the request in messages ("--load-model" or
+ * "model pam-moa"). */
+static CostModel *verifyModel(const char *name, const char *checkpoint, uint64_t seed, const char *what,
+                              char **cause) {
+   int asked = name ? ModelKind_parse(name) : -2;
+   if (asked == -1) {
+      *cause = xAsprintf("unknown cost model '%s' (random, psa, xgb, mlp, pam or pam-moa)", name);
+      return NULL;
+   }
+   if (!checkpoint || !*checkpoint)
+      return CostModel_new(asked >= 0 ? (ModelKind)asked : MODEL_PAM, seed, cause);
+   char *why = NULL;
+   CostModel *m = CostModel_load(checkpoint, &why);
+   if (!m) {
+      *cause = xAsprintf("%s %s: %s", what, checkpoint, why);
+      free(why);
+      return NULL;
+   }
+   if (asked == -2 || asked == (int)m->kind)
+      return m;
+   if (asked == MODEL_PAM_MOA && m->kind == MODEL_PAM) {
+      CostModel *moa = PamMoa_fromPretrained(m, cause);
+      CostModel_free(m);
+      return moa;
+   }
+   *cause = xAsprintf("%s %s is a checkpoint of kind %s; cost model %s needs one of kind %s%s", what, checkpoint,
+                      ModelKind_name(m->kind), name, name,
+                      asked == MODEL_PAM_MOA ? " or pam (its network becomes MoA's slow network)" : "");
+   CostModel_free(m);
+   return NULL;
+}
 
 /* ---- --resume ---- */
 
@@ -364,27 +401,15 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    int ntasks = e->net.ntasks;
 
    /* the verify model: a checkpoint or a fresh model of the kind asked for */
-   CostModel *model;
-   if (cfg->loadModel) {
-      char *why = NULL;
-      model = CostModel_load(cfg->loadModel, &why);
-      if (!model) {
-         *cause = xAsprintf("--load-model %s: %s", cfg->loadModel, why);
-         free(why);
-         goto fail;
-      }
-   } else {
-      const char *name = cfg->costModel ? cfg->costModel : "pam";
-      int kind = ModelKind_parse(name);
-      if (kind < 0) {
-         *cause = xAsprintf("unknown cost model '%s' (random, psa, xgb, mlp, pam or pam-moa)", name);
-         goto fail;
-      }
-      model = CostModel_new((ModelKind)kind, cfg->seed, cause);
-      if (!model)
-         goto fail;
-   }
+   CostModel *model = verifyModel(cfg->loadModel ? cfg->costModel : (cfg->costModel ? cfg->costModel : "pam"),
+                                  cfg->loadModel, cfg->seed, "--load-model", cause);
+   if (!model)
+      goto fail;
    e->costModel = xStrdup(ModelKind_name(model->kind));
+   /* absolute, so that a resume from another directory finds it again */
+   char *resolved = cfg->loadModel ? realpath(cfg->loadModel, NULL) : NULL;
+   e->checkpoint = xStrdup(resolved ? resolved : cfg->loadModel ? cfg->loadModel : "");
+   free(resolved);
    TrainConfig_default(&e->train);
    e->train.seed = cfg->seed;
    e->seed = cfg->seed;
@@ -457,6 +482,7 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
       h.simulated = Measurer_simulated(e->measurer);
       h.policy = e->policy;
       h.costModel = e->costModel;
+      h.checkpoint = e->checkpoint;
       h.trialBudget = cfg->trials;
       h.measuresPerRound = e->measuresPerRound;
       h.seed = (int64_t)cfg->seed;
@@ -517,6 +543,7 @@ void Engine_free(Engine *e) {
    free(e->costs);
    free(e->policy);
    free(e->costModel);
+   free(e->checkpoint);
    free(e->sessionPath);
    SessionEvent_done(&e->header);
    for (int i = 0; i < e->ncommands; i++)
@@ -573,31 +600,11 @@ const char *Engine_lastRefusal(const Engine *e) {
 /* A fresh verify model of kind `name`, or the checkpoint's (which must be of that
  * kind) when checkpoint is not "", trained on every measurement so far. */
 static int swapModel(Engine *e, const char *name, const char *checkpoint, char **cause) {
-   int kind = ModelKind_parse(name);
-   if (kind < 0) {
-      *cause = xAsprintf("unknown cost model '%s' (random, psa, xgb, mlp, pam or pam-moa)", name);
+   char what[96];
+   snprintf(what, sizeof what, "model %s", name);
+   CostModel *m = verifyModel(name, checkpoint, e->seed, what, cause);
+   if (!m)
       return -1;
-   }
-   CostModel *m;
-   if (checkpoint && *checkpoint) {
-      char *why = NULL;
-      m = CostModel_load(checkpoint, &why);
-      if (!m) {
-         *cause = xAsprintf("model %s %s: %s", name, checkpoint, why);
-         free(why);
-         return -1;
-      }
-      if ((int)m->kind != kind) {
-         *cause = xAsprintf("model %s %s: the checkpoint holds a %s model", name, checkpoint,
-                            ModelKind_name(m->kind));
-         CostModel_free(m);
-         return -1;
-      }
-   } else {
-      m = CostModel_new((ModelKind)kind, e->seed, cause);
-      if (!m)
-         return -1;
-   }
    /* the trainer owns m from here on and may replace it with a trained copy */
    ModelKind chosen = m->kind;
    OnlineModel *o = OnlineModel_new(m, &e->train);
@@ -614,7 +621,9 @@ static int swapModel(Engine *e, const char *name, const char *checkpoint, char *
    e->verify = verify;
    e->online = o;
    free(e->costModel);
+   free(e->checkpoint);
    e->costModel = xStrdup(ModelKind_name(chosen));
+   e->checkpoint = xStrdup(checkpoint ? checkpoint : "");
    return 0;
 }
 
@@ -850,6 +859,10 @@ const char *Engine_policy(const Engine *e) {
 
 const char *Engine_costModel(const Engine *e) {
    return e->costModel;
+}
+
+const char *Engine_checkpoint(const Engine *e) {
+   return e->checkpoint;
 }
 
 const SessionHeader *Engine_header(const Engine *e) {

@@ -127,6 +127,8 @@ const TaskScheduler *Engine_scheduler(const Engine *e);
 const Measurer *Engine_measurer(const Engine *e);
 const char *Engine_policy(const Engine *e);
 const char *Engine_costModel(const Engine *e);
+/* The checkpoint the verify model started from (--load-model), "" when none. */
+const char *Engine_checkpoint(const Engine *e);
 /* The session's header, whether or not a file is written (a resumed session's own). */
 const SessionHeader *Engine_header(const Engine *e);
 /* The session file written, or NULL. */

@@ -58,6 +58,7 @@ static const Field headerFields[] = {
    { "simulated", F_BOOL, AT(header.simulated) },
    { "policy", F_STRING, AT(header.policy) },
    { "cost_model", F_STRING, AT(header.costModel) },
+   { "checkpoint", F_MESSAGE, AT(header.checkpoint) },
    { "trials", F_INT, AT(header.trialBudget) },
    { "per_round", F_INT, AT(header.measuresPerRound) },
    { "seed", F_INT53, AT(header.seed) },

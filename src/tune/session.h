@@ -67,6 +67,8 @@ typedef struct SessionHeader_ {
    bool simulated;
    char *policy;                /* "pruner", "ansor" */
    char *costModel;             /* "pam", "mlp", ... */
+   char *checkpoint;            /* the checkpoint the model started from (--load-model); ""
+                                   when it started fresh */
    int trialBudget;
    int measuresPerRound;
    int64_t seed;                /* 0 to 2^53 - 1, so that a JSON number holds it exactly */

@@ -61,6 +61,7 @@ void TuneView_init(TuneView *v, const SessionHeader *h, const Network *net) {
    v->simulated = h->simulated;
    v->policy = copyOf(h->policy);
    v->costModel = copyOf(h->costModel);
+   v->checkpoint = copyOf(h->checkpoint ? h->checkpoint : "");
    v->budget = h->trialBudget;
    v->measuresPerRound = h->measuresPerRound;
    v->seed = h->seed;
@@ -93,6 +94,7 @@ void TuneView_done(TuneView *v) {
    free(v->device);
    free(v->policy);
    free(v->costModel);
+   free(v->checkpoint);
    for (int i = 0; i < v->ntasks; i++) {
       free(v->tasks[i].key);
       free(v->tasks[i].label);
@@ -139,6 +141,8 @@ static void applyCommand(TuneView *v, const char *text) {
    case COMMAND_MODEL:
       free(v->costModel);
       v->costModel = xStrdup(c.model);
+      free(v->checkpoint);
+      v->checkpoint = xStrdup(c.checkpoint);
       break;
    default: break;
    }

@@ -78,6 +78,8 @@ typedef struct TuneView_ {
    bool simulated;
    char *policy;
    char *costModel;             /* the verify model now: `model KIND` changes it */
+   char *checkpoint;            /* the checkpoint it started from, "" for none: the
+                                   session's, then `model KIND [CHECKPOINT]`'s */
    int budget;                  /* `budget N` changes it */
    int measuresPerRound;
    int64_t seed;
