@@ -94,6 +94,7 @@ int main(int argc, char **argv) {
    }
    int kind = ModelKind_parse(argv[3]);
    int roundEpochs = argc > 4 ? atoi(argv[4]) : 5;
+   int replayCap = argc > 5 ? atoi(argv[5]) : 400;
    BenchMix mix;
    if (BenchMix_load(&mix, argv[1]) < 0)
       return 1;
@@ -169,36 +170,45 @@ int main(int argc, char **argv) {
    CostModel_free(m);
 
    /* the online scheme: rounds of 100 new records, each a warm start of a bounded
-    * number of epochs over all records so far */
-   m = CostModel_new((ModelKind)kind, 1, &cause);
-   TrainConfig bounded;
-   TrainConfig_default(&bounded);
-   bounded.epochs = roundEpochs;
-   bounded.seed = 1;
-   OnlineModel *om = OnlineModel_new(m, &bounded);
-   Dataset round;
-   Dataset_init(&round);
-   for (int start = 0; start < pool.n; start += 100) {
-      Dataset_clear(&round);
-      for (int i = start; i < start + 100 && i < pool.n; i++)
-         Dataset_addFrom(&round, &pool, i);
-      OnlineModel_update(om, &round);
-      double s = OnlineModel_wait(om);
-      int have = start + round.n;
-      if (have == 500 || have == 1000 || have == 2000 || have >= pool.n)
-         printf("online round at %d records: %.2f s (%d epochs, warm start)\n", have, s, roundEpochs);
+    * number of epochs over all records so far, then with a bounded replay: the new
+    * records and `replay` earlier ones drawn at random */
+   for (int pass = 0; pass < 2; pass++) {
+      int replay = pass == 0 ? 0 : replayCap;
+      m = CostModel_new((ModelKind)kind, 1, &cause);
+      TrainConfig bounded;
+      TrainConfig_default(&bounded);
+      bounded.epochs = roundEpochs;
+      bounded.seed = 1;
+      bounded.replay = replay;
+      char scheme[64];
+      snprintf(scheme, sizeof scheme, replay ? "replay of %d" : "all records", replay);
+      OnlineModel *om = OnlineModel_new(m, &bounded);
+      Dataset round;
+      Dataset_init(&round);
+      for (int start = 0; start < pool.n; start += 100) {
+         Dataset_clear(&round);
+         for (int i = start; i < start + 100 && i < pool.n; i++)
+            Dataset_addFrom(&round, &pool, i);
+         OnlineModel_update(om, &round);
+         double s = OnlineModel_wait(om);
+         int have = start + round.n;
+         if (have == 500 || have == 1000 || have == 2000 || have >= pool.n)
+            printf("online round at %d records, %s: %.3f s (%d epochs, warm start)\n", have, scheme, s,
+                   roundEpochs);
+      }
+      float *scores = xCalloc((size_t)test.n + 1, sizeof *scores);
+      OnlineModel_predict(om, &test, scores);
+      RankMetrics r;
+      Metrics_weighted(&test, scores, NULL, &r);
+      printf("online scheme (%s) after %d rounds: held-out pairwise accuracy %.4f (full retrain %.4f, "
+             "difference %+.4f)\n",
+             scheme, OnlineModel_rounds(om), r.pairwise, fullPairwise, r.pairwise - fullPairwise);
+      if (OnlineModel_lastError(om))
+         printf("last round failed: %s\n", OnlineModel_lastError(om));
+      free(scores);
+      Dataset_done(&round);
+      OnlineModel_free(om);
    }
-   float *scores = xCalloc((size_t)test.n + 1, sizeof *scores);
-   OnlineModel_predict(om, &test, scores);
-   RankMetrics r;
-   Metrics_weighted(&test, scores, NULL, &r);
-   printf("online scheme after %d rounds: held-out pairwise accuracy %.4f (full retrain %.4f, difference %+.4f)\n",
-          OnlineModel_rounds(om), r.pairwise, fullPairwise, r.pairwise - fullPairwise);
-   if (OnlineModel_lastError(om))
-      printf("last round failed: %s\n", OnlineModel_lastError(om));
-   free(scores);
-   OnlineModel_free(om);
-   Dataset_done(&round);
    Dataset_done(&seen);
    Dataset_done(&pool);
    Dataset_done(&test);

@@ -174,9 +174,53 @@ static void test_frozen_never_trains(void **state) {
    OnlineModel_free(o);
 }
 
+/* With a bounded replay of 25: the first round trains on all 30 samples; a round after
+ * it on the 10 new ones and 25 of the 30 earlier (35), and once 60 are in, on the 10
+ * new and 25 of the 50 earlier (35 again): the round's cost stays bounded. The samples
+ * are labelled over all the data (the stand-in checks every label is in (0, 1]). */
+static void test_bounded_replay(void **state) {
+   (void)state;
+   TrainConfig cfg;
+   TrainConfig_default(&cfg);
+   cfg.replay = 25;
+   OnlineModel *o = OnlineModel_new(standin(0.0, false), &cfg);
+   Dataset d;
+   Dataset_init(&d);
+   samples(&d, 30, 0);
+   OnlineModel_update(o, &d);
+   OnlineModel_wait(o);
+   assert_true(scoreOf(o) == 100030);
+   samples(&d, 10, 30);
+   OnlineModel_update(o, &d);
+   OnlineModel_wait(o);
+   assert_true(scoreOf(o) == 200035);
+   samples(&d, 10, 40);
+   OnlineModel_update(o, &d);
+   OnlineModel_wait(o);
+   samples(&d, 10, 50);
+   OnlineModel_update(o, &d);
+   OnlineModel_wait(o);
+   assert_true(scoreOf(o) == 400035);
+   assert_int_equal(OnlineModel_data(o)->n, 60);
+   assert_null(OnlineModel_lastError(o));
+   /* fewer earlier samples than the replay: all of them */
+   OnlineModel *small = OnlineModel_new(standin(0.0, false), &cfg);
+   samples(&d, 20, 0);
+   OnlineModel_update(small, &d);
+   OnlineModel_wait(small);
+   samples(&d, 10, 20);
+   OnlineModel_update(small, &d);
+   OnlineModel_wait(small);
+   assert_true(scoreOf(small) == 200030);
+   OnlineModel_free(small);
+   Dataset_done(&d);
+   OnlineModel_free(o);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_publishes),
+      cmocka_unit_test(test_bounded_replay),
       cmocka_unit_test(test_predictions_do_not_wait),
       cmocka_unit_test(test_failed_round_keeps_the_model),
       cmocka_unit_test(test_frozen_never_trains),

@@ -42,6 +42,9 @@ typedef struct TrainConfig_ {
    double weightDecay;          /* 1e-6 */
    double clip;                 /* gradient-norm clipping; 0.5 */
    bool fromScratch;            /* re-initialize before training (else warm start) */
+   int replay;                  /* online rounds after the first: train on the samples
+                                   new since the last round and at most this many of the
+                                   earlier ones, drawn at random (0: on all samples) */
    uint64_t seed;
    /* called after every epoch, when set; return false to stop early */
    bool (*progress)(void *ctx, int epoch, int epochs, double loss);

@@ -9,6 +9,7 @@
 
 #include "cost/nn.h"
 #include "util/clock.h"
+#include "util/rng.h"
 #include "util/xalloc.h"
 
 struct OnlineModel_ {
@@ -23,10 +24,43 @@ struct OnlineModel_ {
                                    (models keep scratch memory: one prediction at a time) */
    TrainConfig cfg;
    Dataset data;                /* all labelled samples; written only under lock */
+   int trained;                 /* samples the last round that succeeded had seen */
    int rounds;
    double lastSeconds;
    char *lastError;
 };
+
+/* Into out (initialized, emptied): the samples of all from `trained` on, and `replay`
+ * of the earlier ones drawn without repetition (a partial Fisher-Yates shuffle from
+ * seed), in their order, every task of all kept in all's order. */
+static void replaySubset(const Dataset *all, int trained, int replay, uint64_t seed, Dataset *out) {
+   int *pick = xMalloc((size_t)trained * sizeof *pick);
+   for (int i = 0; i < trained; i++)
+      pick[i] = i;
+   Rng rng;
+   Rng_seed(&rng, seed);
+   for (int k = 0; k < replay; k++) {
+      int j = k + (int)Rng_below(&rng, (uint64_t)(trained - k));
+      int t = pick[k];
+      pick[k] = pick[j];
+      pick[j] = t;
+   }
+   bool *keep = xCalloc((size_t)all->n, sizeof *keep);
+   for (int k = 0; k < replay; k++)
+      keep[pick[k]] = true;
+   for (int i = trained; i < all->n; i++)
+      keep[i] = true;
+   Dataset_clear(out);
+   for (int t = 0; t < all->ntasks; t++) {
+      int u = Dataset_task(out, all->taskKey[t]);
+      out->taskWeight[u] = all->taskWeight[t];
+   }
+   for (int i = 0; i < all->n; i++)
+      if (keep[i])
+         Dataset_addFrom(out, all, i);
+   free(keep);
+   free(pick);
+}
 
 static void *worker(void *arg) {
    OnlineModel *o = arg;
@@ -47,15 +81,27 @@ static void *worker(void *arg) {
       char *cause = NULL;
       CostModel *work = CostModel_clone(o->published, &cause);
       TrainConfig cfg = o->cfg;
+      int trained = o->trained, round = o->rounds;
       pthread_mutex_unlock(&o->lock);
 
       double t0 = Clock_now();
       int rc = -1;
       if (work) {
+         /* labels over all samples (a task's best may be new); then, with a bounded
+          * replay, the samples to train on this round */
          Dataset_relabel(&snapshot);
-         rc = CostModel_fit(work, &snapshot, &cfg, &cause);
+         Dataset part;
+         Dataset_init(&part);
+         const Dataset *on = &snapshot;
+         if (cfg.replay > 0 && trained > cfg.replay && !cfg.fromScratch) {
+            replaySubset(&snapshot, trained, cfg.replay, cfg.seed ^ (uint64_t)round, &part);
+            on = &part;
+         }
+         rc = CostModel_fit(work, on, &cfg, &cause);
+         Dataset_done(&part);
       }
       double seconds = Clock_now() - t0;
+      int seen = snapshot.n;
       Dataset_done(&snapshot);
 
       CostModel *old = NULL;
@@ -74,6 +120,7 @@ static void *worker(void *arg) {
       if (rc == 0) {
          free(cause);
          o->rounds++;
+         o->trained = seen;
       }
       o->lastSeconds = seconds;
       o->running = false;
