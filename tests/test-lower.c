@@ -201,8 +201,11 @@ static void test_reference_program(void **state) {
  * its last kernel computing the output. */
 static void test_reference_program_of_every_network(void **state) {
    (void)state;
-   const char *files[] = { "models/resnet_50.task", "models/resnet_18.task", "models/mobilenet_v2.task",
-                           "models/bert_base.task" };
+   const char *files[] = { "models/resnet_50.task",      "models/resnet_18.task",
+                           "models/mobilenet_v2.task",   "models/bert_base.task",
+                           "models/wide_resnet_50.task", "models/resnext_50.task",
+                           "models/deeplabv3_r50.task",  "models/bert_tiny.task",
+                           "models/inception_v3.task",   "models/vit_b_16.task" };
    LoopNest ln;
    LoopNest_init(&ln);
    int programs = 0;

@@ -60,6 +60,98 @@ static void test_other_networks(void **state) {
    }
 }
 
+/* Representative tasks of the networks added after the first four, by hand from the
+ * architectures: conv2d = 2*N*K*OH*OW*(C/G)*R*S + e*N*K*OH*OW, with e = 1 per bias,
+ * add and relu; dense = 2*M*n*k + e*M*n, with e = 4 for gelu; batch_matmul =
+ * 2*B*m*n*k; softmax 4 and layer_norm 14 per element. */
+static void test_added_networks_by_hand(void **state) {
+   (void)state;
+   Network net;
+
+   /* wide_resnet_50: layer1.0-2.conv2 is 3x3 128 -> 128 at 56x56, twice ResNet-50's
+    * width; the block outputs stay 256 channels */
+   TestUtil_loadNetwork(&net, "models/wide_resnet_50.task");
+   assert_int_equal(net.tasks[3].weight, 3);
+   assert_true(net.tasks[3].flops == 2.0 * 128 * 56 * 56 * 128 * 9 + 2.0 * 128 * 56 * 56);
+   assert_int_equal(net.tasks[5].op.out_c, 256);
+   assert_true(net.tasks[5].flops == 2.0 * 256 * 56 * 56 * 128 + 3.0 * 256 * 56 * 56);
+   Network_done(&net);
+
+   /* resnext_50: the same 3x3 128 -> 128, but 32 groups of 4 channels */
+   TestUtil_loadNetwork(&net, "models/resnext_50.task");
+   const Task *g = &net.tasks[3];
+   assert_int_equal(g->op.groups, 32);
+   assert_string_equal(g->key, "conv2d_n1_c128_h56_w56_k128_g32_r3x3_s1x1_p1,1,1,1_d1x1+bias+relu");
+   assert_true(g->flops == 2.0 * 128 * 56 * 56 * (128 / 32) * 9 + 2.0 * 128 * 56 * 56);
+   /* layer4.0.conv2: 32 groups of 32, stride 2, 14x14 -> 7x7 */
+   assert_true(net.tasks[20].flops == 2.0 * 1024 * 7 * 7 * 32 * 9 + 2.0 * 1024 * 7 * 7);
+   Network_done(&net);
+
+   /* deeplabv3_r50: output stride 8, so layer4 and the ASPP run at 28x28 */
+   TestUtil_loadNetwork(&net, "models/deeplabv3_r50.task");
+   /* backbone.layer4.1-2.conv2: dilation 4, pad 4 keeps 28x28 */
+   const Task *d4 = &net.tasks[24];
+   assert_int_equal(d4->weight, 2);
+   assert_int_equal(d4->op.dilation_h, 4);
+   assert_int_equal(d4->op.out_h, 28);
+   assert_true(d4->flops == 2.0 * 512 * 28 * 28 * 512 * 9 + 2.0 * 512 * 28 * 28);
+   /* the ASPP's dilation-36 branch: every tap counted, padding included */
+   const Task *a36 = &net.tasks[28];
+   assert_int_equal(a36->op.dilation_w, 36);
+   assert_int_equal(a36->op.pad_left, 36);
+   assert_int_equal(a36->op.out_w, 28);
+   assert_true(a36->flops == 2.0 * 256 * 28 * 28 * 2048 * 9 + 2.0 * 256 * 28 * 28);
+   /* image pooling: 784 adds + 1 divide per channel */
+   assert_int_equal(net.tasks[29].op.kind, OP_ADAPTIVE_AVG_POOL2D);
+   assert_true(net.tasks[29].flops == 2048.0 * (28 * 28 + 1));
+   /* the head's 3x3 conv is backbone.layer3.0.conv2's workload: merged, weight 2 */
+   assert_int_equal(net.tasks[14].weight, 2);
+   assert_true(net.tasks[14].flops == 2.0 * 256 * 28 * 28 * 256 * 9 + 2.0 * 256 * 28 * 28);
+   /* the classifier: 1x1 256 -> 21 classes, bias only */
+   assert_true(net.tasks[32].flops == 2.0 * 21 * 28 * 28 * 256 + 21.0 * 28 * 28);
+   Network_done(&net);
+
+   /* bert_tiny: the whole total, task by task (hidden 128, 2 heads of 64, FFN 512,
+    * sequence 128, 2 layers) */
+   TestUtil_loadNetwork(&net, "models/bert_tiny.task");
+   const double s = 128, h = 128, ffn = 512, heads = 2, hd = 64;
+   const double total = 5 * (14 * s * h)                     /* LayerNorm x 5 */
+                      + 6 * (2 * s * h * h + s * h)           /* Q, K, V + bias */
+                      + 2 * (2 * heads * s * s * hd)          /* Q.K^T */
+                      + 2 * (4 * heads * s * s)               /* softmax */
+                      + 2 * (2 * heads * s * hd * s)          /* probs.V */
+                      + 2 * (2 * s * h * h + 2 * s * h)       /* attention output + bias, add */
+                      + 2 * (2 * s * ffn * h + 5 * s * ffn)   /* FFN1 + bias, gelu */
+                      + 2 * (2 * s * h * ffn + 2 * s * h);    /* FFN2 + bias, add */
+   assert_true(total == 119734272.0);
+   assert_true(Network_totalFlops(&net) == total);
+   assert_true(net.tasks[6].flops == 2 * s * ffn * h + 5 * s * ffn);
+   Network_done(&net);
+
+   /* inception_v3: the 1x7 conv of channels_7x7 160, in Mixed_6c and 6d twice each */
+   TestUtil_loadNetwork(&net, "models/inception_v3.task");
+   const Task *c17 = &net.tasks[31];
+   assert_int_equal(c17->weight, 4);
+   assert_int_equal(c17->op.kernel_h, 1);
+   assert_int_equal(c17->op.kernel_w, 7);
+   assert_int_equal(c17->op.pad_left, 3);
+   assert_int_equal(c17->op.out_w, 17);
+   assert_true(c17->flops == 2.0 * 160 * 17 * 17 * 160 * 7 + 2.0 * 160 * 17 * 17);
+   /* the branch pool of Mixed_6b-6e: 9 adds + 1 divide per output */
+   assert_int_equal(net.tasks[29].weight, 4);
+   assert_true(net.tasks[29].flops == 768.0 * 17 * 17 * (9 + 1));
+   Network_done(&net);
+
+   /* vit_b_16 at 256x256: 16x16 patches + the class token = 257 tokens */
+   TestUtil_loadNetwork(&net, "models/vit_b_16.task");
+   assert_true(net.tasks[0].flops == 2.0 * 768 * 16 * 16 * 3 * 16 * 16 + 768.0 * 16 * 16);
+   assert_int_equal(net.tasks[1].weight, 25);
+   assert_true(net.tasks[1].flops == 14.0 * 257 * 768);
+   assert_true(net.tasks[3].flops == 2.0 * 12 * 257 * 257 * 64);
+   assert_true(net.tasks[4].flops == 4.0 * 12 * 257 * 257);
+   Network_done(&net);
+}
+
 static Network loadText(const char *text) {
    Network net;
    char *cause = NULL;
@@ -246,6 +338,7 @@ int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resnet_50),
       cmocka_unit_test(test_other_networks),
+      cmocka_unit_test(test_added_networks_by_hand),
       cmocka_unit_test(test_batch_scales_every_op),
       cmocka_unit_test(test_shorthand_forms),
       cmocka_unit_test(test_malformed_files),
