@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
    }
    int kind = ModelKind_parse(argv[3]);
    int roundEpochs = argc > 4 ? atoi(argv[4]) : 5;
-   int replayCap = argc > 5 ? atoi(argv[5]) : 400;
+   int replayCap = argc > 5 ? atoi(argv[5]) : 300;
    BenchMix mix;
    if (BenchMix_load(&mix, argv[1]) < 0)
       return 1;
