@@ -45,6 +45,10 @@ typedef struct TrainConfig_ {
    int replay;                  /* online rounds after the first: train on the samples
                                    new since the last round and at most this many of the
                                    earlier ones, drawn at random (0: on all samples) */
+   int roundEpochs;             /* online rounds after the first: at most this many
+                                   epochs (0: `epochs`). Both bounds apply to the models
+                                   that warm-start (mlp, pam, pam-moa); the others
+                                   retrain on every sample each round */
    uint64_t seed;
    /* called after every epoch, when set; return false to stop early */
    bool (*progress)(void *ctx, int epoch, int epochs, double loss);

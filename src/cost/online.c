@@ -82,6 +82,7 @@ static void *worker(void *arg) {
       CostModel *work = CostModel_clone(o->published, &cause);
       TrainConfig cfg = o->cfg;
       int trained = o->trained, round = o->rounds;
+      ModelKind kind = o->published->kind;
       pthread_mutex_unlock(&o->lock);
 
       double t0 = Clock_now();
@@ -93,7 +94,11 @@ static void *worker(void *arg) {
          Dataset part;
          Dataset_init(&part);
          const Dataset *on = &snapshot;
-         if (cfg.replay > 0 && trained > cfg.replay && !cfg.fromScratch) {
+         bool warm = !cfg.fromScratch && trained > 0 &&
+                     (kind == MODEL_MLP || kind == MODEL_PAM || kind == MODEL_PAM_MOA);
+         if (warm && cfg.roundEpochs > 0)
+            cfg.epochs = cfg.roundEpochs;
+         if (warm && cfg.replay > 0 && trained > cfg.replay) {
             replaySubset(&snapshot, trained, cfg.replay, cfg.seed ^ (uint64_t)round, &part);
             on = &part;
          }

@@ -28,6 +28,10 @@
 #include "util/rng.h"
 #include "util/xalloc.h"
 
+/* The online trainer's bounds for rounds after the first (TrainConfig). */
+#define ENGINE_ROUND_EPOCHS 5
+#define ENGINE_REPLAY 300
+
 typedef struct EngineTask_ {
    SketchSet set;
    SearchTask search;
@@ -412,6 +416,11 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    free(resolved);
    TrainConfig_default(&e->train);
    e->train.seed = cfg->seed;
+   /* after the first round a warm-starting model trains a few epochs on the new
+    * measurements and a bounded replay of earlier ones (bench/models: 0.19 s a round
+    * at 2,000 records, ranking within 0.02 of a full retrain) */
+   e->train.roundEpochs = ENGINE_ROUND_EPOCHS;
+   e->train.replay = ENGINE_REPLAY;
    e->seed = cfg->seed;
    e->threads = cfg->threads;
    e->online = OnlineModel_new(model, &e->train);
