@@ -24,14 +24,10 @@
 #include "measure/record.h"
 #include "sim/calibrate.h"
 #include "util/clock.h"
-#include "util/paths.h"
 #include "util/xalloc.h"
 
 #define MAX_FILES 64
 #define MIN_RECORDS 10
-
-static const char *const shippedNetworks[] = { "resnet_50.task", "resnet_18.task", "mobilenet_v2.task",
-                                               "bert_base.task" };
 
 static const CliOption calibrateOptions[] = {
    { "records", 'r', "FILE...", "measurement records to fit (pruner-tui-records(5)): one or more files" },
@@ -76,7 +72,7 @@ static const CliCommand calibrateCommand = {
 /* The tasks of the networks, each with its sketches once a record needs them. */
 typedef struct {
    int nnets;
-   Network nets[MAX_FILES + 4];
+   Network nets[MAX_FILES + CLI_SHIPPED_NETWORKS];
    int ntasks;
    const Task **tasks;
    SketchSet *sets;
@@ -85,19 +81,8 @@ typedef struct {
 
 static int loadTasks(Tasks *t, const char *const *files, int nfiles) {
    memset(t, 0, sizeof *t);
-   for (size_t i = 0; i < sizeof shippedNetworks / sizeof shippedNetworks[0]; i++) {
-      char *path = Paths_findTaskFile(shippedNetworks[i]);
-      char *cause = NULL;
-      if (Network_load(&t->nets[t->nnets], path, &cause) == 0)
-         t->nnets++;
-      free(cause);
-      free(path);
-   }
-   for (int i = 0; i < nfiles; i++) {
-      if (Cli_loadNetwork(files[i], &t->nets[t->nnets]))
-         return EXIT_INPUT;
-      t->nnets++;
-   }
+   if (Cli_loadNetworks(files, nfiles, t->nets, &t->nnets))
+      return EXIT_INPUT;
    for (int n = 0; n < t->nnets; n++)
       t->ntasks += t->nets[n].ntasks;
    size_t m = (size_t)(t->ntasks ? t->ntasks : 1);

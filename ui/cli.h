@@ -51,6 +51,12 @@ int Cli_usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
 int Cli_parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out);
 /* Loads a task file (looked up as Paths_findTaskFile does); 0 or EXIT_INPUT. */
 int Cli_loadNetwork(const char *file, Network *net);
+/* The task files that ship in models/, which records' tasks are looked up in. */
+#define CLI_SHIPPED_NETWORKS 10
+/* Loads the shipped task files (one that is missing is left out quietly) and then
+ * files[0..nfiles) into nets, which has room for CLI_SHIPPED_NETWORKS + nfiles; *n gets
+ * how many. 0, or EXIT_INPUT after reporting a file of files. */
+int Cli_loadNetworks(const char *const *files, int nfiles, Network *nets, int *n);
 /* "3", "0,4,7" or "all" into selected[0..ntasks); 0, or EXIT_USAGE after reporting
  * "CMD: WHAT takes task IDs ...". */
 int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const Network *net, bool *selected);

@@ -146,6 +146,28 @@ int Cli_loadNetwork(const char *file, Network *net) {
    return 0;
 }
 
+static const char *const shippedNetworks[CLI_SHIPPED_NETWORKS] = {
+   "resnet_50.task",      "resnet_18.task",  "mobilenet_v2.task", "bert_base.task", "bert_tiny.task",
+   "wide_resnet_50.task", "resnext_50.task", "inception_v3.task", "vit_b_16.task",  "deeplabv3_r50.task",
+};
+
+int Cli_loadNetworks(const char *const *files, int nfiles, Network *nets, int *n) {
+   *n = 0;
+   for (int i = 0; i < CLI_SHIPPED_NETWORKS; i++) {
+      char *path = Paths_findTaskFile(shippedNetworks[i]);
+      char *cause = NULL;
+      if (Network_load(&nets[*n], path, &cause) == 0)
+         (*n)++;
+      free(cause);
+      free(path);
+   }
+   for (int i = 0; i < nfiles; i++) {
+      if (Cli_loadNetwork(files[i], &nets[*n]))
+         return EXIT_INPUT;
+      (*n)++;
+   }
+   return 0;
+}
 
 char *Cli_readStateArg(const char *arg, char **cause) {
    if (arg[0] != '@')

@@ -18,13 +18,9 @@
 #include "measure/featurize.h"
 #include "measure/record.h"
 #include "util/clock.h"
-#include "util/paths.h"
 #include "util/xalloc.h"
 
 #define MAX_FILES 64
-
-static const char *const shippedNetworks[] = { "resnet_50.task", "resnet_18.task", "mobilenet_v2.task",
-                                               "bert_base.task" };
 
 /* What train and eval share: the records, the networks that define their tasks, the
  * devices, and the dataset made from them. */
@@ -35,7 +31,7 @@ typedef struct {
    const char *networkFiles[MAX_FILES];
    const char *devicesFile;
    int nnets;
-   Network nets[MAX_FILES + 4];
+   Network nets[MAX_FILES + CLI_SHIPPED_NETWORKS];
    DeviceSet devices;
    Dataset data;
 } Offline;
@@ -55,20 +51,9 @@ static int offlineLoad(Offline *o) {
       return Cli_usage(o->cmd, "--records FILE is needed (one or more)");
    if (Cli_loadDevices(&o->devices, o->devicesFile))
       return EXIT_INPUT;
-   for (size_t i = 0; i < sizeof shippedNetworks / sizeof shippedNetworks[0]; i++) {
-      char *path = Paths_findTaskFile(shippedNetworks[i]);
-      char *cause = NULL;
-      if (Network_load(&o->nets[o->nnets], path, &cause) == 0)
-         o->nnets++;
-      free(cause);
-      free(path);
-   }
-   for (int i = 0; i < o->nnetworkFiles; i++) {
-      if (Cli_loadNetwork(o->networkFiles[i], &o->nets[o->nnets]))
-         return EXIT_INPUT;
-      o->nnets++;
-   }
-   const Network *nets[MAX_FILES + 4];
+   if (Cli_loadNetworks(o->networkFiles, o->nnetworkFiles, o->nets, &o->nnets))
+      return EXIT_INPUT;
+   const Network *nets[MAX_FILES + CLI_SHIPPED_NETWORKS];
    for (int i = 0; i < o->nnets; i++)
       nets[i] = &o->nets[i];
    Featurizer *fz = Featurizer_new(nets, o->nnets, &o->devices);

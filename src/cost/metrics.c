@@ -190,7 +190,7 @@ static double pearson(const double *x, const double *y, int n) {
    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
 }
 
-static double spearman(const double *x, const double *y, int n) {
+double Metrics_spearman(const double *x, const double *y, int n) {
    if (n < 2)
       return NAN;
    double *rx = xMalloc((size_t)n * sizeof *rx), *ry = xMalloc((size_t)n * sizeof *ry);
@@ -244,7 +244,7 @@ void Metrics_latencyTask(const Dataset *d, const float *estimateMs, int task, La
    out->meanLog = n > 0 ? sumLog / n : NAN;
    out->meanAbsLog = n > 0 ? sumAbs / n : NAN;
    out->medianAbsLog = n > 0 ? median(absLog, n) : NAN;
-   out->spearman = spearman(est, meas, n);
+   out->spearman = Metrics_spearman(est, meas, n);
    out->kendall = Metrics_kendallTau(est, meas, n);
    free(absLog);
    free(meas);

@@ -60,6 +60,9 @@ void Metrics_latencyWeighted(const Dataset *d, const float *estimateMs, LatencyM
  * of the pairs of distinct labels that the scores order alike, a tie in score counting
  * half; NaN without such a pair. */
 double Metrics_pairwise(const double *score, const double *label, int n);
+/* Spearman's rank correlation between x and y (n values each; ties share their average
+ * rank); NaN with fewer than two values or a constant side. */
+double Metrics_spearman(const double *x, const double *y, int n);
 /* Kendall's tau-b between x and y (n values each); NaN with fewer than two values or
  * a constant side. */
 double Metrics_kendallTau(const double *x, const double *y, int n);

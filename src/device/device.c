@@ -233,6 +233,8 @@ uint64_t Device_completeFromCC(Device *d) {
    if (!Device_has(d, DEV_COMPUTE_CAPABILITY))
       return 0;
    const CcSpec *c = ccSpec(d->cc_major, d->cc_minor);
+   if (!c)
+      return 0;
    uint64_t filled = 0;
    const struct {
       DeviceField f;
@@ -243,14 +245,12 @@ uint64_t Device_completeFromCC(Device *d) {
       { DEV_MAX_THREADS_PER_BLOCK, 1024 },
       { DEV_MAX_REGS_PER_THREAD, 255 },
       { DEV_SHARED_PER_BLOCK, 48 * KiB },
-      { DEV_MAX_THREADS_PER_SM, c ? c->threadsPerSm : 0 },
-      { DEV_MAX_BLOCKS_PER_SM, c ? c->blocksPerSm : 0 },
-      { DEV_REGS_PER_SM, c ? c->regsPerSm : 0 },
-      { DEV_SHARED_PER_SM, c ? c->sharedPerSm : 0 },
-      { DEV_SHARED_PER_BLOCK_OPTIN, c ? c->sharedOptin : 0 },
+      { DEV_MAX_THREADS_PER_SM, c->threadsPerSm },
+      { DEV_MAX_BLOCKS_PER_SM, c->blocksPerSm },
+      { DEV_REGS_PER_SM, c->regsPerSm },
+      { DEV_SHARED_PER_SM, c->sharedPerSm },
+      { DEV_SHARED_PER_BLOCK_OPTIN, c->sharedOptin },
    };
-   if (!c)
-      return 0;
    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
       if (Device_has(d, known[i].f))
          continue;

@@ -7,9 +7,9 @@
  * the squared distance, which leads the simplex back without the flat regions a
  * squashing transform has at the ends (where a default of 1 for an efficiency sits).
  *
- * The ranking measures are those of cost/metrics.c, written again on plain arrays
- * here: the simulator stays independent of the cost models (DESIGN.md 3.5), so this
- * stage does not include cost/. */
+ * The ranking measures are cost/metrics.c's on plain arrays (Metrics_pairwise,
+ * Metrics_spearman): statistics, not a cost model, so the simulator stays apart from
+ * PSA. */
 #include "config.h"
 
 #include "sim/calibrate.h"
@@ -23,6 +23,7 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multimin.h>
 
+#include "cost/metrics.h"
 #include "util/rng.h"
 #include "util/xalloc.h"
 
@@ -170,67 +171,6 @@ static int byValue(const void *pa, const void *pb) {
    return (a > b) - (a < b);
 }
 
-typedef struct {
-   double value;
-   int index;
-} Indexed;
-
-static int byIndexedValue(const void *pa, const void *pb) {
-   const Indexed *a = pa, *b = pb;
-   return (a->value > b->value) - (a->value < b->value);
-}
-
-/* ranks from 1, ties sharing their average rank */
-static void ranks(const double *v, int n, double *rank, Indexed *scratch) {
-   for (int i = 0; i < n; i++)
-      scratch[i] = (Indexed){ v[i], i };
-   qsort(scratch, (size_t)n, sizeof *scratch, byIndexedValue);
-   for (int i = 0; i < n;) {
-      int j = i;
-      while (j + 1 < n && scratch[j + 1].value == scratch[i].value)
-         j++;
-      for (int k = i; k <= j; k++)
-         rank[scratch[k].index] = 0.5 * (i + j) + 1;
-      i = j + 1;
-   }
-}
-
-static double spearman(const double *x, const double *y, int n, double *rx, double *ry, Indexed *scratch) {
-   ranks(x, n, rx, scratch);
-   ranks(y, n, ry, scratch);
-   double mx = 0, my = 0;
-   for (int i = 0; i < n; i++) {
-      mx += rx[i];
-      my += ry[i];
-   }
-   mx /= n;
-   my /= n;
-   double sxy = 0, sxx = 0, syy = 0;
-   for (int i = 0; i < n; i++) {
-      sxy += (rx[i] - mx) * (ry[i] - my);
-      sxx += (rx[i] - mx) * (rx[i] - mx);
-      syy += (ry[i] - my) * (ry[i] - my);
-   }
-   return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
-}
-
-/* the share of pairs with different measured latencies that sim orders alike */
-static double pairwise(const double *sim, const double *meas, int n) {
-   long pairs = 0;
-   double right = 0;
-   for (int a = 0; a < n; a++)
-      for (int b = a + 1; b < n; b++) {
-         if (meas[a] == meas[b])
-            continue;
-         pairs++;
-         if (sim[a] == sim[b])
-            right += 0.5;
-         else if ((sim[a] < sim[b]) == (meas[a] < meas[b]))
-            right += 1;
-      }
-   return pairs ? right / (double)pairs : NAN;
-}
-
 /* The rank term of one pair: how far ln(simulated) orders the measured-faster sample
  * after the slower one, squared; 0 when in order. */
 static inline double rankPenalty(double lnSimFaster, double lnSimSlower) {
@@ -247,10 +187,8 @@ static inline bool faster(const Sample *a, const Sample *b) {
 static void quality(const Calibration *c, const SimParams *p, bool heldOut, CalibQuality *q) {
    int n = c->n > 0 ? c->n : 1;
    double *sim = xMalloc((size_t)n * sizeof *sim), *meas = xMalloc((size_t)n * sizeof *meas);
-   double *err = xMalloc((size_t)n * sizeof *err), *rx = xMalloc((size_t)n * sizeof *rx);
-   double *ry = xMalloc((size_t)n * sizeof *ry);
+   double *err = xMalloc((size_t)n * sizeof *err);
    int *task = xMalloc((size_t)n * sizeof *task);
-   Indexed *scratch = xMalloc((size_t)n * sizeof *scratch);
    memset(q, 0, sizeof *q);
    int m = 0;
    double squares = 0;
@@ -291,7 +229,7 @@ static void quality(const Calibration *c, const SimParams *p, bool heldOut, Cali
       if (k < 2)
          continue;
       q->tasks++;
-      double pw = pairwise(ts, tm, k), sp = spearman(ts, tm, k, rx, ry, scratch);
+      double pw = Metrics_pairwise(ts, tm, k), sp = Metrics_spearman(ts, tm, k);
       if (!isnan(pw)) {
          sumPairwise += pw;
          nPairwise++;
@@ -305,10 +243,7 @@ static void quality(const Calibration *c, const SimParams *p, bool heldOut, Cali
    q->spearman = nSpearman ? sumSpearman / nSpearman : NAN;
    free(ts);
    free(tm);
-   free(scratch);
    free(task);
-   free(ry);
-   free(rx);
    free(err);
    free(meas);
    free(sim);

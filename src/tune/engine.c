@@ -140,8 +140,9 @@ static int emit(Engine *e, char **cause) {
 static int applyCommand(Engine *e, const char *text, bool *stop, char **cause);
 static int swapModel(Engine *e, const char *name, const char *checkpoint, char **cause);
 
-/* The verify model: of kind `name` (NULL: the checkpoint's), fresh from the seed, or
- * from checkpoint when it is not NULL or "": the same kind, or pam-moa from a pam
+/* The verify model: of kind `name` (NULL: the checkpoint's, or pam for a fresh one),
+ * fresh from the seed, or from checkpoint when it is not NULL or "": the same kind, or
+ * pam-moa from a pam
  * checkpoint (MoA: its network becomes the slow network). Another kind is an error,
  * never a silent switch. `what` names the request in messages ("--load-model" or
  * "model pam-moa"). */
@@ -405,8 +406,7 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    int ntasks = e->net.ntasks;
 
    /* the verify model: a checkpoint or a fresh model of the kind asked for */
-   CostModel *model = verifyModel(cfg->loadModel ? cfg->costModel : (cfg->costModel ? cfg->costModel : "pam"),
-                                  cfg->loadModel, cfg->seed, "--load-model", cause);
+   CostModel *model = verifyModel(cfg->costModel, cfg->loadModel, cfg->seed, "--load-model", cause);
    if (!model)
       goto fail;
    e->costModel = xStrdup(ModelKind_name(model->kind));
