@@ -247,14 +247,19 @@ static bool letLooped(Walk *w, int var) {
    return meets(letVars(w, var), &w->loopVars);
 }
 
-/* The executions per thread of a computation hoisted out of the serial loops around the
- * statement at hand: one per unrolled copy. */
-static double hoistedExecs(const Walk *w) {
+/* The iterations of the serial loops around the statement at hand, all together. */
+static double serialTrips(const Walk *w) {
    double serial = 1;
    for (int i = 0; i < w->depth; i++)
       if (w->loop[i].kind == LOOP_SERIAL)
          serial *= (double)w->loop[i].extent;
-   return w->trip / serial;
+   return serial;
+}
+
+/* The executions per thread of a computation hoisted out of the serial loops around the
+ * statement at hand: one per unrolled copy. */
+static double hoistedExecs(const Walk *w) {
+   return w->trip / serialTrips(w);
 }
 
 /* ---- evaluating an index for the lanes of a warp ---- */
@@ -728,17 +733,12 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
       }
       break;
    }
-   case SCOPE_GLOBAL: {
-      double steps = 1;
-      for (int i = 0; i < w->depth; i++)
-         if (w->loop[i].kind == LOOP_SERIAL)
-            steps *= (double)w->loop[i].extent;
-      w->steps = fmax(w->steps, steps);
+   case SCOPE_GLOBAL:
+      w->steps = fmax(w->steps, serialTrips(w));
       w->sectors[buffer] += execs * blockUnits(w, index, SCOPE_GLOBAL);
       if (load)
          w->memTrips += execs / mlp;
       break;
-   }
    }
    if (load)
       w->operands += distinct * vec;
