@@ -1,16 +1,14 @@
 /* The simulator against its fact sheet (bench/sim/FACTS.md): for each of the profiles
  * it holds numbers for and each fact with a held value, the microkernel's simulated
  * value lies within the fact's tolerance; a fact without one (conv_b1_eff) is only
- * reported. A known miss, with its diagnosed cause, is held to a floor below the
- * tolerance instead (its cause is printed), and fails as soon as it passes, so that the
- * list stays true. Last, the H100 / A100 ratios that FACTS.md
- * argues from hold between the simulated profiles. */
+ * reported. Last, the H100 / A100 ratios that FACTS.md argues from hold between the
+ * simulated profiles (a ratio known to miss, with its diagnosed cause, is held to a
+ * ceiling instead). */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "testutil.h"
 #include "sim/facts.h"
@@ -19,24 +17,6 @@
 static DeviceSet devices;
 static const Device *profile[FACT_PROFILES];
 static double simulated[FACT_PROFILES][FACT_COUNT];
-
-/* Facts that miss on a profile because of a formula in sim/sim.c, why, and the value
- * they must not fall below meanwhile. */
-static const struct {
-   FactId fact;
-   const char *profile;
-   double floor;
-   const char *why;
-} knownMisses[] = {
-   { FACT_COUNT, "", 0, "" },   /* none now; the list's form stays for the next one */
-};
-
-static int knownMiss(FactId f, const char *name) {
-   for (size_t i = 0; i < sizeof knownMisses / sizeof knownMisses[0]; i++)
-      if (knownMisses[i].fact == f && strcmp(knownMisses[i].profile, name) == 0)
-         return (int)i;
-   return -1;
-}
 
 static int setupFacts(void **state) {
    (void)state;
@@ -80,18 +60,6 @@ static void test_fact(void **state) {
    char tol[32];
    FactHeld_formatTolerance(h, tol, sizeof tol);
    bool ok = FactHeld_accepts(h, v);
-   int miss = knownMiss(c->fact, name);
-   if (miss >= 0) {
-      if (ok)
-         fail_msg("%s on %s: simulated %g %s is within %g %s (%s) now: take it off the known misses", f->id,
-                  name, v, f->unit, h->value, tol, h->source);
-      print_message("%s on %s: simulated %g %s, held %g %s (%s): known miss: %s\n", f->id, name, v, f->unit,
-                    h->value, tol, h->source, knownMisses[miss].why);
-      if (!(v >= knownMisses[miss].floor))
-         fail_msg("%s on %s: simulated %g %s, below the known miss's floor %g (held %g %s, %s)", f->id, name, v,
-                  f->unit, knownMisses[miss].floor, h->value, tol, h->source);
-      return;
-   }
    if (!ok)
       fail_msg("%s on %s: simulated %g %s, held %g %s (%s)", f->id, name, v, f->unit, h->value, tol, h->source);
 }
