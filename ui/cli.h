@@ -60,12 +60,22 @@ int Cli_loadNetworks(const char *const *files, int nfiles, Network *nets, int *n
 /* "3", "0,4,7" or "all" into selected[0..ntasks); 0, or EXIT_USAGE after reporting
  * "CMD: WHAT takes task IDs ...". */
 int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const Network *net, bool *selected);
+/* The options of measure and dataset that set up the measurer, after --device */
+#define CLI_MEASURER_OPTIONS                                                                           \
+   { "sim-profile", 'p', "NAME", "the profile --device auto simulates without a GPU (default h100_sxm)" }, \
+   { "devices", 'D', "FILE", "also read GPU descriptions from FILE (see pruner-tui --help)" },          \
+   { "repeats", 'r', "N", "timed repeats per state; the latency is their median (default 3)" },         \
+   { "timeout", 't', "S", "a run past S seconds is a run timeout (default 10)" },                       \
+   { "build-timeout", 'b', "S", "a build past S seconds is a build timeout (default 15)" },             \
+   { "jobs", 'j', "N", "NVRTC compile threads (default one per core)" },                                \
+   { "no-compile", 'C', NULL, "the simulator skips NVRTC and estimates registers from the loop nest: faster" }
 /* A --device argument must be auto, cuda:N or sim:PROFILE (the measurer checks N and
  * the profile); 0, or EXIT_USAGE after reporting. */
 int Cli_checkDevice(const char *cmd, const char *device);
 /* A --state argument: the JSON itself, or @FILE for a file holding it. */
 char *Cli_readStateArg(const char *arg, char **cause);
-/* Loads the shipped devices.yaml, the user's, then `devicesFile` if not NULL. */
+/* Loads the shipped devices.yaml, the user's, then `devicesFile` if not NULL, into
+ * `set`, which it initializes; on failure the set is left empty. */
 int Cli_loadDevices(DeviceSet *set, const char *devicesFile);
 
 /* A task file and one state of one of its tasks. */
@@ -101,6 +111,9 @@ int Cli_explain(int argc, char **argv);
 
 /* `measure FILE.task TASK [--samples N] [--device D] ...`; argv[0] is "measure". */
 int Cli_measure(int argc, char **argv);
+/* `dataset FILE.task... --out RECORDS [--states N] [--device D] ...`; argv[0] is
+ * "dataset". */
+int Cli_dataset(int argc, char **argv);
 
 /* `train --records FILE... --model KIND --out FILE ...`; argv[0] is "train". */
 int Cli_train(int argc, char **argv);

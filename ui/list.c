@@ -69,6 +69,7 @@ int Cli_list(const char *taskFile, FILE *out) {
 }
 
 int Cli_loadDevices(DeviceSet *set, const char *devicesFile) {
+   DeviceSet_init(set);
    char *cause = NULL;
    char *shipped = Paths_dataFile("devices.yaml");
    int rc = 0;
@@ -90,6 +91,7 @@ int Cli_loadDevices(DeviceSet *set, const char *devicesFile) {
    if (rc < 0) {
       fprintf(stderr, "pruner-tui: %s\n", cause);
       free(cause);
+      DeviceSet_done(set);
       return EXIT_INPUT;
    }
    return 0;

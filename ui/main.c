@@ -23,6 +23,7 @@ static void usage(FILE *out) {
       "       pruner-tui explain FILE.task TASK [--seed N | --state JSON|@FILE]\n"
       "                          [--device NAME] [--devices FILE] [--no-compile]\n"
       "       pruner-tui measure FILE.task TASK|LIST|all [--samples N] [--device D] [OPTION]...\n"
+      "       pruner-tui dataset FILE.task... --out RECORDS [--states N] [--device D] [OPTION]...\n"
       "       pruner-tui train --records FILE... --model pam|pam-moa|mlp|xgb [--init CKPT]\n"
       "                        --out FILE [--holdout F] [--epochs N] [--network FILE.task]...\n"
       "       pruner-tui eval --records FILE... --model CKPT|psa|random [--per-task]\n"
@@ -68,6 +69,11 @@ static void usage(FILE *out) {
       "             times), --seed N, --records FILE (append one JSON line per state),\n"
       "             --devices FILE, --inject wrong|oob|hang (break every program, to test),\n"
       "             --no-compile (the simulator skips NVRTC and estimates registers)\n"
+      "  dataset    collect training records as TenSet does: --states N (200) per task of\n"
+      "             the task files on --device, appended to --out RECORDS; random states,\n"
+      "             then with --evolved F (0.5) of each batch mutated from the task's\n"
+      "             fastest; --exclude FILE.task leaves that network's tasks out; resumes\n"
+      "             where the file stops; progress and ETA on standard error\n"
       "  train      fit a learned cost model to measurement records (their tasks found in\n"
       "             the shipped task files and --network FILE.task) and save a checkpoint;\n"
       "             --holdout 0.2 trains on 80%% of each task's records and reports the\n"
@@ -194,6 +200,8 @@ int main(int argc, char **argv) {
       return Cli_explain(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "measure") == 0)
       return Cli_measure(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "dataset") == 0)
+      return Cli_dataset(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "train") == 0)
       return Cli_train(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "eval") == 0)

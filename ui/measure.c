@@ -47,20 +47,14 @@ static const CliOption measureOptions[] = {
    { "device", 'd', "D",
      "auto (default: CUDA device 0, else the simulator for --sim-profile), cuda:N, or sim:PROFILE to "
      "simulate any entry of pruner-tui --list-devices" },
-   { "sim-profile", 'p', "NAME", "the profile --device auto simulates without a GPU (default h100_sxm)" },
-   { "devices", 'D', "FILE", "also read GPU descriptions from FILE (see pruner-tui --help)" },
-   { "repeats", 'r', "N", "timed repeats per state; the latency is their median (default 3)" },
+   CLI_MEASURER_OPTIONS,
    { "min-repeat-ms", 'm', "MS", "launches per repeat: as many as last MS milliseconds (default 10)" },
-   { "timeout", 't', "S", "a run past S seconds is a run timeout (default 10)" },
-   { "build-timeout", 'b', "S", "a build past S seconds is a build timeout (default 15)" },
-   { "jobs", 'j', "N", "NVRTC compile threads (default one per core)" },
    { "records", 'R', "FILE", "append one JSON line per measurement to FILE (pruner-tui-records(5))" },
    { "same", 'S', "N", "measure each state N times and print how far its medians are apart" },
    { "verify-every", 'v', "N", "the simulator checks 1 state in N on the CPU executor (default 8)" },
    { "inject", 'i', "KIND",
      "break every program on purpose, to see that measuring catches it: wrong (its output scaled), oob "
      "(a store out of bounds), hang (no end), or none" },
-   { "no-compile", 'C', NULL, "the simulator skips NVRTC and estimates registers from the loop nest: faster" },
    { NULL, 0, NULL, NULL },
 };
 
