@@ -171,7 +171,7 @@ static void test_random_model(void **state) {
    m->frozen = false;
    assert_int_equal(CostModel_fit(m, &d, NULL, &cause), 0);
    /* a checkpoint holds the seed: the loaded model starts the same sequence again */
-   CostModel *l = saveAndLoad(m, "random.ckpt", 28);
+   CostModel *l = saveAndLoad(m, "random.ckpt", 32);
    assert_int_equal(l->seed, 6);
    TestUtil_assertSameScores(m, l, &d);
    CostModel_free(l);
@@ -201,8 +201,11 @@ static void test_psa_model(void **state) {
    float again[5];
    CostModel_predict(m, &d, again);
    assert_memory_equal(s, again, sizeof s);
-   /* its checkpoint is the header alone */
+   /* its checkpoint is the header alone, the op kinds it learned from included */
+   m->opKinds = 1u << OP_DENSE | 1u << OP_SOFTMAX;
    CostModel *l = saveAndLoad(m, "psa.ckpt", CHECKPOINT_HEADER_BYTES);
+   assert_int_equal(CHECKPOINT_HEADER_BYTES, 24);
+   assert_int_equal(l->opKinds, 1u << OP_DENSE | 1u << OP_SOFTMAX);
    TestUtil_assertSameScores(m, l, &d);
    CostModel_free(l);
    CostModel_free(m);
@@ -309,6 +312,7 @@ static void test_checkpoint_errors(void **state) {
    CostModel *m = CostModel_load(path, &cause);
    assert_non_null(m);
    assert_int_equal(m->seed, 9);
+   assert_int_equal(m->opKinds, 0);   /* a header of 20 bytes ends before them */
    CostModel_free(m);
    size_t n;
    unsigned char *good = TestUtil_readBytes(path, &n);
@@ -354,19 +358,30 @@ static void test_checkpoint_errors(void **state) {
       { "PTUICKPT", 1, 17, 20, "unknown model kind 17" },
       { "PTUICKPT", 1, MODEL_RANDOM, 12, "a header of 12 bytes is shorter than the 20 of format version 1" },
       { "PTUICKPT", 1, MODEL_RANDOM, 40,
-        "cut short at byte 28 (expected the rest of the header, 20 bytes from byte 20)" },
+        "cut short at byte 28 (expected the rest of the header, 16 bytes from byte 24)" },
+      { "PTUICKPT", 1, MODEL_RANDOM, 60, "cut short at byte 28 (expected the rest of the header, 36 bytes from byte 24)" },
    };
    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       path = headerFile("bad.ckpt", bad[i].magic, bad[i].version, bad[i].kind, bad[i].headerBytes, seed, 8);
       TestUtil_assertLoadFails(path, bad[i].message);
       free(path);
    }
-   /* header fields this version does not know are skipped */
-   static const unsigned char extended[12] = { 0xaa, 0xbb, 0xcc, 0xdd, 4 };
-   path = headerFile("extended.ckpt", "PTUICKPT", 1, MODEL_RANDOM, 24, extended, 12);
+   /* the op kinds at byte 20 */
+   static const unsigned char withKinds[12] = { 0x05, 0x01, 0, 0, 4 };
+   path = headerFile("kinds.ckpt", "PTUICKPT", 1, MODEL_RANDOM, 24, withKinds, 12);
    m = CostModel_load(path, &cause);
    assert_non_null(m);
    assert_int_equal(m->seed, 4);
+   assert_int_equal(m->opKinds, 0x105);
+   CostModel_free(m);
+   free(path);
+   /* header fields this version does not know are skipped */
+   static const unsigned char extended[16] = { 0x02, 0, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd, 6 };
+   path = headerFile("extended.ckpt", "PTUICKPT", 1, MODEL_RANDOM, 28, extended, 16);
+   m = CostModel_load(path, &cause);
+   assert_non_null(m);
+   assert_int_equal(m->seed, 6);
+   assert_int_equal(m->opKinds, 2);
    CostModel_free(m);
    free(path);
 
@@ -395,7 +410,7 @@ static void test_checkpoint_save_keeps_old_on_failure(void **state) {
    path = pathOf("kept.ckpt");
    assert_int_equal(CostModel_save(m, path, &cause), 0);
    CheckpointWriter w;
-   assert_int_equal(Checkpoint_create(&w, path, MODEL_RANDOM, &cause), 0);
+   assert_int_equal(Checkpoint_create(&w, path, MODEL_RANDOM, 0, &cause), 0);
    Checkpoint_putU32(w.f, 1);
    char *tmp = xStrdup(w.tmpPath);
    Checkpoint_abandon(&w);
@@ -493,8 +508,8 @@ static void test_xgb_learns_and_reloads(void **state) {
    unsigned char *bytes = TestUtil_readBytes(path, &n);
    free(path);
    path = writeBytes("xgb-cut.ckpt", bytes, n - 10);
-   char *want = xAsprintf("cut short at byte %zu (expected the XGBoost model, %zu bytes from byte 28)", n - 10,
-                          n - 28);
+   char *want = xAsprintf("cut short at byte %zu (expected the XGBoost model, %zu bytes from byte 32)", n - 10,
+                          n - 32);
    TestUtil_assertLoadFails(path, want);
    free(want);
    free(path);
@@ -526,7 +541,7 @@ static void test_xgb_before_training(void **state) {
    assert_false(a->trained);
 
    /* an untrained model saves and loads as untrained */
-   CostModel *l = saveAndLoad(a, "untrained.ckpt", 28);
+   CostModel *l = saveAndLoad(a, "untrained.ckpt", 32);
    assert_false(l->trained);
    CostModel_free(l);
    CostModel_free(a);

@@ -669,8 +669,8 @@ static void test_checkpoints_reload_exactly(void **state) {
       unsigned char *b = TestUtil_readBytes(path, &n);
       static const uint32_t pamShape[7] = { 174, 256, 8, 23, 64, 128, 4 }, mlpShape[7] = { 174, 256 };
       for (int f = 0; f < 7; f++)
-         assert_int_equal(u32At(b, 20 + 4 * f), (kinds[i] == MODEL_PAM ? pamShape : mlpShape)[f]);
-      assert_int_equal(u32At(b, 48), 1);   /* fitted */
+         assert_int_equal(u32At(b, 24 + 4 * f), (kinds[i] == MODEL_PAM ? pamShape : mlpShape)[f]);
+      assert_int_equal(u32At(b, 52), 1);   /* fitted */
       free(b);
       free(path);
       CostModel_free(m);
@@ -721,27 +721,27 @@ static void test_checkpoint_errors(void **state) {
    size_t n;
    unsigned char *good = TestUtil_readBytes(path, &n);
    free(path);
-   /* byte offsets of the payload: the shape at 20, fitted at 48, rowNorm at 52,
-    * patNorm at 748, the parameter count at 840, stmt1.weight's record at 844 */
-   assert_int_equal(u32At(good, 840), 26);
-   assert_int_equal(u32At(good, 844), 12);
-   assert_memory_equal(good + 848, "stmt1.weight", 12);
+   /* byte offsets of the payload: the shape at 24, fitted at 52, rowNorm at 56,
+    * patNorm at 752, the parameter count at 844, stmt1.weight's record at 848 */
+   assert_int_equal(u32At(good, 844), 26);
+   assert_int_equal(u32At(good, 848), 12);
+   assert_memory_equal(good + 852, "stmt1.weight", 12);
    static const struct {
       size_t at;
       uint32_t value;
       const char *message;
    } bad[] = {
-      { 24, 255, "parameter stmt1.weight is 256 x 174 in the file, but its shape fields make it 255 x 174" },
-      { 40, 64, "parameter pattern2.weight is 128 x 64 in the file, but its shape fields make it 64 x 64" },
-      { 20, 170, "the network reads feature rows of 170 floats; this program's have 174" },
-      { 28, 7, "the network reads pattern blocks of 7 x 23 floats; this program's are 8 x 23" },
-      { 44, 3, "3 attention heads do not divide the width 128" },
-      { 24, 5000, "the hidden width 5000 is out of range (1 to 1024)" },
-      { 24, 0x7fffffff, "shape field 1 of the network is 2147483647, out of range" },
-      { 28, 0, "the network reads pattern blocks of 0 x 23 floats; this program's are 8 x 23" },
-      { 840, 25, "25 parameters in the file, but its shape fields make 26" },
-      { 844, 40, "parameter 0's name is 40 bytes long (at most 31)" },
-      { 848, 0x6c6c756e, "parameter 0 is null1.weight in the file where stmt1.weight belongs" },
+      { 28, 255, "parameter stmt1.weight is 256 x 174 in the file, but its shape fields make it 255 x 174" },
+      { 44, 64, "parameter pattern2.weight is 128 x 64 in the file, but its shape fields make it 64 x 64" },
+      { 24, 170, "the network reads feature rows of 170 floats; this program's have 174" },
+      { 32, 7, "the network reads pattern blocks of 7 x 23 floats; this program's are 8 x 23" },
+      { 48, 3, "3 attention heads do not divide the width 128" },
+      { 28, 5000, "the hidden width 5000 is out of range (1 to 1024)" },
+      { 28, 0x7fffffff, "shape field 1 of the network is 2147483647, out of range" },
+      { 32, 0, "the network reads pattern blocks of 0 x 23 floats; this program's are 8 x 23" },
+      { 844, 25, "25 parameters in the file, but its shape fields make 26" },
+      { 848, 40, "parameter 0's name is 40 bytes long (at most 31)" },
+      { 852, 0x6c6c756e, "parameter 0 is null1.weight in the file where stmt1.weight belongs" },
    };
    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       path = edited(good, n, bad[i].at, bad[i].value);
@@ -764,21 +764,21 @@ static void test_checkpoint_errors(void **state) {
    free(mb);
 
    /* cut short: in the shape, and inside a parameter */
-   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, 20);
-   TestUtil_assertLoadFails(path, "cut short at byte 20 (expected the network's shape (7 u32), 28 bytes from byte 20)");
+   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, 24);
+   TestUtil_assertLoadFails(path, "cut short at byte 24 (expected the network's shape (7 u32), 28 bytes from byte 24)");
    free(path);
-   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, 50);
-   TestUtil_assertLoadFails(path, "cut short at byte 50 (expected the fitted flag, 4 bytes from byte 48)");
+   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, 54);
+   TestUtil_assertLoadFails(path, "cut short at byte 54 (expected the fitted flag, 4 bytes from byte 52)");
    free(path);
-   /* stmt1.weight's floats from 868 (174 x 256 x 4 bytes), stmt1.bias's record from
-    * 179044 (4 + 10 + 8 bytes, then 1024), stmt2.weight's from 180090 (4 + 12 + 8),
-    * its floats from 180114 */
-   assert_memory_equal(good + 179048, "stmt1.bias", 10);
-   assert_memory_equal(good + 180094, "stmt2.weight", 12);
-   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, 180114 + 1000);
+   /* stmt1.weight's floats from 872 (174 x 256 x 4 bytes), stmt1.bias's record from
+    * 179048 (4 + 10 + 8 bytes, then 1024), stmt2.weight's from 180094 (4 + 12 + 8),
+    * its floats from 180118 */
+   assert_memory_equal(good + 179052, "stmt1.bias", 10);
+   assert_memory_equal(good + 180098, "stmt2.weight", 12);
+   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, 180118 + 1000);
    TestUtil_assertLoadFails(path,
-                            "cut short at byte 181114 (expected the 256 x 256 floats of stmt2.weight, 262144 bytes "
-                            "from byte 180114)");
+                            "cut short at byte 181118 (expected the 256 x 256 floats of stmt2.weight, 262144 bytes "
+                            "from byte 180118)");
    free(path);
    path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, n - 100);
    char *want = xAsprintf("cut short at byte %zu (expected batch norm's running variance, 1024 bytes from byte %zu)",
@@ -793,16 +793,16 @@ static void test_checkpoint_errors(void **state) {
    assert_int_equal(CostModel_save(moa, path, &cause), 0);
    unsigned char *ob = TestUtil_readBytes(path, &mn);
    free(path);
-   path = edited(ob, mn, 24, 2);
+   path = edited(ob, mn, 28, 2);
    TestUtil_assertLoadFails(path, "pam-moa's fast-network flag is 2 (0 or 1)");
    free(path);
-   path = edited(ob, mn, 24, 1);
+   path = edited(ob, mn, 28, 1);
    want = xAsprintf("cut short at byte %zu (expected the network's shape (7 u32), 28 bytes from byte %zu)", mn, mn);
    TestUtil_assertLoadFails(path, want);
    free(want);
    free(path);
-   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", ob, 22);
-   TestUtil_assertLoadFails(path, "cut short at byte 22 (expected pam-moa's update count, 4 bytes from byte 20)");
+   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", ob, 26);
+   TestUtil_assertLoadFails(path, "cut short at byte 26 (expected pam-moa's update count, 4 bytes from byte 24)");
    free(path);
    free(ob);
    CostModel_free(moa);

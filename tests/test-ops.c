@@ -354,6 +354,19 @@ static void test_names_round_trip(void **state) {
       assert_int_equal(Epilogue_kindFromName(Epilogue_name(k)), k);
    assert_int_equal(Op_kindFromName("conv3d"), -1);
    assert_int_equal(Epilogue_kindFromName("tanh"), -1);
+   /* a workload key names its op first: every op's own key, and the pools whose names
+    * end alike */
+   for (int k = 0; k < OP_KIND_COUNT; k++) {
+      OpParams p;
+      Op_defaults(&p, (OpKind)k);
+      char key[256];
+      Op_key(&p, key, sizeof key);
+      assert_int_equal(Op_kindOfKey(key), k);
+   }
+   assert_int_equal(Op_kindOfKey("adaptive_avg_pool2d_n1_c2048_h7_w7_o1x1"), OP_ADAPTIVE_AVG_POOL2D);
+   assert_int_equal(Op_kindOfKey("avg_pool2d_n1_c64_h8_w8_r3x3_s1x1_p1,1,1,1_d1x1_incl"), OP_AVG_POOL2D);
+   assert_int_equal(Op_kindOfKey("conv2dx_n1"), -1);
+   assert_int_equal(Op_kindOfKey("conv2d"), -1);
 }
 
 int main(void) {

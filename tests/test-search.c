@@ -644,9 +644,19 @@ static void test_redraft_every_other_round(void **state) {
       assert_int_equal(b.task.round, r + 1);
       bool even = r % 2 == 0;
       assert_int_equal(st.drafted, even);
-      /* 2 generations: 3 scoring passes */
-      assert_int_equal(b.draftSc.calls - calls, even ? 3 : 0);
+      /* 2 generations: 3 scoring passes, and after the first round one more for the
+       * best measured state's rank among the drafts */
+      assert_int_equal(b.draftSc.calls - calls, even ? (r > 0 ? 4 : 3) : 0);
       assert_int_equal(st.draftCalls, even ? 3 : 0);
+      if (even && r > 0) {
+         float best = hashScore(&b.task.best[0].state, 0);
+         int above = 0;
+         for (int i = 0; i < 512; i++)
+            above += b.task.drafts[i].draftScore > best;
+         assert_int_equal(st.bestDraftRank, 1 + above);
+      } else {
+         assert_int_equal(st.bestDraftRank, 0);
+      }
       assert_int_equal(st.drafts, 512);
       if (!even)
          assert_memory_equal(before, b.task.drafts, 512 * sizeof *before);

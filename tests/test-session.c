@@ -81,7 +81,7 @@ static void events(SessionEvent ev[NEVENTS]) {
    ev[8] = (SessionEvent){ .kind = SESSION_SEARCH, .round = 5, .elapsed = 6.5,
                            .search = { .task = 1, .drafted = true, .sampled = 1536, .drafts = 512,
                                        .population = 2058, .kept = 20, .picks = 10,
-                                       .fromDrafts = 7, .random = 1 } };
+                                       .fromDrafts = 7, .random = 1, .seconds = 0.25, .bestRank = 38 } };
    ev[9] = (SessionEvent){ .kind = SESSION_RESUMED, .round = 5, .elapsed = 6.75,
                            .resumed = { .trials = 40, .notice = xStrdup("s.jsonl:9: cut") } };
 }
@@ -190,6 +190,9 @@ static void assertSameEvent(const SessionEvent *got, const SessionEvent *want) {
       assert_int_equal(got->search.picks, want->search.picks);
       assert_int_equal(got->search.fromDrafts, want->search.fromDrafts);
       assert_int_equal(got->search.random, want->search.random);
+      assert_true(got->search.seconds == want->search.seconds);
+      assert_true(got->search.bestRank == want->search.bestRank ||
+                  (isnan(got->search.bestRank) && isnan(want->search.bestRank)));
       break;
    case SESSION_RESUMED:
       assert_int_equal(got->resumed.trials, want->resumed.trials);
@@ -249,7 +252,13 @@ static void test_lineText(void **state) {
    line = SessionEvent_toJson(&ev[8], true);
    assert_string_equal(line, "{\"event\":\"search\",\"round\":5,\"t\":6.5,\"task\":1,\"drafted\":true,"
                              "\"sampled\":1536,\"drafts\":512,\"population\":2058,\"kept\":20,"
-                             "\"picks\":10,\"from_drafts\":7,\"random\":1}");
+                             "\"picks\":10,\"from_drafts\":7,\"random\":1,\"seconds\":0.25,\"best_rank\":38}");
+   free(line);
+   /* without the clock: the search's seconds go */
+   line = SessionEvent_toJson(&ev[8], false);
+   assert_string_equal(line, "{\"event\":\"search\",\"round\":5,\"task\":1,\"drafted\":true,"
+                             "\"sampled\":1536,\"drafts\":512,\"population\":2058,\"kept\":20,"
+                             "\"picks\":10,\"from_drafts\":7,\"random\":1,\"best_rank\":38}");
    free(line);
    line = SessionEvent_toJson(&ev[9], false);
    assert_string_equal(line, "{\"event\":\"resumed\",\"round\":5,\"trials\":40,"
@@ -263,6 +272,27 @@ static void test_lineText(void **state) {
    assert_string_equal(line, "{\"event\":\"finished\",\"round\":4,\"t\":7,\"why\":\"all dead\"}");
    free(line);
    doneEvents(ev);
+   /* a search line written before "seconds" and "best_rank": 0 and unknown */
+   SessionEvent old;
+   char *cause = NULL;
+   if (SessionEvent_fromJson("{\"event\":\"search\",\"round\":2,\"t\":1,\"task\":0,\"drafted\":false,"
+                             "\"sampled\":9,\"drafts\":5,\"population\":14,\"kept\":4,\"picks\":2,"
+                             "\"from_drafts\":1,\"random\":0}",
+                             &old, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_int_equal(old.search.sampled, 9);
+   assert_true(old.search.seconds == 0);
+   assert_true(isnan(old.search.bestRank));
+   SessionEvent_done(&old);
+   /* a rank that is there must be a number or null */
+   assert_int_equal(SessionEvent_fromJson("{\"event\":\"search\",\"round\":2,\"t\":1,\"task\":0,"
+                                          "\"drafted\":false,\"sampled\":9,\"drafts\":5,\"population\":14,"
+                                          "\"kept\":4,\"picks\":2,\"from_drafts\":1,\"random\":0,"
+                                          "\"best_rank\":\"x\"}",
+                                          &old, &cause),
+                    -1);
+   assert_string_equal(cause, "\"best_rank\": expected a finite number or null, found a string");
+   free(cause);
 }
 
 static void test_cutLastLine(void **state) {

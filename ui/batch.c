@@ -89,7 +89,7 @@ static int run(Engine *e, TuneView *view) {
 
 int Cli_tune(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
-          O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION };
+          O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION, O_OVERLAP };
    static const struct option options[] = {
       { "batch", required_argument, NULL, O_BATCH },
       { "trials", required_argument, NULL, O_TRIALS },
@@ -105,6 +105,7 @@ int Cli_tune(int argc, char **argv) {
       { "jobs", required_argument, NULL, O_JOBS },
       { "resume", required_argument, NULL, O_RESUME },
       { "no-session", no_argument, NULL, O_NO_SESSION },
+      { "overlap", no_argument, NULL, O_OVERLAP },
       { NULL, 0, NULL, 0 },
    };
    /* messages name the mode the user asked for */
@@ -161,6 +162,7 @@ int Cli_tune(int argc, char **argv) {
       case O_DEVICES: devicesFile = optarg; break;
       case O_SESSION: cfg.sessionPath = optarg; break;
       case O_NO_COMPILE: cfg.noCompile = true; break;
+      case O_OVERLAP: cfg.overlap = true; break;
       case ':': return Cli_usage(cmd, "option '%s' needs an argument", argv[optind - 1]);
       default: return Cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
       }
@@ -192,9 +194,14 @@ int Cli_tune(int argc, char **argv) {
    if (ModelKind_parse(cfg.costModel) < 0)
       return Cli_usage(cmd, "--cost-model takes random, psa, xgb, mlp, pam or pam-moa, not '%s'",
                        cfg.costModel);
-   /* with a checkpoint and no --cost-model, the checkpoint's kind */
+   /* with a checkpoint and no --cost-model, the checkpoint's kind; with neither, the
+    * pruner policy starts from a shipped checkpoint when one knows the network */
    if (cfg.loadModel && !modelGiven && !resume)
       cfg.costModel = NULL;
+   if (!cfg.loadModel && !modelGiven && !resume && (!cfg.policy || strcmp(cfg.policy, "pruner") == 0)) {
+      cfg.costModel = NULL;
+      cfg.pretrained = true;
+   }
    cfg.trials = (int)trials;
    cfg.perRound = (int)perRound;
    cfg.seed = (uint64_t)seed;
@@ -288,6 +295,8 @@ int Cli_tune(int argc, char **argv) {
           Measurer_simulated(m) ? ": SIMULATED, not a GPU" : "");
    if (Measurer_note(m))
       printf("note: %s\n", Measurer_note(m));
+   if (*Engine_modelNote(e))
+      printf("note: %s\n", Engine_modelNote(e));
    printf("policy %s, cost model %s%s%s%s, %d trials, %d per round, seed %ld%s%s\n", Engine_policy(e),
           Engine_costModel(e), *Engine_checkpoint(e) ? " (from " : "", Engine_checkpoint(e),
           *Engine_checkpoint(e) ? ")" : "", TaskScheduler_budget(sched), TaskScheduler_measuresPerRound(sched), seed,

@@ -17,6 +17,7 @@
 #include "cost/models.h"
 #include "measure/featurize.h"
 #include "measure/record.h"
+#include "te/op.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 
@@ -259,6 +260,18 @@ int Cli_train(int argc, char **argv) {
    } else {
       fprintf(stderr, isatty(2) ? "\n" : "");
       printf("trained in %.1f s\n", Clock_now() - t0);
+      /* the checkpoint says which operators it has seen (with --init's too), for
+       * pruner-tui to know the networks it can start from it */
+      for (int t = 0; t < fitOn->ntasks; t++) {
+         int k = Op_kindOfKey(fitOn->taskKey[t]);
+         if (k >= 0)
+            m->opKinds |= 1u << k;
+      }
+      printf("learned from tasks of:");
+      for (int k = 0; k < OP_KIND_COUNT; k++)
+         if (m->opKinds & 1u << k)
+            printf(" %s", Op_name((OpKind)k));
+      printf("\n");
       if (CostModel_save(m, out, &cause) < 0) {
          fprintf(stderr, "pruner-tui train: %s\n", cause);
          free(cause);

@@ -4,11 +4,13 @@
 
 #include "cost/checkpoint.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/paths.h"
 #include "util/xalloc.h"
 
 /* Values go through this many bytes at a time on their way to and from the file. */
@@ -71,14 +73,14 @@ int Checkpoint_putU64(FILE *f, uint64_t v) {
    return putWords(f, half, 2);
 }
 
-int Checkpoint_writeHeader(FILE *f, ModelKind kind) {
-   uint32_t fields[3] = { CHECKPOINT_VERSION, (uint32_t)kind, CHECKPOINT_HEADER_BYTES };
+int Checkpoint_writeHeader(FILE *f, ModelKind kind, uint32_t opKinds) {
+   uint32_t fields[4] = { CHECKPOINT_VERSION, (uint32_t)kind, CHECKPOINT_HEADER_BYTES, opKinds };
    if (Checkpoint_putBytes(f, CHECKPOINT_MAGIC, CHECKPOINT_MAGIC_LEN) < 0)
       return -1;
-   return Checkpoint_putU32s(f, fields, 3);
+   return Checkpoint_putU32s(f, fields, 4);
 }
 
-int Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, char **cause) {
+int Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, uint32_t opKinds, char **cause) {
    w->path = xStrdup(path);
    w->tmpPath = xAsprintf("%s.tmp", path);
    w->f = fopen(w->tmpPath, "wb");
@@ -89,7 +91,7 @@ int Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, cha
       w->path = w->tmpPath = NULL;
       return -1;
    }
-   Checkpoint_writeHeader(w->f, kind);
+   Checkpoint_writeHeader(w->f, kind, opKinds);
    return 0;
 }
 
@@ -209,7 +211,7 @@ int Checkpoint_getEnd(FILE *f, const char *path, char **cause) {
    return 0;
 }
 
-int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, char **cause) {
+int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, uint32_t *opKinds, char **cause) {
    char magic[CHECKPOINT_MAGIC_LEN];
    size_t got = fread(magic, 1, sizeof magic, f);
    if (ferror(f))
@@ -235,11 +237,15 @@ int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, char **cau
       return setCause(cause, "%s: unknown model kind %u", path, k);
    if (Checkpoint_getU32(f, path, "the header's length", &headerBytes, cause) < 0)
       return -1;
-   if (headerBytes < CHECKPOINT_HEADER_BYTES)
+   if (headerBytes < CHECKPOINT_HEADER_MIN)
       return setCause(cause, "%s: a header of %u bytes is shorter than the %d of format version %d", path,
-                      headerBytes, CHECKPOINT_HEADER_BYTES, CHECKPOINT_VERSION);
+                      headerBytes, CHECKPOINT_HEADER_MIN, CHECKPOINT_VERSION);
+   *opKinds = 0;
+   if (headerBytes >= CHECKPOINT_HEADER_BYTES &&
+       Checkpoint_getU32(f, path, "the op kinds", opKinds, cause) < 0)
+      return -1;
    /* header fields of a later revision of this version: skipped */
-   uint32_t extra = headerBytes - CHECKPOINT_HEADER_BYTES;
+   uint32_t extra = headerBytes - (headerBytes >= CHECKPOINT_HEADER_BYTES ? CHECKPOINT_HEADER_BYTES : CHECKPOINT_HEADER_MIN);
    if (Checkpoint_expect(f, path, "the rest of the header", extra, cause) < 0)
       return -1;
    if (extra > 0 && fseeko(f, extra, SEEK_CUR) != 0)
@@ -248,15 +254,63 @@ int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, char **cau
    return 0;
 }
 
-FILE *Checkpoint_open(const char *path, ModelKind *kind, char **cause) {
+FILE *Checkpoint_open(const char *path, ModelKind *kind, uint32_t *opKinds, char **cause) {
    FILE *f = fopen(path, "rb");
    if (!f) {
       setCause(cause, "%s: cannot open: %s", path, strerror(errno));
       return NULL;
    }
-   if (Checkpoint_readHeader(f, path, kind, cause) < 0) {
+   if (Checkpoint_readHeader(f, path, kind, opKinds, cause) < 0) {
       fclose(f);
       return NULL;
    }
    return f;
+}
+
+static int byName(const void *a, const void *b) {
+   return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *Checkpoint_findShipped(ModelKind kind, uint32_t opKinds) {
+   char *dir = Paths_dataFile("models");
+   DIR *d = dir ? opendir(dir) : NULL;
+   if (!d) {
+      free(dir);
+      return NULL;
+   }
+   int n = 0, cap = 0;
+   char **names = NULL;
+   for (struct dirent *ent; (ent = readdir(d));) {
+      size_t len = strlen(ent->d_name);
+      if (len <= 5 || strcmp(ent->d_name + len - 5, ".ckpt") != 0)
+         continue;
+      if (n == cap) {
+         cap = cap ? 2 * cap : 8;
+         names = xRealloc(names, (size_t)cap * sizeof *names);
+      }
+      names[n++] = xStrdup(ent->d_name);
+   }
+   closedir(d);
+   qsort(names, (size_t)n, sizeof *names, byName);
+   char *found = NULL;
+   for (int i = 0; i < n; i++) {
+      char *path = xAsprintf("%s/%s", dir, names[i]);
+      ModelKind k;
+      uint32_t learned;
+      char *cause = NULL;
+      FILE *f = found ? NULL : Checkpoint_open(path, &k, &learned, &cause);
+      free(cause);
+      if (f) {
+         fclose(f);
+         if (k == kind && learned != 0 && (learned & opKinds) == opKinds) {
+            found = path;
+            path = NULL;
+         }
+      }
+      free(path);
+      free(names[i]);
+   }
+   free(names);
+   free(dir);
+   return found;
 }

@@ -6,9 +6,13 @@
  *   byte  8  u32      format version, CHECKPOINT_VERSION (1)
  *   byte 12  u32      model kind, ModelKind's number: 0 random, 1 psa, 2 xgb, 3 mlp,
  *                     4 pam, 5 pam-moa
- *   byte 16  u32      header bytes: where the payload starts (20 in version 1; a reader
- *                     skips header fields it does not know, up to there)
- *   byte 20  ...      the payload, which each model's file describes:
+ *   byte 16  u32      header bytes: where the payload starts (24 as written now, 20
+ *                     in the first files of version 1; a reader skips header fields
+ *                     it does not know, up to there)
+ *   byte 20  u32      op kinds: bit k set when the model learned from tasks of op
+ *                     kind k (te/op.h's OpKind); 0 when unknown (and in a header of
+ *                     20 bytes, which ends before it)
+ *   byte 24  ...      the payload, which each model's file describes:
  *                     random: u64 seed; psa: nothing; xgb: u64 n, then n bytes of
  *                     XGBoost's own model in UBJSON (n = 0: the model had not learned);
  *                     mlp, pam: one network as cost/neural.h lays it out (u32 x 7
@@ -35,14 +39,15 @@
 #define CHECKPOINT_MAGIC "PTUICKPT"
 #define CHECKPOINT_MAGIC_LEN 8
 #define CHECKPOINT_VERSION 1
-#define CHECKPOINT_HEADER_BYTES 20
+#define CHECKPOINT_HEADER_BYTES 24     /* written */
+#define CHECKPOINT_HEADER_MIN 20       /* read: the first files of version 1 */
 
 /* The header, at the stream's position; -1 when it cannot be written. */
-int Checkpoint_writeHeader(FILE *f, ModelKind kind);
+int Checkpoint_writeHeader(FILE *f, ModelKind kind, uint32_t opKinds);
 /* Reads and checks the header at the stream's position (the start of the file), and
  * leaves the stream at the payload; -1 with *cause ("PATH: ...") when it is not one
  * this program reads. */
-int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, char **cause);
+int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, uint32_t *opKinds, char **cause);
 
 /* ---- writing a checkpoint ---- */
 typedef struct CheckpointWriter_ {
@@ -51,7 +56,7 @@ typedef struct CheckpointWriter_ {
 } CheckpointWriter;
 
 /* Opens PATH.tmp and writes the header; the payload goes to w->f. */
-int Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, char **cause);
+int Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, uint32_t opKinds, char **cause);
 /* Closes the file and renames it over PATH; on any error (a write that failed on the
  * way included) removes it and says why. Frees w's strings either way. */
 int Checkpoint_commit(CheckpointWriter *w, char **cause);
@@ -69,7 +74,13 @@ int Checkpoint_putBytes(FILE *f, const void *v, size_t n);
 /* ---- reading a checkpoint ---- */
 
 /* Opens path and reads its header; NULL with *cause when either fails. */
-FILE *Checkpoint_open(const char *path, ModelKind *kind, char **cause);
+FILE *Checkpoint_open(const char *path, ModelKind *kind, uint32_t *opKinds, char **cause);
+/* The shipped checkpoint of that kind (models/NAME.ckpt in the data directories, as
+ * Paths_dataFile finds them; the first directory that has models/ is searched) that
+ * has learned from every op kind of `opKinds` (a bit mask of OpKind), the first by
+ * name; NULL when none has (or none ships). Files that do not read as checkpoints are
+ * passed over. Caller frees. */
+char *Checkpoint_findShipped(ModelKind kind, uint32_t opKinds);
 /* Little-endian readers. `what` names the value for the message when the file ends
  * early: "PATH: cut short at byte N (expected WHAT, B bytes from byte M)". */
 int Checkpoint_getU32(FILE *f, const char *path, const char *what, uint32_t *v, char **cause);

@@ -89,7 +89,8 @@ CostModel *CostModel_new(ModelKind kind, uint64_t seed, char **cause) {
 
 CostModel *CostModel_load(const char *path, char **cause) {
    ModelKind kind;
-   FILE *f = Checkpoint_open(path, &kind, cause);
+   uint32_t opKinds;
+   FILE *f = Checkpoint_open(path, &kind, &opKinds, cause);
    if (!f)
       return NULL;
    const char *why;
@@ -104,6 +105,8 @@ CostModel *CostModel_load(const char *path, char **cause) {
       CostModel_free(m);
       m = NULL;
    }
+   if (m)
+      m->opKinds = opKinds;
    fclose(f);
    return m;
 }
@@ -130,14 +133,18 @@ int CostModel_save(const CostModel *m, const char *path, char **cause) {
    if (m->ops->save)
       return m->ops->save(m, path, cause);
    CheckpointWriter w;
-   if (Checkpoint_create(&w, path, m->kind, cause) < 0)
+   if (Checkpoint_create(&w, path, m->kind, m->opKinds, cause) < 0)
       return -1;
    return Checkpoint_commit(&w, cause);
 }
 
 CostModel *CostModel_clone(const CostModel *m, char **cause) {
-   if (m->ops->clone)
-      return m->ops->clone(m, cause);
+   if (m->ops->clone) {
+      CostModel *copy = m->ops->clone(m, cause);
+      if (copy)
+         copy->opKinds = m->opKinds;
+      return copy;
+   }
    /* through a checkpoint: what save and load keep is the whole model, so a copy made
     * this way predicts as the original does */
    const char *dir = getenv("TMPDIR");

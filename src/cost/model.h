@@ -75,6 +75,8 @@ struct CostModel_ {
    const CostModelOps *ops;
    bool frozen;                 /* fit does nothing */
    bool trained;                /* has learned from data (or was loaded) */
+   uint32_t opKinds;            /* bit k: learned from tasks of OpKind k (te/op.h), as
+                                   pruner-tui train records it; 0 unknown */
    uint64_t seed;
    void *impl;
 };

@@ -713,7 +713,7 @@ static int neuralFit(CostModel *m, const Dataset *train, const TrainConfig *cfg,
 
 static int neuralSave(const CostModel *m, const char *path, char **cause) {
    CheckpointWriter w;
-   if (Checkpoint_create(&w, path, m->kind, cause) < 0)
+   if (Checkpoint_create(&w, path, m->kind, m->opKinds, cause) < 0)
       return -1;
    NeuralNet_write(m->impl, w.f);
    return Checkpoint_commit(&w, cause);

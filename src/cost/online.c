@@ -196,6 +196,15 @@ double OnlineModel_wait(OnlineModel *o) {
    return s;
 }
 
+void OnlineModel_status(OnlineModel *o, int *rounds, double *seconds, int *samples, char **error) {
+   pthread_mutex_lock(&o->lock);
+   *rounds = o->rounds;
+   *seconds = o->lastSeconds;
+   *samples = o->trained;
+   *error = o->lastError ? xStrdup(o->lastError) : NULL;
+   pthread_mutex_unlock(&o->lock);
+}
+
 int OnlineModel_rounds(OnlineModel *o) {
    pthread_mutex_lock(&o->lock);
    int n = o->rounds;

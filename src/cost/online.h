@@ -28,6 +28,10 @@ void OnlineModel_predict(OnlineModel *o, const Dataset *batch, float *scores);
 void OnlineModel_update(OnlineModel *o, const Dataset *samples);
 /* Waits until no training is running or due; returns the seconds the last round took. */
 double OnlineModel_wait(OnlineModel *o);
+/* Without waiting: the rounds finished so far, the last one's seconds, the samples the
+ * last round that succeeded had seen, and its error (a copy the caller frees; NULL
+ * when none). */
+void OnlineModel_status(OnlineModel *o, int *rounds, double *seconds, int *samples, char **error);
 /* Rounds finished and published so far; the last round's error, NULL when none. */
 int OnlineModel_rounds(OnlineModel *o);
 const char *OnlineModel_lastError(OnlineModel *o);

@@ -79,7 +79,7 @@ static int moaFit(CostModel *m, const Dataset *train, const TrainConfig *cfg, ch
 static int moaSave(const CostModel *m, const char *path, char **cause) {
    const PamMoa *s = m->impl;
    CheckpointWriter w;
-   if (Checkpoint_create(&w, path, m->kind, cause) < 0)
+   if (Checkpoint_create(&w, path, m->kind, m->opKinds, cause) < 0)
       return -1;
    Checkpoint_putU32(w.f, s->updates);
    Checkpoint_putU32(w.f, s->fast != NULL);
@@ -123,6 +123,7 @@ CostModel *PamMoa_fromPretrained(const CostModel *pam, char **cause) {
    }
    CostModel *m = moaWrap(NeuralNet_copy(net), NULL, 0, pam->seed);
    m->trained = pam->trained;
+   m->opKinds = pam->opKinds;
    return m;
 }
 

@@ -263,7 +263,7 @@ static int xgbSave(const CostModel *m, const char *path, char **cause) {
    if (x->booster && XGBoosterSaveModelToBuffer(x->booster, "{\"format\": \"ubj\"}", &len, &bytes) != 0)
       return xgbError(cause, "save the model");
    CheckpointWriter w;
-   if (Checkpoint_create(&w, path, m->kind, cause) < 0)
+   if (Checkpoint_create(&w, path, m->kind, m->opKinds, cause) < 0)
       return -1;
    Checkpoint_putU64(w.f, (uint64_t)len);
    if (len > 0)

@@ -372,6 +372,15 @@ int Search_round(SearchTask *t, const SearchParams *p, Scorer *draft, Scorer *ve
       if (st.drafted)
          draftSearch(t, p, e, draft, sampled, nsampled, &ds);
       ndrafts = t->ndrafts;
+      /* where PSA puts the best state measured so far among its new drafts (Pruner's
+       * recall of the best: is it inside the drafted space?) */
+      if (st.drafted && t->nbest > 0 && ndrafts > 0) {
+         float s;
+         Scorer_score(draft, t->space.task, t->space.set, &t->best[0].state, 1, &s);
+         st.bestDraftRank = 1;
+         for (int i = 0; i < ndrafts; i++)
+            st.bestDraftRank += t->drafts[i].draftScore > s;
+      }
    }
 
    /* 3. the verify search's population: drafts, the sample, the best measured states;

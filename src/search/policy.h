@@ -114,6 +114,9 @@ typedef struct SearchRoundStats_ {
    int verifyKept;              /* the verify search's output */
    int picks, picksGood, picksRandom;
    int picksFromDrafts;         /* picks whose root lineage is DRAFT */
+   int bestDraftRank;           /* on a draft round: 1 + the drafts PSA scores above the
+                                   task's best measured state (1 .. drafts + 1); 0 on
+                                   other rounds and before a success */
    double acceptance;           /* picksFromDrafts / picks; NaN without picks */
    double kendallTau;           /* PSA against the verify model over the drafts; NaN when undefined */
    /* wall seconds of each phase */

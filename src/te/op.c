@@ -37,6 +37,19 @@ static const char *const epilogueNames[EPI_KIND_COUNT] = {
    [EPI_RELU6] = "relu6", [EPI_CLIP] = "clip", [EPI_GELU] = "gelu",
 };
 
+int Op_kindOfKey(const char *key) {
+   int best = -1;
+   size_t bestLen = 0;
+   for (int k = 0; k < OP_KIND_COUNT; k++) {
+      size_t len = strlen(opTable[k].name);
+      if (len > bestLen && strncmp(key, opTable[k].name, len) == 0 && key[len] == '_') {
+         best = k;
+         bestLen = len;
+      }
+   }
+   return best;
+}
+
 const char *Op_name(OpKind kind) {
    return kind < OP_KIND_COUNT ? opTable[kind].name : "?";
 }

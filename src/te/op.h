@@ -108,5 +108,8 @@ size_t Op_epilogueText(const OpParams *p, char *buf, size_t size);
 /* A canonical key naming the workload; two tasks are the same workload iff their keys
  * are equal. */
 size_t Op_key(const OpParams *p, char *buf, size_t size);
+/* The op kind a workload key (Op_key's text) names: its op's name comes first, then
+ * '_'; -1 when no op's does. */
+int Op_kindOfKey(const char *key);
 
 #endif

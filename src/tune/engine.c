@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cost/checkpoint.h"
 #include "cost/metrics.h"
 #include "cost/model.h"
 #include "cost/models.h"
@@ -43,6 +44,9 @@ struct Engine_ {
    char *policy;
    char *costModel;
    char *checkpoint;            /* --load-model's file, "" without one */
+   char *modelNote;             /* Engine_modelNote's */
+   bool overlap;                /* EngineConfig.overlap */
+   int modelRounds;             /* the online model's rounds a model event was written for */
    SearchParams params;
    EngineTask *tasks;
    int currentTask;             /* the task the measurer is set to; -1: none */
@@ -405,15 +409,38 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    }
    int ntasks = e->net.ntasks;
 
-   /* the verify model: a checkpoint or a fresh model of the kind asked for */
-   CostModel *model = verifyModel(cfg->costModel, cfg->loadModel, cfg->seed, "--load-model", cause);
-   if (!model)
+   /* the verify model: a checkpoint or a fresh model of the kind asked for, or by
+    * default MoA from a shipped checkpoint that knows the network's operators */
+   const char *kind = cfg->costModel, *load = cfg->loadModel;
+   char *shipped = NULL;
+   if (cfg->pretrained && !kind && !load) {
+      uint32_t ops = 0;
+      for (int t = 0; t < ntasks; t++)
+         ops |= 1u << e->net.tasks[t].op.kind;
+      shipped = Checkpoint_findShipped(MODEL_PAM, ops);
+      if (shipped) {
+         kind = "pam-moa";
+         load = shipped;
+         e->modelNote = xAsprintf("pam-moa from the shipped checkpoint %s, which has learned every operator of "
+                                  "%s (--cost-model pam learns from nothing)", shipped, e->net.name);
+      } else {
+         e->modelNote = xAsprintf("no shipped checkpoint has learned every operator of %s: pam learns from nothing",
+                                  e->net.name);
+      }
+   }
+   if (!e->modelNote)
+      e->modelNote = xStrdup("");
+   CostModel *model = verifyModel(kind, load, cfg->seed, "--load-model", cause);
+   if (!model) {
+      free(shipped);
       goto fail;
+   }
    e->costModel = xStrdup(ModelKind_name(model->kind));
    /* absolute, so that a resume from another directory finds it again */
-   char *resolved = cfg->loadModel ? realpath(cfg->loadModel, NULL) : NULL;
-   e->checkpoint = xStrdup(resolved ? resolved : cfg->loadModel ? cfg->loadModel : "");
+   char *resolved = load ? realpath(load, NULL) : NULL;
+   e->checkpoint = xStrdup(resolved ? resolved : load ? load : "");
    free(resolved);
+   free(shipped);
    TrainConfig_default(&e->train);
    e->train.seed = cfg->seed;
    /* after the first round a warm-starting model trains a few epochs on the new
@@ -423,6 +450,7 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    e->train.replay = ENGINE_REPLAY;
    e->seed = cfg->seed;
    e->threads = cfg->threads;
+   e->overlap = cfg->overlap;
    e->online = OnlineModel_new(model, &e->train);
 
    MeasurerConfig mc;
@@ -509,6 +537,8 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
             goto fail;
       }
    }
+   /* what a resumed session trained on its way in is no round of this run */
+   e->modelRounds = OnlineModel_rounds(e->online);
    return e;
 fail:
    e->finished = true;          /* nothing to write */
@@ -553,6 +583,7 @@ void Engine_free(Engine *e) {
    free(e->policy);
    free(e->costModel);
    free(e->checkpoint);
+   free(e->modelNote);
    free(e->sessionPath);
    SessionEvent_done(&e->header);
    for (int i = 0; i < e->ncommands; i++)
@@ -564,7 +595,29 @@ void Engine_free(Engine *e) {
 }
 
 /* the finished event after the events of this round so far, all written */
+/* With --overlap: a model event for the training that ended since the last one
+ * (wait: after waiting for the one running). */
+static void modelEvent(Engine *e, bool wait) {
+   if (wait)
+      OnlineModel_wait(e->online);
+   int rounds, samples;
+   double secs;
+   char *err;
+   OnlineModel_status(e->online, &rounds, &secs, &samples, &err);
+   if (rounds > e->modelRounds) {
+      e->modelRounds = rounds;
+      SessionEvent *ev = newEvent(e, SESSION_MODEL);
+      ev->model.seconds = secs;
+      ev->model.samples = samples;
+      ev->model.error = err ? err : xStrdup("");
+   } else {
+      free(err);
+   }
+}
+
 static int finishRound(Engine *e, SessionEnd why, char **cause) {
+   if (e->overlap)
+      modelEvent(e, true);
    e->finished = true;
    e->why = why;
    SessionEvent *ev = newEvent(e, SESSION_FINISHED);
@@ -772,6 +825,8 @@ int Engine_runRound(Engine *e, char **cause) {
       ev->search.picks = st.picks;
       ev->search.fromDrafts = st.picksFromDrafts;
       ev->search.random = st.picksRandom;
+      ev->search.seconds = st.totalSeconds;
+      ev->search.bestRank = st.bestDraftRank > 0 ? st.bestDraftRank : NAN;
       if (emit(e, cause) < 0)
          return -1;
    }
@@ -813,9 +868,13 @@ int Engine_runRound(Engine *e, char **cause) {
       return -1;
    }
 
-   /* train on the new samples and wait for it: determinism before overlap */
-   if (fresh.n > 0) {
+   /* train on the new samples and wait for it (deterministic), or with --overlap
+    * let it run on beside the next round */
+   if (fresh.n > 0)
       OnlineModel_update(e->online, &fresh);
+   if (e->overlap)
+      modelEvent(e, false);
+   else if (fresh.n > 0) {
       double secs = OnlineModel_wait(e->online);
       ev = newEvent(e, SESSION_MODEL);
       ev->model.seconds = secs;
@@ -872,6 +931,10 @@ const char *Engine_costModel(const Engine *e) {
 
 const char *Engine_checkpoint(const Engine *e) {
    return e->checkpoint;
+}
+
+const char *Engine_modelNote(const Engine *e) {
+   return e->modelNote;
 }
 
 const SessionHeader *Engine_header(const Engine *e) {

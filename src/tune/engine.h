@@ -33,6 +33,10 @@ typedef struct EngineConfig_ {
    const char *policy;          /* "pruner" (NULL too) or "ansor" */
    const char *costModel;       /* the verify model's kind; NULL: "pam" */
    const char *loadModel;       /* a checkpoint to start the verify model from, or NULL */
+   /* with neither costModel nor loadModel: pam-moa from the shipped PAM checkpoint
+    * that has learned every operator of the network, when one ships
+    * (Checkpoint_findShipped), else pam from nothing; the pruner policy's default */
+   bool pretrained;
    const char *sessionPath;     /* the session file to create (must not exist), or NULL */
    /* without a sessionPath: the directory (made when missing) where a session named
     * NETWORK-DEVICE-YYYYmmdd-HHMMSS.jsonl is created (DEVICE "sim_PROFILE" on the
@@ -42,6 +46,9 @@ typedef struct EngineConfig_ {
    int perRound;                /* measurements per round; <= 0: min(10, trials / tasks) */
    uint64_t seed;               /* 0 to 2^53 - 1 */
    bool noCompile;              /* the simulator skips NVRTC (fast) */
+   /* a round's training runs on while the next round searches and measures, with
+    * the model published last: faster, but the picks then depend on timing */
+   bool overlap;
    int threads;                 /* the scorers' threads; <= 0: one per online core */
    /* --resume: the session read back (Session_read), whose file sessionPath names;
     * NULL for a new session. The caller fills the rest from its header. */
@@ -129,6 +136,9 @@ const char *Engine_policy(const Engine *e);
 const char *Engine_costModel(const Engine *e);
 /* The checkpoint the verify model started from (--load-model), "" when none. */
 const char *Engine_checkpoint(const Engine *e);
+/* What EngineConfig.pretrained found: "pam-moa from the shipped checkpoint ..." or why
+ * none was used; "" when it was not asked for. */
+const char *Engine_modelNote(const Engine *e);
 /* The session's header, whether or not a file is written (a resumed session's own). */
 const SessionHeader *Engine_header(const Engine *e);
 /* The session file written, or NULL. */

@@ -32,7 +32,9 @@ typedef enum {
    F_START,                     /* int64_t, 0 to 2^53 - 1; wall clock */
    F_SECONDS,                   /* double, finite, at least 0 */
    F_CLOCK,                     /* double, finite, at least 0; wall clock */
+   F_SPENT,                     /* as F_CLOCK, read as 0 when absent (files before the key) */
    F_OPTIONAL,                  /* double or null (NAN) */
+   F_LATER,                     /* as F_OPTIONAL, NAN when absent (a key added later) */
    F_STRING,                    /* char *, required */
    F_MESSAGE,                   /* char *, left out when "" and read as "" when absent */
    F_BOOL,
@@ -118,6 +120,8 @@ static const Field searchFields[] = {
    { "picks", F_INT, AT(search.picks) },
    { "from_drafts", F_INT, AT(search.fromDrafts) },
    { "random", F_INT, AT(search.random) },
+   { "seconds", F_SPENT, AT(search.seconds) },
+   { "best_rank", F_LATER, AT(search.bestRank) },
 };
 
 static const Field roundEndFields[] = {
@@ -183,8 +187,10 @@ static const char *expectation(FieldType t) {
    case F_INT53:
    case F_START: return "an integer from 0 to 9007199254740991";
    case F_SECONDS:
-   case F_CLOCK: return "a finite number of seconds, at least 0";
-   case F_OPTIONAL: return "a finite number or null";
+   case F_CLOCK:
+   case F_SPENT: return "a finite number of seconds, at least 0";
+   case F_OPTIONAL:
+   case F_LATER: return "a finite number or null";
    case F_STRING:
    case F_MESSAGE: return "a string";
    case F_BOOL: return "true or false";
@@ -198,7 +204,7 @@ static const char *expectation(FieldType t) {
 _Static_assert(SESSION_MAX_COSTS == 32, "the costs key's message says 32");
 
 static bool isClock(FieldType t) {
-   return t == F_CLOCK || t == F_START;
+   return t == F_CLOCK || t == F_SPENT || t == F_START;
 }
 
 /* a name for char *, so that const applies to the pointer in CSLOT */
@@ -265,7 +271,9 @@ static void putField(cJSON *o, const SessionEvent *e, const Field *f) {
    case F_START: put(o, f->key, integer(*CSLOT(e, f, int64_t))); break;
    case F_SECONDS:
    case F_CLOCK:
-   case F_OPTIONAL: put(o, f->key, JsonLines_numberItem(*CSLOT(e, f, double))); break;
+   case F_SPENT:
+   case F_OPTIONAL:
+   case F_LATER: put(o, f->key, JsonLines_numberItem(*CSLOT(e, f, double))); break;
    case F_STRING: {
       const char *s = *CSLOT(e, f, Text);
       put(o, f->key, cJSON_CreateString(s ? s : ""));
@@ -398,6 +406,10 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
          *SLOT(out, f, char *) = xStrdup("");
          return 0;
       }
+      if (f->type == F_SPENT || f->type == F_LATER) {
+         *SLOT(out, f, double) = f->type == F_SPENT ? 0 : NAN;
+         return 0;
+      }
       return setCause(cause, "missing key \"%s\": expected %s", f->key, expectation(f->type));
    }
    double v;
@@ -425,11 +437,13 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
       return 0;
    case F_SECONDS:
    case F_CLOCK:
+   case F_SPENT:
       if (!cJSON_IsNumber(item) || !(item->valuedouble >= 0 && isfinite(item->valuedouble)))
          return wrong(f, item, cause);
       *SLOT(out, f, double) = item->valuedouble;
       return 0;
    case F_OPTIONAL:
+   case F_LATER:
       if (cJSON_IsNull(item)) {
          *SLOT(out, f, double) = NAN;
          return 0;

@@ -14,14 +14,15 @@
  *   best       "task", "latency" (seconds)
  *   command    "text", "applied"
  *   search     "task", "drafted", "sampled", "drafts", "population", "kept", "picks",
- *              "from_drafts", "random"                  (the search of a round is done)
+ *              "from_drafts", "random", "seconds", "best_rank"
+ *                                                       (the search of a round is done)
  *   round_end  "trials", "latency_ms", "acceptance", "tau", "draft_rank", "verify_rank"
  *   finished   "why" ("budget", "stopped", "all dead")
  *   resumed    "trials", "notice" (left out when empty)  (--resume went on from here)
  * Optional numbers (scores, latency_ms, acceptance, tau, the ranks) are NAN in the struct and
  * null in the file. Numbers are written so that they read back to the same double.
  * Keys this program does not know are ignored; a known key given twice is an error.
- * Only "start", "t" and the model's "seconds" come from the wall clock: two runs with
+ * Only "start", "t" and the model's and the search's "seconds" come from the wall clock: two runs with
  * the same seed differ in nothing else. */
 #ifndef HEADER_session
 #define HEADER_session
@@ -121,6 +122,11 @@ typedef struct SessionEvent_ {
          int picks;             /* chosen to be measured */
          int fromDrafts;        /* picks whose lineage goes back to a draft */
          int random;            /* picks drawn at random (eps-greedy) */
+         double seconds;        /* wall clock: the search's time; 0 when the file
+                                   predates the key */
+         double bestRank;       /* on a draft round, where PSA ranks the task's best
+                                   measured state among the new drafts (1 = above all;
+                                   drafts + 1 = below all); NAN otherwise */
       } search;
       struct {
          int trials;
