@@ -218,7 +218,7 @@ static const CliCommand datasetCommand = {
    "mix random states with mutants of its fastest measured ones. Run it again to resume: it counts the "
    "records already there and measures only what is missing, never a state twice.\n"
    "Progress and the ETA go to standard error, the summary to standard output. Exit status 1 when a file "
-   "cannot be read or written or a task measured nothing ok.",
+   "cannot be read or written or a task measured states but none ok.",
    datasetOptions,
 };
 
@@ -498,14 +498,14 @@ int Cli_dataset(int argc, char **argv) {
       for (int t = 0; t < ntasks && rc == 0; t++) {
          prog.task = t + 1;
          long okBefore = ok;
-         bool fresh = tasks[t].have < a.states;
          long w = collectTask(&a, m, rw, &records, &tasks[t], &prog, &ok);
          if (w < 0) {
             rc = EXIT_INPUT;
             break;
          }
          written += w;
-         if (fresh && ok == okBefore) {
+         /* a task whose space ran out measures nothing new, which is no failure */
+         if (w > 0 && ok == okBefore) {
             noOk++;
             fprintf(stderr, "%spruner-tui dataset: %s: no state measured ok\n", prog.tty ? "\n" : "",
                     tasks[t].task->key);
