@@ -12,7 +12,7 @@ batch() {
    rc=$?
 }
 
-echo "1..29"
+echo "1..36"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
@@ -119,7 +119,8 @@ ok "the resumed session ends with finished budget" \
 batch "$tmp/rec-src.jsonl" --cost-model pam
 "$bin" export "$tmp/rec-src.jsonl" --records "$tmp/rec.jsonl" >/dev/null 2>&1
 "$bin" train --records "$tmp/rec.jsonl" --network "$src/tests/data/tiny2.task" --model pam --epochs 2 \
-   --out "$tmp/pam.ckpt" >/dev/null 2>&1
+   --out "$tmp/pam.ckpt" >"$tmp/train.out" 2>&1
+ok "train says which operators the checkpoint learned from" grep -qx "learned from tasks of: conv2d dense" "$tmp/train.out"
 ckpt=$(cd "$tmp" && pwd)/pam.ckpt
 batch "$tmp/moa.jsonl" --cost-model pam-moa --load-model "$tmp/pam.ckpt"
 ok "--cost-model pam-moa --load-model PAM.ckpt tunes with MoA from it, and says so" \
@@ -132,5 +133,40 @@ ok "a checkpoint of another kind than --cost-model is an error" \
    --load-model "$tmp/pam.ckpt" --no-session >"$tmp/out" 2>"$tmp/err"
 ok "--load-model alone tunes with the checkpoint's kind" \
    sh -c '[ "$1" -eq 0 ] && grep -q "^policy pruner, cost model pam (from $2)" "$3"' _ "$?" "$ckpt" "$tmp/out"
+
+# without a model, the pruner policy starts MoA from a shipped checkpoint that knows the
+# network's operators: here a data directory whose models/ has the one above
+mkdir -p "$tmp/data/models"
+cp "$tmp/pam.ckpt" "$tmp/data/models/pam-tiny.ckpt"
+shipped=$(cd "$tmp/data/models" && pwd)/pam-tiny.ckpt
+tune() {
+   PRUNER_TUI_DATADIR="$tmp/data" "$bin" --batch "$@" --device sim:h100_sxm --no-compile --trials 20 \
+      --per-round 5 --no-session >"$tmp/out" 2>"$tmp/err"
+   rc=$?
+}
+tune "$src/tests/data/tiny2.task"
+ok "--policy pruner without a model: MoA from the shipped checkpoint, with a note" \
+   sh -c '[ "$1" -eq 0 ] && grep -qxF "note: pam-moa from the shipped checkpoint $2, which has learned every operator of tiny2 (--cost-model pam learns from nothing)" "$3" &&
+          grep -q "^policy pruner, cost model pam-moa (from $2), 20 trials" "$3"' _ "$rc" "$shipped" "$tmp/out"
+printf 'network: soft\nbatch: 1\ntasks:\n  - {op: softmax, input: [4, 32], weight: 1}\n  - {op: dense, m: 4, n: 8, k: 32, weight: 1}\n' > "$tmp/soft.task"
+tune "$tmp/soft.task"
+ok "a network with an operator the checkpoint has not learned: pam from nothing, and why" \
+   sh -c '[ "$1" -eq 0 ] && grep -qxF "note: no shipped checkpoint has learned every operator of soft: pam learns from nothing" "$2" &&
+          grep -q "^policy pruner, cost model pam, 20 trials" "$2"' _ "$rc" "$tmp/out"
+tune "$src/tests/data/tiny2.task" --policy ansor
+ok "the ansor policy keeps pam from nothing, without a note" \
+   sh -c '[ "$1" -eq 0 ] && ! grep -q "^note:" "$2" && grep -q "^policy ansor, cost model pam, 20 trials" "$2"' _ "$rc" "$tmp/out"
+tune "$src/tests/data/tiny2.task" --cost-model pam
+ok "--cost-model pam is pam from nothing, without a note" \
+   sh -c '[ "$1" -eq 0 ] && ! grep -q "^note:" "$2" && grep -q "^policy pruner, cost model pam, 20 trials" "$2"' _ "$rc" "$tmp/out"
+mkdir -p "$tmp/empty/models"
+PRUNER_TUI_DATADIR="$tmp/empty" "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile \
+   --trials 20 --per-round 5 --no-session >"$tmp/out" 2>&1
+ok "no checkpoint ships: pam from nothing, and why" \
+   grep -qxF "note: no shipped checkpoint has learned every operator of tiny2: pam learns from nothing" "$tmp/out"
+"$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 20 --per-round 5 \
+   --no-session >"$tmp/out" 2>&1
+ok "the source tree's own PAM checkpoint knows tiny2's operators" \
+   grep -q "^note: pam-moa from the shipped checkpoint .*/models/pam-sim-t4-holdout5.ckpt, which has learned every operator of tiny2" "$tmp/out"
 
 [ "$failed" -eq 0 ]
