@@ -12,7 +12,7 @@ batch() {
    rc=$?
 }
 
-echo "1..36"
+echo "1..38"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
@@ -133,6 +133,14 @@ ok "a checkpoint of another kind than --cost-model is an error" \
    --load-model "$tmp/pam.ckpt" --no-session >"$tmp/out" 2>"$tmp/err"
 ok "--load-model alone tunes with the checkpoint's kind" \
    sh -c '[ "$1" -eq 0 ] && grep -q "^policy pruner, cost model pam (from $2)" "$3"' _ "$?" "$ckpt" "$tmp/out"
+
+# the simulator's CPU checks change no latency and no pick
+batch "$tmp/v8.jsonl"
+batch "$tmp/v1.jsonl" --verify-every 1
+ok "--verify-every 1 writes the session the default writes" "$bin" __session-compare "$tmp/v8.jsonl" "$tmp/v1.jsonl"
+batch "$tmp/v0.jsonl" --verify-every 0
+ok "--verify-every 0 is a usage error" \
+   sh -c '[ "$1" -eq 2 ] && grep -qx "pruner-tui --batch: --verify-every must be an integer from 1 to 1000000, not .0." "$2"' _ "$rc" "$tmp/err"
 
 # without a model, the pruner policy starts MoA from a shipped checkpoint that knows the
 # network's operators: here a data directory whose models/ has the one above

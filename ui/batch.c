@@ -89,7 +89,7 @@ static int run(Engine *e, TuneView *view) {
 
 int Cli_tune(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
-          O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION, O_OVERLAP };
+          O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION, O_OVERLAP, O_VERIFY_EVERY };
    static const struct option options[] = {
       { "batch", required_argument, NULL, O_BATCH },
       { "trials", required_argument, NULL, O_TRIALS },
@@ -106,6 +106,7 @@ int Cli_tune(int argc, char **argv) {
       { "resume", required_argument, NULL, O_RESUME },
       { "no-session", no_argument, NULL, O_NO_SESSION },
       { "overlap", no_argument, NULL, O_OVERLAP },
+      { "verify-every", required_argument, NULL, O_VERIFY_EVERY },
       { NULL, 0, NULL, 0 },
    };
    /* messages name the mode the user asked for */
@@ -163,6 +164,12 @@ int Cli_tune(int argc, char **argv) {
       case O_SESSION: cfg.sessionPath = optarg; break;
       case O_NO_COMPILE: cfg.noCompile = true; break;
       case O_OVERLAP: cfg.overlap = true; break;
+      case O_VERIFY_EVERY: {
+         long every;
+         bad = Cli_parseCount(cmd, "--verify-every", optarg, 1, 1000000, &every);
+         cfg.simVerifyEvery = (int)every;
+         break;
+      }
       case ':': return Cli_usage(cmd, "option '%s' needs an argument", argv[optind - 1]);
       default: return Cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
       }

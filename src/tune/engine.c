@@ -458,6 +458,8 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    mc.device = cfg->device;
    mc.devices = cfg->devices;
    mc.simNoCompile = cfg->noCompile;
+   if (cfg->simVerifyEvery > 0)
+      mc.simVerifyEvery = cfg->simVerifyEvery;
    mc.seed = cfg->seed;
    e->measurer = Measurer_open(&mc, cause);
    if (!e->measurer)

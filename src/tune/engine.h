@@ -46,6 +46,7 @@ typedef struct EngineConfig_ {
    int perRound;                /* measurements per round; <= 0: min(10, trials / tasks) */
    uint64_t seed;               /* 0 to 2^53 - 1 */
    bool noCompile;              /* the simulator skips NVRTC (fast) */
+   int simVerifyEvery;          /* the simulator checks 1 state in N on the CPU; <= 0: 8 */
    /* a round's training runs on while the next round searches and measures, with
     * the model published last: faster, but the picks then depend on timing */
    bool overlap;
