@@ -291,7 +291,8 @@ char *Checkpoint_findShipped(ModelKind kind, uint32_t opKinds) {
       names[n++] = xStrdup(ent->d_name);
    }
    closedir(d);
-   qsort(names, (size_t)n, sizeof *names, byName);
+   if (n > 1)
+      qsort(names, (size_t)n, sizeof *names, byName);
    char *found = NULL;
    for (int i = 0; i < n; i++) {
       char *path = xAsprintf("%s/%s", dir, names[i]);

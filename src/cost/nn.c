@@ -424,7 +424,8 @@ void NnAttention_backward(NnAttention *l, const float *x, int nseq, int len, con
 /* ---- segment sum ---- */
 
 void Nn_segmentSum(const float *x, const int *seg, int n, int d, int nseg, float *y) {
-   memset(y, 0, (size_t)(nseg > 0 ? nseg : 0) * d * sizeof(float));
+   if (nseg > 0)
+      memset(y, 0, (size_t)nseg * d * sizeof(float));
    for (int i = 0; i < n; i++) {
       const float *xr = x + (size_t)i * d;
       float *yr = y + (size_t)seg[i] * d;
