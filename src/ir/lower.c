@@ -812,7 +812,7 @@ static void finishKernel(LoopNest *ln, int k) {
    kn->sharedBytes = 0;
    for (int b = 0; b < ln->nbuffers; b++)
       if (ln->buffers[b].scope == SCOPE_SHARED && ln->buffers[b].kernel == k)
-         kn->sharedBytes += 4 * ln->buffers[b].elems;
+         kn->sharedBytes = Sketch_sharedAfter(kn->sharedBytes, 4 * ln->buffers[b].elems);
    /* a cross-thread reduction over more than a warp (or a width that is not a power
     * of two) combines through one float of shared memory per thread */
    if (ln->allreduce && !Sketch_reduceWithShuffles(kn->block))
