@@ -16,7 +16,8 @@
 
 static SchedLimits limits;
 
-/* Small shapes of every op and sketch kind (batch 2), odd sizes and guards included. */
+/* Small shapes of every op, sketch kind and epilogue kind (batch 2), odd sizes and guards
+ * included. */
 static const char *const tasks =
    "network: lowering\n"
    "batch: 2\n"
@@ -39,7 +40,10 @@ static const char *const tasks =
    "  - {op: softmax, input: [3, 40], weight: 1}\n"
    "  - {op: softmax, input: [2, 3, 64], weight: 1}\n"
    "  - {op: layer_norm, input: [5, 48], epilogue: [{clip: [-1, 1]}], weight: 1}\n"
-   "  - {op: layer_norm, input: [4, 64], weight: 1}\n";
+   "  - {op: layer_norm, input: [4, 64], weight: 1}\n"
+   "  - {op: conv2d, input: [6, 7, 7], filters: 6, kernel: 5, stride: 2, pad: 2, groups: 6, epilogue: [bias, hardswish], weight: 1}\n"
+   "  - {op: conv2d, input: [12, 1, 1], filters: 20, kernel: 1, epilogue: [bias, hardsigmoid], weight: 1}\n"
+   "  - {op: dense, m: 12, n: 4, k: 24, epilogue: [bias, sigmoid], weight: 1}\n";
 
 typedef struct {
    const OpParams *p;

@@ -263,7 +263,7 @@ static const BadCase badCases[] = {
    /* 21 */ { HEAD "  - {op: conv2d, input: [64, 8, 8], filters: 64, kernel: 3, groups: 3, weight: 1}\n", "t.task:4:69: groups 3 does not divide the 64 input channels" },
    /* 22 */ { HEAD "  - {op: conv2d, input: [3, 8, 8], filters: 8, kernel: 3, padding: 1, weight: 1}\n", "t.task:4:59: unknown key 'padding' in a conv2d task; expected one of: op, weight, epilogue, name, input, filters, kernel, stride, pad, dilation, groups" },
    /* 23 */ { HEAD "  - {op: dense, n: 4, k: 4, weight: \"3\"}\n", "t.task:4:37: expected an integer for weight, found the quoted string '3'" },
-   /* 24 */ { HEAD "  - {op: dense, n: 4, k: 4, epilogue: [bias, tanh], weight: 1}\n", "t.task:4:46: unknown epilogue 'tanh'; expected one of: bias, add, relu, relu6, clip, gelu" },
+   /* 24 */ { HEAD "  - {op: dense, n: 4, k: 4, epilogue: [bias, tanh], weight: 1}\n", "t.task:4:46: unknown epilogue 'tanh'; expected one of: bias, add, relu, relu6, clip, gelu, hardswish, hardsigmoid, sigmoid" },
    /* 25 */ { HEAD "  - {op: softmax, input: [4, 8], epilogue: [bias], weight: 1}\n", "t.task:4:45: epilogue 'bias' applies to conv2d, dense and batch_matmul, not softmax" },
    /* 26 */ { HEAD "  - {op: dense, n: 4, k: 4, epilogue: [clip], weight: 1}\n", "t.task:4:40: epilogue 'clip' needs bounds: write {clip: [lo, hi]}" },
    /* 27 */ { HEAD "  - {op: max_pool2d, input: [3, 8, 8], kernel: 3, pad: [1, 1, 1], weight: 1}\n", "t.task:4:56: expected pad as p, [ph, pw] or [top, left, bottom, right], found 3 values" },

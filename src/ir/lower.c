@@ -138,6 +138,7 @@ static int32_t translate(Lower *L, int32_t e, const int32_t *axis) {
    case EXPR_SQRT:
    case EXPR_RSQRT:
    case EXPR_TANH:
+   case EXPR_SIGMOID:
       return Ir_unary(L->ln, (ExprKind)x->kind, translate(L, x->args[0], axis));
    default:
       return Ir_binary(L->ln, (ExprKind)x->kind, translate(L, x->args[0], axis),
