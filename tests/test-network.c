@@ -62,8 +62,9 @@ static void test_other_networks(void **state) {
 
 /* Representative tasks of the networks added after the first four, by hand from the
  * architectures: conv2d = 2*N*K*OH*OW*(C/G)*R*S + e*N*K*OH*OW, with e = 1 per bias,
- * add and relu; dense = 2*M*n*k + e*M*n, with e = 4 for gelu; batch_matmul =
- * 2*B*m*n*k; softmax 4 and layer_norm 14 per element. */
+ * add and relu, 5 per hardswish, 4 per hardsigmoid, 0 per sigmoid; dense = 2*M*n*k +
+ * e*M*n, with e = 4 for gelu; batch_matmul = 2*B*m*n*k; softmax 4 and layer_norm 14
+ * per element. */
 static void test_added_networks_by_hand(void **state) {
    (void)state;
    Network net;
@@ -149,6 +150,31 @@ static void test_added_networks_by_hand(void **state) {
    assert_true(net.tasks[1].flops == 14.0 * 257 * 768);
    assert_true(net.tasks[3].flops == 2.0 * 12 * 257 * 257 * 64);
    assert_true(net.tasks[4].flops == 4.0 * 12 * 257 * 257);
+   Network_done(&net);
+}
+
+/* DenseNet-121: the conv2 of every block, a conv1 deep in block 3, a transition. */
+static void test_densenet_121_by_hand(void **state) {
+   (void)state;
+   Network net;
+   /* each block's 3x3 conv2 (128 -> 32, no epilogue: its output goes to the next concat)
+    * is one task per block, weights 6, 12, 24, 16 */
+   TestUtil_loadNetwork(&net, "models/densenet_121.task");
+   static const int conv2Task[4] = { 3, 12, 27, 54 }, layers[4] = { 6, 12, 24, 16 }, side[4] = { 56, 28, 14, 7 };
+   for (int b = 0; b < 4; b++) {
+      const Task *c2 = &net.tasks[conv2Task[b]];
+      assert_int_equal(c2->weight, layers[b]);
+      assert_int_equal(c2->op.nepilogue, 0);
+      assert_true(c2->flops == 2.0 * 32 * side[b] * side[b] * 128 * 9);
+   }
+   /* denseblock3.denselayer24.conv1 reads 256 + 23*32 = 992 channels: 1x1 -> 128, bias, relu */
+   const Task *l24 = &net.tasks[50];
+   assert_int_equal(l24->op.in_c, 992);
+   assert_true(l24->flops == 2.0 * 128 * 14 * 14 * 992 + 2.0 * 128 * 14 * 14);
+   /* transition1: 1x1 256 -> 128 without epilogue, then avg pool 2x2/2, 4 adds + 1 divide */
+   assert_true(net.tasks[9].flops == 2.0 * 128 * 56 * 56 * 256);
+   assert_true(net.tasks[10].flops == 128.0 * 28 * 28 * (4 + 1));
+   assert_true(net.tasks[70].flops == 1024.0 * (49 + 1));
    Network_done(&net);
 }
 
@@ -339,6 +365,7 @@ int main(void) {
       cmocka_unit_test(test_resnet_50),
       cmocka_unit_test(test_other_networks),
       cmocka_unit_test(test_added_networks_by_hand),
+      cmocka_unit_test(test_densenet_121_by_hand),
       cmocka_unit_test(test_batch_scales_every_op),
       cmocka_unit_test(test_shorthand_forms),
       cmocka_unit_test(test_malformed_files),
