@@ -178,6 +178,32 @@ static void test_densenet_121_by_hand(void **state) {
    Network_done(&net);
 }
 
+/* MobileNetV3-Large: hardswish and the squeeze-excitation convs with hardsigmoid. */
+static void test_mobilenet_v3_by_hand(void **state) {
+   (void)state;
+   Network net;
+   /* the stem with hardswish (5 per output after the bias) */
+   TestUtil_loadNetwork(&net, "models/mobilenet_v3.task");
+   assert_int_equal(net.tasks[0].op.epilogue[1].kind, EPI_HARDSWISH);
+   assert_true(net.tasks[0].flops == 2.0 * 16 * 112 * 112 * 3 * 9 + (1 + 5) * 16.0 * 112 * 112);
+   /* features.4.se.fc2: 1x1 over the pooled 1x1 map, 24 -> 72, bias + hardsigmoid (4) */
+   const Task *fc2 = &net.tasks[12];
+   assert_int_equal(fc2->op.in_h, 1);
+   assert_int_equal(fc2->op.epilogue[1].kind, EPI_HARDSIGMOID);
+   assert_true(fc2->flops == 2.0 * 72 * 24 + (1 + 4) * 72.0);
+   /* features.14-15.dw: depthwise 5x5 over 960 channels at 7x7 */
+   const Task *dw = &net.tasks[45];
+   assert_int_equal(dw->weight, 2);
+   assert_int_equal(dw->op.groups, 960);
+   assert_true(dw->flops == 2.0 * 960 * 7 * 7 * 25 + (1 + 5) * 960.0 * 7 * 7);
+   /* the 960x7x7 pool: the SE pools of features.14 and 15 and the head's */
+   assert_int_equal(net.tasks[46].weight, 3);
+   assert_true(net.tasks[46].flops == 960.0 * (49 + 1));
+   /* classifier.0: dense 960 -> 1280, bias + hardswish */
+   assert_true(net.tasks[50].flops == 2.0 * 1280 * 960 + (1 + 5) * 1280.0);
+   Network_done(&net);
+}
+
 static Network loadText(const char *text) {
    Network net;
    char *cause = NULL;
@@ -366,6 +392,7 @@ int main(void) {
       cmocka_unit_test(test_other_networks),
       cmocka_unit_test(test_added_networks_by_hand),
       cmocka_unit_test(test_densenet_121_by_hand),
+      cmocka_unit_test(test_mobilenet_v3_by_hand),
       cmocka_unit_test(test_batch_scales_every_op),
       cmocka_unit_test(test_shorthand_forms),
       cmocka_unit_test(test_malformed_files),
