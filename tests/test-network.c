@@ -204,6 +204,50 @@ static void test_mobilenet_v3_by_hand(void **state) {
    Network_done(&net);
 }
 
+/* DETR-R50 at 256x256: the backbone's ends, then the transformer and heads whole. */
+static void test_detr_r50_by_hand(void **state) {
+   (void)state;
+   Network net;
+   /* the backbone's stem at 128x128, the input projection at 8x8 */
+   TestUtil_loadNetwork(&net, "models/detr_r50.task");
+   assert_true(net.tasks[0].flops == 2.0 * 64 * 128 * 128 * 3 * 49 + 2.0 * 64 * 128 * 128);
+   assert_true(net.tasks[25].flops == 2.0 * 256 * 8 * 8 * 2048 + 256.0 * 8 * 8);
+   /* the transformer and heads, tasks 26-47, layer by layer: 64 tokens, 100 queries, d 256,
+    * 8 heads of 32, FFN 2048, 6 x 100 rows into the heads */
+   const double T = 64, Q = 100, d = 256, nh = 8, hd = 32, ffn = 2048, rows = 600;
+   const double encoder = 6 * (3 * (2 * T * d * d + T * d)           /* Q, K, V + bias */
+                               + 2 * nh * T * T * hd + 4 * nh * T * T  /* Q.K^T, softmax */
+                               + 2 * nh * T * hd * T                   /* probs.V */
+                               + (2 * T * d * d + 2 * T * d)           /* out_proj + bias, add */
+                               + 2 * 14 * T * d                        /* norm1, norm2 */
+                               + (2 * T * ffn * d + 2 * T * ffn)       /* linear1 + bias, relu */
+                               + (2 * T * d * ffn + 2 * T * d));       /* linear2 + bias, add */
+   const double cross = 6 * (2 * (2 * T * d * d + T * d)             /* K, V of the memory */
+                             + 2 * nh * Q * T * hd + 4 * nh * Q * T + 2 * nh * Q * hd * T
+                             + (2 * Q * d * d + 2 * Q * d)             /* out_proj + bias, add */
+                             + 3 * 14 * Q * d                          /* norm2, norm3, decoder.norm */
+                             + (2 * Q * ffn * d + 2 * Q * ffn) + (2 * Q * d * ffn + 2 * Q * d));
+   const double self = 5 * (4 * (2 * Q * d * d + Q * d)             /* Q, K, V and the cross Q */
+                            + 2 * nh * Q * Q * hd + 4 * nh * Q * Q + 2 * nh * Q * hd * Q
+                            + (2 * Q * d * d + 2 * Q * d) + 14 * Q * d);
+   const double heads = (2 * rows * 92 * d + rows * 92)              /* class_embed */
+                      + 2 * (2 * rows * d * d + 2 * rows * d)        /* box layers 0, 1 + relu */
+                      + (2 * rows * 4 * d + rows * 4);               /* box layer 2 + sigmoid (0) */
+   double transformer = 0;
+   for (int t = 26; t < net.ntasks; t++)
+      transformer += (double)net.tasks[t].weight * net.tasks[t].flops;
+   assert_true(encoder + cross + self + heads == 3095956224.0);
+   assert_true(transformer == encoder + cross + self + heads);
+   /* the last box layer: 256 -> 4 with bias and sigmoid */
+   const Task *box = &net.tasks[47];
+   assert_int_equal(box->op.epilogue[1].kind, EPI_SIGMOID);
+   assert_true(box->flops == 2 * rows * 4 * d + rows * 4);
+   /* decoder layer 0's self-attention is folded at compile time: 5 of each */
+   assert_int_equal(net.tasks[42].weight, 5);
+   assert_true(net.tasks[42].flops == 2 * nh * Q * Q * hd);
+   Network_done(&net);
+}
+
 static Network loadText(const char *text) {
    Network net;
    char *cause = NULL;
@@ -393,6 +437,7 @@ int main(void) {
       cmocka_unit_test(test_added_networks_by_hand),
       cmocka_unit_test(test_densenet_121_by_hand),
       cmocka_unit_test(test_mobilenet_v3_by_hand),
+      cmocka_unit_test(test_detr_r50_by_hand),
       cmocka_unit_test(test_batch_scales_every_op),
       cmocka_unit_test(test_shorthand_forms),
       cmocka_unit_test(test_malformed_files),
