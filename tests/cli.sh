@@ -120,18 +120,18 @@ printf '%s\n' '{"v":1,"sketch":0,"knobs":{"T_gelu.threads":0,"T_dense.unroll":16
 run kernel "$src/tests/data/every-kind.task" 8 --state "@$tmp/bad.json"
 ok "kernel rejects a bad state read from a file, naming the knob" [ "$rc" -eq 1 -a "$err" = "pruner-tui: state: knob 'T_gelu.threads' is 0; every factor must be at least 1" ]
 
-run kernel "$src/tests/data/every-kind.task" 13
-ok "kernel rejects a task that does not exist" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: TASK must be an integer from 0 to 12, not '13'" ]
+run kernel "$src/tests/data/every-kind.task" 16
+ok "kernel rejects a task that does not exist" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: TASK must be an integer from 0 to 15, not '16'" ]
 
 run kernel "$src/tests/data/every-kind.task" 0 --seed 2 --state "$state"
 ok "kernel refuses --seed with --state" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: --seed and --state cannot be combined" ]
 
 run check "$src/tests/data/every-kind.task" --samples 2 --jobs 2
 last=$(tail -n1 "$tmp/out")
-ok "check verifies every state of every sketch kind ($last)" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^checked 26 states: 26 verified, (26|0) compiled, 0 failed$"' _ "$rc" "$last"
+ok "check verifies every state of every sketch kind ($last)" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^checked 32 states: 32 verified, (32|0) compiled, 0 failed$"' _ "$rc" "$last"
 
 run check "$src/tests/data/every-kind.task" --tasks 1,x
-ok "check rejects a bad task list" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --tasks takes task IDs from 0 to 12 separated by commas, or all, not '1,x'" ]
+ok "check rejects a bad task list" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --tasks takes task IDs from 0 to 15 separated by commas, or all, not '1,x'" ]
 
 run check "$src/tests/data/every-kind.task" --arch sm_80,sm_090
 ok "check refuses an architecture NVRTC would refuse" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --arch takes sm_NN names separated by commas, like sm_80,sm_90; 'sm_090' is not one" ]

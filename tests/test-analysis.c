@@ -319,6 +319,32 @@ static void test_matmul_features(void **state) {
    tearDown(&f);
 }
 
+/* The output store of the same state with an epilogue: its arithmetic per run, 4096
+ * runs (stack block, thread, i, j), counted in group 1 */
+static void test_epilogue_operation_counts(void **state) {
+   (void)state;
+   static const struct {
+      const char *task, *buffer;
+      double addsub, mul, divmod, cmp, math;
+   } cases[] = {
+      /* x + 3, max, min, / 6, x * */
+      { "{op: dense, m: 64, n: 64, k: 64, epilogue: [hardswish], weight: 1}", "T_hardswish", 1, 1, 1, 2, 0 },
+      { "{op: dense, m: 64, n: 64, k: 64, epilogue: [hardsigmoid], weight: 1}", "T_hardsigmoid", 1, 0, 1, 2, 0 },
+      /* one math function */
+      { "{op: dense, m: 64, n: 64, k: 64, epilogue: [sigmoid], weight: 1}", "T_sigmoid", 0, 0, 0, 0, 1 },
+   };
+   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      Fixture f;
+      setUp(&f, cases[i].task, MATMUL_STATE);
+      const float *row = f.f.row[rowOf(&f, cases[i].buffer)];
+      const double want[6] = { 0, cases[i].addsub, cases[i].mul, cases[i].divmod, cases[i].cmp, cases[i].math };
+      for (int k = 0; k < 6; k++)
+         if (fabsf(row[k] - Features_slog(want[k] * 4096)) > 1e-4f)
+            fail_msg("%s: entry %d is %f, want slog(%g)", cases[i].buffer, k, row[k], want[k] * 4096);
+      tearDown(&f);
+   }
+}
+
 static void test_matmul_pattern(void **state) {
    (void)state;
    Fixture f;
@@ -691,22 +717,32 @@ static void test_every_kind_is_finite_and_deterministic(void **state) {
 
 static void test_workload_embedding(void **state) {
    (void)state;
-   OpParams p;
-   Op_defaults(&p, OP_CONV2D);
-   p.in_c = 8;
-   p.groups = 8;
-   p.nepilogue = 1;
-   p.epilogue[0].kind = EPI_RELU6;
-   float w[WORKLOAD_LEN];
-   Features_workload(&p, w);
-   static const float depthwiseRelu6[WORKLOAD_LEN] = { 1, 1, 0, 0, 0, 1, 0, 0, 0, 0 };
-   assert_memory_equal(w, depthwiseRelu6, sizeof w);
-   Op_defaults(&p, OP_BATCH_MATMUL);
-   p.nepilogue = 1;
-   p.epilogue[0].kind = EPI_BIAS;
-   Features_workload(&p, w);
-   static const float bmmBias[WORKLOAD_LEN] = { 0, 0, 1, 0, 0, 0, 0, 0, 1, 0 };
-   assert_memory_equal(w, bmmBias, sizeof w);
+   static const struct {
+      OpKind op;
+      int64_t groups;
+      EpilogueKind epilogue;
+      float want[WORKLOAD_LEN];
+   } cases[] = {
+      /* depthwise (8 groups of the 8 channels): relu6 is a max and a min */
+      { OP_CONV2D, 8, EPI_RELU6, { 1, 1, 0, 0, 0, 1, 0, 0, 0, 0 } },
+      { OP_BATCH_MATMUL, 1, EPI_BIAS, { 0, 0, 1, 0, 0, 0, 0, 0, 1, 0 } },
+      /* hardswish and hardsigmoid clip x + 3 to [0, 6]: a max, a min and an add */
+      { OP_CONV2D, 1, EPI_HARDSWISH, { 1, 1, 1, 1, 0, 0, 0, 0, 0, 0 } },
+      { OP_CONV2D, 1, EPI_HARDSIGMOID, { 1, 1, 1, 1, 0, 0, 0, 0, 0, 0 } },
+      /* sigmoid is a call, none of the three */
+      { OP_DENSE, 1, EPI_SIGMOID, { 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 } },
+   };
+   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      OpParams p;
+      Op_defaults(&p, cases[i].op);
+      p.in_c = 8;
+      p.groups = cases[i].groups;
+      p.nepilogue = 1;
+      p.epilogue[0].kind = cases[i].epilogue;
+      float w[WORKLOAD_LEN];
+      Features_workload(&p, w);
+      assert_memory_equal(w, cases[i].want, sizeof w);
+   }
 }
 
 int main(void) {
@@ -714,6 +750,7 @@ int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul_psa),
       cmocka_unit_test(test_matmul_features),
+      cmocka_unit_test(test_epilogue_operation_counts),
       cmocka_unit_test(test_matmul_pattern),
       cmocka_unit_test(test_conv_psa),
       cmocka_unit_test(test_conv_features),

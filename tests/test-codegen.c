@@ -4,6 +4,7 @@
  * of every sketch kind for sm_80 and sm_90 when NVRTC is present. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,34 @@ static void test_dense_source_is_exact(void **state) {
    free(want);
    free(src);
    tearDown(&f);
+}
+
+/* The new elementwise forms as the epilogue of the same state: the store of its first
+ * register, bias added, then the epilogue's expression */
+static void test_epilogue_expressions(void **state) {
+   (void)state;
+   static const struct {
+      const char *epilogue, *store;
+   } cases[] = {
+      { "sigmoid", "T_sigmoid[(i_block * 4 + (i_thread * 2 + i_innermost)) * 64 + (j_block * 32 + j_thread)] = "
+                   "(1.0f / (1.0f + expf(-(T_dense_local[i_innermost] + bias[j_block * 32 + j_thread]))));" },
+      { "hardsigmoid", "T_hardsigmoid[(i_block * 4 + (i_thread * 2 + i_innermost)) * 64 + (j_block * 32 + j_thread)] = "
+                       "fminf(fmaxf(T_dense_local[i_innermost] + bias[j_block * 32 + j_thread] + 3.0f, 0.0f), 6.0f) / 6.0f;" },
+      { "hardswish", "T_hardswish[(i_block * 4 + (i_thread * 2 + i_innermost)) * 64 + (j_block * 32 + j_thread)] = "
+                     "(T_dense_local[i_innermost] + bias[j_block * 32 + j_thread]) * (fminf(fmaxf(T_dense_local[i_innermost] + "
+                     "bias[j_block * 32 + j_thread] + 3.0f, 0.0f), 6.0f) / 6.0f);" },
+   };
+   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      Fixture f;
+      char task[128];
+      snprintf(task, sizeof task, "{op: dense, m: 8, n: 64, k: 16, epilogue: [bias, %s], weight: 1}", cases[i].epilogue);
+      setUp(&f, task);
+      char *src = sourceOf(&f, DENSE_STATE);
+      if (!strstr(src, cases[i].store))
+         fail_msg("%s: no line\n  %s\nin\n%s", cases[i].epilogue, cases[i].store, src);
+      free(src);
+      tearDown(&f);
+   }
 }
 
 static void test_vector_fetch_only_when_aligned(void **state) {
@@ -117,7 +146,7 @@ static void test_cross_thread_reductions(void **state) {
    tearDown(&f);
 }
 
-/* Every sketch kind, compiled for both architectures. */
+/* Every sketch kind and every epilogue kind, compiled for both architectures. */
 static const char *const kinds[] = {
    "{op: conv2d, input: [8, 9, 9], filters: 16, kernel: 3, stride: 2, pad: 1, epilogue: [bias, relu], weight: 1}",
    "{op: conv2d, input: [16, 7, 7], filters: 16, kernel: 3, pad: 1, groups: 16, epilogue: [bias, relu6], weight: 1}",
@@ -126,6 +155,9 @@ static const char *const kinds[] = {
    "{op: adaptive_avg_pool2d, input: [32, 7, 7], output: 1, weight: 1}",
    "{op: adaptive_avg_pool2d, input: [8, 17, 17], output: 5, weight: 1}",
    "{op: dense, n: 100, k: 512, epilogue: [bias, gelu], weight: 1}",
+   "{op: dense, m: 12, n: 4, k: 24, epilogue: [bias, sigmoid], weight: 1}",
+   "{op: conv2d, input: [24, 14, 14], filters: 24, kernel: 5, stride: 2, pad: 2, groups: 24, epilogue: [bias, hardswish], weight: 1}",
+   "{op: conv2d, input: [16, 1, 1], filters: 40, kernel: 1, epilogue: [bias, hardsigmoid], weight: 1}",
    "{op: batch_matmul, b: 2, m: 16, n: 16, k: 8, weight: 1}",
    "{op: softmax, input: [4, 100], weight: 1}",
    "{op: layer_norm, input: [8, 64], epilogue: [{clip: [-2, 2]}], weight: 1}",
@@ -174,6 +206,7 @@ int main(void) {
    SchedLimits_default(&limits);
    struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dense_source_is_exact),
+      cmocka_unit_test(test_epilogue_expressions),
       cmocka_unit_test(test_vector_fetch_only_when_aligned),
       cmocka_unit_test(test_cross_thread_reductions),
       cmocka_unit_test(test_every_sketch_kind_compiles),

@@ -139,18 +139,25 @@ static void test_padding_select_flops_and_eval(void **state) {
    Dag_done(&g);
 }
 
+/* An initialized g holding X[n] and an elementwise stage S[i] over it, its body to set;
+ * returns S, and *x gets the load X[i]. */
+static int elementwiseStage(Dag *g, int64_t n, int32_t *x) {
+   Dag_init(g);
+   int in = Dag_placeholder(g, "X", 1, &n);
+   static const char *const iname[] = { "i" };
+   int s = Dag_compute(g, "S", 1, &n, iname);
+   int32_t i = Expr_axis(g, 0);
+   *x = Expr_load(g, in, 1, &i);
+   return s;
+}
+
 /* Intrinsic calls count 0 themselves, their float arguments count; a select counts its
  * condition and its larger branch; a float comparison counts 1. */
 static void test_flop_rules_for_calls_and_selects(void **state) {
    (void)state;
    Dag g;
-   Dag_init(&g);
-   int64_t n = 4;
-   int x = Dag_placeholder(&g, "X", 1, &n);
-   static const char *const iname[] = { "i" };
-   int s = Dag_compute(&g, "S", 1, &n, iname);
-   int32_t i = Expr_axis(&g, 0);
-   int32_t v = Expr_load(&g, x, 1, &i);
+   int32_t v;
+   int s = elementwiseStage(&g, 4, &v);
    /* exp(v - 1): 1; select(v > 0, v*2 + 1, v): 1 + max(2, 0); total 4 per element */
    int32_t e = Expr_call(&g, EXPR_EXP, Expr_sub(&g, v, Expr_float(&g, 1.0)));
    int32_t sel = Expr_select(&g, Expr_binary(&g, EXPR_GT, v, Expr_float(&g, 0.0)),
@@ -165,6 +172,28 @@ static void test_flop_rules_for_calls_and_selects(void **state) {
       double want = exp(xs[k] - 1.0) + (xs[k] > 0 ? xs[k] * 2 + 1 : xs[k]);
       assert_true(fabs(ss[k] - want) < 1e-5);
    }
+   Dag_done(&g);
+}
+
+/* sigmoid is one intrinsic call, as TVM's: 0 itself, its argument's arithmetic counts */
+static void test_sigmoid_call(void **state) {
+   (void)state;
+   Dag g;
+   int32_t v;
+   int s = elementwiseStage(&g, 3, &v);
+   int32_t body = Expr_call(&g, EXPR_SIGMOID, Expr_mul(&g, v, Expr_float(&g, 2.0)));
+   Dag_setBody(&g, s, REDUCE_NONE, body);
+   /* the multiply by 2, 3 elements */
+   assert_true(Dag_estimateFlops(&g) == 3.0);
+   char buf[64];
+   Expr_format(&g, s, body, buf, sizeof buf);
+   assert_string_equal(buf, "sigmoid(X[i]*2.0)");
+   float xs[3] = { 0, 0.5f, -1 }, ss[3];
+   float *bufs[2] = { xs, ss };
+   Dag_evaluate(&g, bufs);
+   /* 1/(1 + e^0), 1/(1 + e^-1), 1/(1 + e^2) */
+   float want[3] = { 0.5f, 0.731058579f, 0.119202922f };
+   TestUtil_assertClose(ss, want, 3, 1e-6, 0);
    Dag_done(&g);
 }
 
@@ -185,6 +214,10 @@ static void test_print_parenthesizes_by_precedence(void **state) {
    char buf[128];
    Expr_format(&g, s, e, buf, sizeof buf);
    assert_string_equal(buf, "(X[i] - (X[i] - 1.0))*(X[i] + 2.0)/3.0");
+   /* a quotient on the right of a product keeps its parentheses: its rounding differs */
+   int32_t q = Expr_mul(&g, v, Expr_binary(&g, EXPR_DIV, v, Expr_float(&g, 6.0)));
+   Expr_format(&g, s, q, buf, sizeof buf);
+   assert_string_equal(buf, "X[i]*(X[i]/6.0)");
    int32_t idx = Expr_binary(&g, EXPR_FLOORDIV, Expr_add(&g, Expr_mul(&g, i, Expr_int(&g, 7)), Expr_int(&g, 3)),
                              Expr_int(&g, 2));
    Expr_format(&g, s, idx, buf, sizeof buf);
@@ -212,6 +245,7 @@ int main(void) {
       cmocka_unit_test(test_index_folding),
       cmocka_unit_test(test_padding_select_flops_and_eval),
       cmocka_unit_test(test_flop_rules_for_calls_and_selects),
+      cmocka_unit_test(test_sigmoid_call),
       cmocka_unit_test(test_print_parenthesizes_by_precedence),
       cmocka_unit_test(test_copy_is_independent),
    };

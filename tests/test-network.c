@@ -62,8 +62,9 @@ static void test_other_networks(void **state) {
 
 /* Representative tasks of the networks added after the first four, by hand from the
  * architectures: conv2d = 2*N*K*OH*OW*(C/G)*R*S + e*N*K*OH*OW, with e = 1 per bias,
- * add and relu; dense = 2*M*n*k + e*M*n, with e = 4 for gelu; batch_matmul =
- * 2*B*m*n*k; softmax 4 and layer_norm 14 per element. */
+ * add and relu, 5 per hardswish, 4 per hardsigmoid, 0 per sigmoid; dense = 2*M*n*k +
+ * e*M*n, with e = 4 for gelu; batch_matmul = 2*B*m*n*k; softmax 4 and layer_norm 14
+ * per element. */
 static void test_added_networks_by_hand(void **state) {
    (void)state;
    Network net;
@@ -149,6 +150,101 @@ static void test_added_networks_by_hand(void **state) {
    assert_true(net.tasks[1].flops == 14.0 * 257 * 768);
    assert_true(net.tasks[3].flops == 2.0 * 12 * 257 * 257 * 64);
    assert_true(net.tasks[4].flops == 4.0 * 12 * 257 * 257);
+   Network_done(&net);
+}
+
+/* DenseNet-121: the conv2 of every block, a conv1 deep in block 3, a transition. */
+static void test_densenet_121_by_hand(void **state) {
+   (void)state;
+   Network net;
+   /* each block's 3x3 conv2 (128 -> 32, no epilogue: its output goes to the next concat)
+    * is one task per block, weights 6, 12, 24, 16 */
+   TestUtil_loadNetwork(&net, "models/densenet_121.task");
+   static const int conv2Task[4] = { 3, 12, 27, 54 }, layers[4] = { 6, 12, 24, 16 }, side[4] = { 56, 28, 14, 7 };
+   for (int b = 0; b < 4; b++) {
+      const Task *c2 = &net.tasks[conv2Task[b]];
+      assert_int_equal(c2->weight, layers[b]);
+      assert_int_equal(c2->op.nepilogue, 0);
+      assert_true(c2->flops == 2.0 * 32 * side[b] * side[b] * 128 * 9);
+   }
+   /* denseblock3.denselayer24.conv1 reads 256 + 23*32 = 992 channels: 1x1 -> 128, bias, relu */
+   const Task *l24 = &net.tasks[50];
+   assert_int_equal(l24->op.in_c, 992);
+   assert_true(l24->flops == 2.0 * 128 * 14 * 14 * 992 + 2.0 * 128 * 14 * 14);
+   /* transition1: 1x1 256 -> 128 without epilogue, then avg pool 2x2/2, 4 adds + 1 divide */
+   assert_true(net.tasks[9].flops == 2.0 * 128 * 56 * 56 * 256);
+   assert_true(net.tasks[10].flops == 128.0 * 28 * 28 * (4 + 1));
+   assert_true(net.tasks[70].flops == 1024.0 * (49 + 1));
+   Network_done(&net);
+}
+
+/* MobileNetV3-Large: hardswish and the squeeze-excitation convs with hardsigmoid. */
+static void test_mobilenet_v3_by_hand(void **state) {
+   (void)state;
+   Network net;
+   /* the stem with hardswish (5 per output after the bias) */
+   TestUtil_loadNetwork(&net, "models/mobilenet_v3.task");
+   assert_int_equal(net.tasks[0].op.epilogue[1].kind, EPI_HARDSWISH);
+   assert_true(net.tasks[0].flops == 2.0 * 16 * 112 * 112 * 3 * 9 + (1 + 5) * 16.0 * 112 * 112);
+   /* features.4.se.fc2: 1x1 over the pooled 1x1 map, 24 -> 72, bias + hardsigmoid (4) */
+   const Task *fc2 = &net.tasks[12];
+   assert_int_equal(fc2->op.in_h, 1);
+   assert_int_equal(fc2->op.epilogue[1].kind, EPI_HARDSIGMOID);
+   assert_true(fc2->flops == 2.0 * 72 * 24 + (1 + 4) * 72.0);
+   /* features.14-15.dw: depthwise 5x5 over 960 channels at 7x7 */
+   const Task *dw = &net.tasks[45];
+   assert_int_equal(dw->weight, 2);
+   assert_int_equal(dw->op.groups, 960);
+   assert_true(dw->flops == 2.0 * 960 * 7 * 7 * 25 + (1 + 5) * 960.0 * 7 * 7);
+   /* the 960x7x7 pool: the SE pools of features.14 and 15 and the head's */
+   assert_int_equal(net.tasks[46].weight, 3);
+   assert_true(net.tasks[46].flops == 960.0 * (49 + 1));
+   /* classifier.0: dense 960 -> 1280, bias + hardswish */
+   assert_true(net.tasks[50].flops == 2.0 * 1280 * 960 + (1 + 5) * 1280.0);
+   Network_done(&net);
+}
+
+/* DETR-R50 at 256x256: the backbone's ends, then the transformer and heads whole. */
+static void test_detr_r50_by_hand(void **state) {
+   (void)state;
+   Network net;
+   /* the backbone's stem at 128x128, the input projection at 8x8 */
+   TestUtil_loadNetwork(&net, "models/detr_r50.task");
+   assert_true(net.tasks[0].flops == 2.0 * 64 * 128 * 128 * 3 * 49 + 2.0 * 64 * 128 * 128);
+   assert_true(net.tasks[25].flops == 2.0 * 256 * 8 * 8 * 2048 + 256.0 * 8 * 8);
+   /* the transformer and heads, tasks 26-47, layer by layer: 64 tokens, 100 queries, d 256,
+    * 8 heads of 32, FFN 2048, 6 x 100 rows into the heads */
+   const double T = 64, Q = 100, d = 256, nh = 8, hd = 32, ffn = 2048, rows = 600;
+   const double encoder = 6 * (3 * (2 * T * d * d + T * d)           /* Q, K, V + bias */
+                               + 2 * nh * T * T * hd + 4 * nh * T * T  /* Q.K^T, softmax */
+                               + 2 * nh * T * hd * T                   /* probs.V */
+                               + (2 * T * d * d + 2 * T * d)           /* out_proj + bias, add */
+                               + 2 * 14 * T * d                        /* norm1, norm2 */
+                               + (2 * T * ffn * d + 2 * T * ffn)       /* linear1 + bias, relu */
+                               + (2 * T * d * ffn + 2 * T * d));       /* linear2 + bias, add */
+   const double cross = 6 * (2 * (2 * T * d * d + T * d)             /* K, V of the memory */
+                             + 2 * nh * Q * T * hd + 4 * nh * Q * T + 2 * nh * Q * hd * T
+                             + (2 * Q * d * d + 2 * Q * d)             /* out_proj + bias, add */
+                             + 3 * 14 * Q * d                          /* norm2, norm3, decoder.norm */
+                             + (2 * Q * ffn * d + 2 * Q * ffn) + (2 * Q * d * ffn + 2 * Q * d));
+   const double self = 5 * (4 * (2 * Q * d * d + Q * d)             /* Q, K, V and the cross Q */
+                            + 2 * nh * Q * Q * hd + 4 * nh * Q * Q + 2 * nh * Q * hd * Q
+                            + (2 * Q * d * d + 2 * Q * d) + 14 * Q * d);
+   const double heads = (2 * rows * 92 * d + rows * 92)              /* class_embed */
+                      + 2 * (2 * rows * d * d + 2 * rows * d)        /* box layers 0, 1 + relu */
+                      + (2 * rows * 4 * d + rows * 4);               /* box layer 2 + sigmoid (0) */
+   double transformer = 0;
+   for (int t = 26; t < net.ntasks; t++)
+      transformer += (double)net.tasks[t].weight * net.tasks[t].flops;
+   assert_true(encoder + cross + self + heads == 3095956224.0);
+   assert_true(transformer == encoder + cross + self + heads);
+   /* the last box layer: 256 -> 4 with bias and sigmoid */
+   const Task *box = &net.tasks[47];
+   assert_int_equal(box->op.epilogue[1].kind, EPI_SIGMOID);
+   assert_true(box->flops == 2 * rows * 4 * d + rows * 4);
+   /* decoder layer 0's self-attention is folded at compile time: 5 of each */
+   assert_int_equal(net.tasks[42].weight, 5);
+   assert_true(net.tasks[42].flops == 2 * nh * Q * Q * hd);
    Network_done(&net);
 }
 
@@ -263,7 +359,7 @@ static const BadCase badCases[] = {
    /* 21 */ { HEAD "  - {op: conv2d, input: [64, 8, 8], filters: 64, kernel: 3, groups: 3, weight: 1}\n", "t.task:4:69: groups 3 does not divide the 64 input channels" },
    /* 22 */ { HEAD "  - {op: conv2d, input: [3, 8, 8], filters: 8, kernel: 3, padding: 1, weight: 1}\n", "t.task:4:59: unknown key 'padding' in a conv2d task; expected one of: op, weight, epilogue, name, input, filters, kernel, stride, pad, dilation, groups" },
    /* 23 */ { HEAD "  - {op: dense, n: 4, k: 4, weight: \"3\"}\n", "t.task:4:37: expected an integer for weight, found the quoted string '3'" },
-   /* 24 */ { HEAD "  - {op: dense, n: 4, k: 4, epilogue: [bias, tanh], weight: 1}\n", "t.task:4:46: unknown epilogue 'tanh'; expected one of: bias, add, relu, relu6, clip, gelu" },
+   /* 24 */ { HEAD "  - {op: dense, n: 4, k: 4, epilogue: [bias, tanh], weight: 1}\n", "t.task:4:46: unknown epilogue 'tanh'; expected one of: bias, add, relu, relu6, clip, gelu, hardswish, hardsigmoid, sigmoid" },
    /* 25 */ { HEAD "  - {op: softmax, input: [4, 8], epilogue: [bias], weight: 1}\n", "t.task:4:45: epilogue 'bias' applies to conv2d, dense and batch_matmul, not softmax" },
    /* 26 */ { HEAD "  - {op: dense, n: 4, k: 4, epilogue: [clip], weight: 1}\n", "t.task:4:40: epilogue 'clip' needs bounds: write {clip: [lo, hi]}" },
    /* 27 */ { HEAD "  - {op: max_pool2d, input: [3, 8, 8], kernel: 3, pad: [1, 1, 1], weight: 1}\n", "t.task:4:56: expected pad as p, [ph, pw] or [top, left, bottom, right], found 3 values" },
@@ -339,6 +435,9 @@ int main(void) {
       cmocka_unit_test(test_resnet_50),
       cmocka_unit_test(test_other_networks),
       cmocka_unit_test(test_added_networks_by_hand),
+      cmocka_unit_test(test_densenet_121_by_hand),
+      cmocka_unit_test(test_mobilenet_v3_by_hand),
+      cmocka_unit_test(test_detr_r50_by_hand),
       cmocka_unit_test(test_batch_scales_every_op),
       cmocka_unit_test(test_shorthand_forms),
       cmocka_unit_test(test_malformed_files),

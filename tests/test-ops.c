@@ -79,13 +79,19 @@ static void checkAgainstReference(const OpParams *p, uint64_t seed) {
    Dag_done(&g);
 }
 
-static void test_conv2d_padded_bias_relu(void **state) {
-   (void)state;
-   OpParams p = conv(1, 3, 7, 7, 4, 3, 3);
+/* conv2d 3x3 pad 1, c x side x side -> k, with [bias, then] */
+static OpParams paddedConvBiasThen(int64_t c, int64_t side, int64_t k, EpilogueKind then) {
+   OpParams p = conv(1, c, side, side, k, 3, 3);
    p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
    addEpilogue(&p, EPI_BIAS, 0, 0);
-   addEpilogue(&p, EPI_RELU, 0, 0);
+   addEpilogue(&p, then, 0, 0);
    finish(&p);
+   return p;
+}
+
+static void test_conv2d_padded_bias_relu(void **state) {
+   (void)state;
+   OpParams p = paddedConvBiasThen(3, 7, 4, EPI_RELU);
    assert_int_equal(p.out_h, 7);
    /* 2*K*OH*OW*C*R*S + (bias + relu)*K*OH*OW = 2*4*49*27 + 2*4*49 */
    assert_true(Op_flops(&p) == 10584.0 + 392.0);
@@ -171,17 +177,72 @@ static void test_depthwise_conv2d_clip(void **state) {
    checkAgainstReference(&p, 3);
 }
 
-static void test_dense_bias_gelu(void **state) {
-   (void)state;
+/* dense m x n x k with [bias, then] */
+static OpParams denseBiasThen(int64_t m, int64_t n, int64_t k, EpilogueKind then) {
    OpParams p;
    Op_defaults(&p, OP_DENSE);
-   p.m = 3, p.n = 5, p.k = 7;
+   p.m = m, p.n = n, p.k = k;
    addEpilogue(&p, EPI_BIAS, 0, 0);
-   addEpilogue(&p, EPI_GELU, 0, 0);
+   addEpilogue(&p, then, 0, 0);
    finish(&p);
+   return p;
+}
+
+static void test_dense_bias_gelu(void **state) {
+   (void)state;
+   OpParams p = denseBiasThen(3, 5, 7, EPI_GELU);
    /* 2*M*N*K + (bias 1 + gelu 4: x*c, 1 + erf, x*0.5, product)*M*N */
    assert_true(Op_flops(&p) == 210.0 + 75.0);
    checkAgainstReference(&p, 4);
+}
+
+/* The DAG's last stage, the epilogue's: its name and its body as text. */
+static void checkLastStage(const OpParams *p, const char *name, const char *body) {
+   Dag g;
+   Dag_init(&g);
+   Op_buildDag(p, &g);
+   int out = Dag_output(&g);
+   assert_string_equal(g.stages[out].name, name);
+   char buf[200];
+   Expr_format(&g, out, g.stages[out].body, buf, sizeof buf);
+   assert_string_equal(buf, body);
+   Dag_done(&g);
+}
+
+static void test_conv2d_bias_hardswish(void **state) {
+   (void)state;
+   OpParams p = paddedConvBiasThen(3, 5, 4, EPI_HARDSWISH);
+   checkLastStage(&p, "T_hardswish",
+                  "T_bias[ax0, ax1, ax2, ax3]*(min(max(T_bias[ax0, ax1, ax2, ax3] + 3.0, 0.0), 6.0)/6.0)");
+   /* 2*K*OH*OW*C*R*S + (bias 1 + hardswish 5: + 3, max, min, / 6, * x)*K*OH*OW
+    * = 2*4*25*27 + 6*4*25 */
+   assert_true(Op_flops(&p) == 5400.0 + 600.0);
+   checkAgainstReference(&p, 14);
+}
+
+static void test_conv2d_on_1x1_bias_hardsigmoid(void **state) {
+   (void)state;
+   /* a squeeze-excitation's second conv: 1x1 over a pooled 1x1 map */
+   OpParams p = conv(1, 8, 1, 1, 24, 1, 1);
+   addEpilogue(&p, EPI_BIAS, 0, 0);
+   addEpilogue(&p, EPI_HARDSIGMOID, 0, 0);
+   finish(&p);
+   checkLastStage(&p, "T_hardsigmoid", "min(max(T_bias[ax0, ax1, ax2, ax3] + 3.0, 0.0), 6.0)/6.0");
+   /* 2*K*C + (bias 1 + hardsigmoid 4: + 3, max, min, / 6)*K = 2*24*8 + 5*24 */
+   assert_true(Op_flops(&p) == 384.0 + 120.0);
+   checkAgainstReference(&p, 15);
+}
+
+static void test_dense_bias_sigmoid(void **state) {
+   (void)state;
+   OpParams p = denseBiasThen(6, 4, 8, EPI_SIGMOID);
+   checkLastStage(&p, "T_sigmoid", "sigmoid(T_bias[ax0, ax1])");
+   /* 2*M*N*K + bias 1*M*N; the sigmoid is one intrinsic call, 0 */
+   assert_true(Op_flops(&p) == 384.0 + 24.0);
+   checkAgainstReference(&p, 16);
+   char key[160];
+   Op_key(&p, key, sizeof key);
+   assert_string_equal(key, "dense_b1_m6_n4_k8+bias+sigmoid");
 }
 
 static void test_batch_matmul_add(void **state) {
@@ -376,6 +437,9 @@ int main(void) {
       cmocka_unit_test(test_conv2d_grouped_strided_dilated_asymmetric),
       cmocka_unit_test(test_depthwise_conv2d_clip),
       cmocka_unit_test(test_dense_bias_gelu),
+      cmocka_unit_test(test_conv2d_bias_hardswish),
+      cmocka_unit_test(test_conv2d_on_1x1_bias_hardsigmoid),
+      cmocka_unit_test(test_dense_bias_sigmoid),
       cmocka_unit_test(test_batch_matmul_add),
       cmocka_unit_test(test_max_pool_padded),
       cmocka_unit_test(test_avg_pool_include_and_exclude_pad),

@@ -549,6 +549,58 @@ static void geluKnownValues(void **state) {
    assertValues(out, want, 3);
 }
 
+/* out = the one epilogue e applied to x[0..n) by Ref_epilogue */
+static void applyOne(Epilogue e, const float *x, float *out, int64_t n) {
+   memcpy(out, x, (size_t)n * sizeof *out);
+   OpParams p;
+   initMatmul(&p, OP_DENSE, 0, 1, n, 1);
+   p.epilogue[p.nepilogue++] = e;
+   Ref_epilogue(&p, NULL, out);
+}
+
+static void hardswishKnownValues(void **state) {
+   const float x[6] = { -4, -1, 0, 1.5f, 3, 5 };
+   float out[6];
+   applyOne((Epilogue){ EPI_HARDSWISH, 0, 0 }, x, out, 6);
+   const float want[6] = {
+      0,              /* -4 * (min(max(-1, 0), 6) / 6) = -4 * 0 */
+      -0.33333333f,   /* -1 * (2 / 6) */
+      0,              /* 0 * (3 / 6) */
+      1.125f,         /* 1.5 * (4.5 / 6) */
+      3,              /* 3 * (6 / 6) */
+      5,              /* 5 * (min(8, 6) / 6) */
+   };
+   assertValues(out, want, 6);
+}
+
+static void hardsigmoidKnownValues(void **state) {
+   const float x[6] = { -4, -3, -1, 0, 1.5f, 5 };
+   float out[6];
+   applyOne((Epilogue){ EPI_HARDSIGMOID, 0, 0 }, x, out, 6);
+   const float want[6] = {
+      0,             /* max(-1, 0) / 6 */
+      0,             /* max(0, 0) / 6 */
+      0.33333333f,   /* 2 / 6 */
+      0.5f,          /* 3 / 6 */
+      0.75f,         /* 4.5 / 6 */
+      1,             /* min(8, 6) / 6 */
+   };
+   assertValues(out, want, 6);
+}
+
+static void sigmoidKnownValues(void **state) {
+   const float x[4] = { 0, 1, -2, 4 };
+   float out[4];
+   applyOne((Epilogue){ EPI_SIGMOID, 0, 0 }, x, out, 4);
+   const float want[4] = {
+      0.5f,           /* 1 / (1 + e^0) */
+      0.731058579f,   /* 1 / (1 + 0.367879441) */
+      0.119202922f,   /* 1 / (1 + 7.389056099) */
+      0.982013790f,   /* 1 / (1 + 0.018315639) */
+   };
+   assertValues(out, want, 4);
+}
+
 static void epilogueAppliedInOrder(void **state) {
    const float bias[2] = { 1, 1 };
    const float *extra[1] = { bias };
@@ -899,17 +951,21 @@ static void relu6EqualsClipZeroSix(void **state) {
    enum { N = 64 };
    float *x = randomBuffer(N, 16, -10, 10);
    float relu6[N], clip[N];
-   memcpy(relu6, x, sizeof relu6);
-   memcpy(clip, x, sizeof clip);
-   OpParams p;
-   initMatmul(&p, OP_DENSE, 0, 1, N, 1);
-   addEpilogue(&p, EPI_RELU6, 0, 0);
-   Ref_epilogue(&p, NULL, relu6);
-   p.epilogue[0].kind = EPI_CLIP;
-   p.epilogue[0].lo = 0;
-   p.epilogue[0].hi = 6;
-   Ref_epilogue(&p, NULL, clip);
+   applyOne((Epilogue){ EPI_RELU6, 0, 0 }, x, relu6, N);
+   applyOne((Epilogue){ EPI_CLIP, 0, 6 }, x, clip, N);
    assertValues(relu6, clip, N);
+   free(x);
+}
+
+static void hardswishIsXTimesHardsigmoid(void **state) {
+   enum { N = 64 };
+   float *x = randomBuffer(N, 26, -8, 8);
+   float swish[N], sig[N];
+   applyOne((Epilogue){ EPI_HARDSWISH, 0, 0 }, x, swish, N);
+   applyOne((Epilogue){ EPI_HARDSIGMOID, 0, 0 }, x, sig, N);
+   for (int i = 0; i < N; i++)
+      sig[i] *= x[i];
+   assertValues(swish, sig, N);
    free(x);
 }
 
@@ -1007,6 +1063,9 @@ int main(void) {
       cmocka_unit_test(relu6ClampsBothEnds),
       cmocka_unit_test(clipMinusOneTwo),
       cmocka_unit_test(geluKnownValues),
+      cmocka_unit_test(hardswishKnownValues),
+      cmocka_unit_test(hardsigmoidKnownValues),
+      cmocka_unit_test(sigmoidKnownValues),
       cmocka_unit_test(epilogueAppliedInOrder),
       cmocka_unit_test(epilogueExtraTensorsInOrder),
       cmocka_unit_test(runConvWithBiasRelu),
@@ -1025,6 +1084,7 @@ int main(void) {
       cmocka_unit_test(maxPoolAtLeastAvgPool),
       cmocka_unit_test(adaptiveEqualsAvgPoolWhenDivisible),
       cmocka_unit_test(relu6EqualsClipZeroSix),
+      cmocka_unit_test(hardswishIsXTimesHardsigmoid),
       cmocka_unit_test(runConvEqualsOpThenEpilogue),
       cmocka_unit_test(runBatchMatmulEqualsOpThenEpilogue),
       cmocka_unit_test(runSoftmaxEqualsOpThenEpilogue),

@@ -82,10 +82,10 @@ static int32_t globalIndex(LoopNest *ln, const IrKernel *kn, int32_t *let) {
    return Ir_varRef(ln, v);
 }
 
-/* out[i] = in[f(i)] over n floats in blocks of `block`: f(i) = i, or with stride 32
- * over threadIdx.x, f(i) = (i mod 32) * (n / 32) + i / 32 (the same permutation of
- * the elements, so the same footprint). */
-static void copyNest(LoopNest *ln, int64_t n, int64_t block, bool strided) {
+/* out[i] = f(in[g(i)]) over n floats in blocks of `block`: f an intrinsic `call`, or
+ * none for -1; g(i) = i, or with stride 32 over threadIdx.x, g(i) = (i mod 32) *
+ * (n / 32) + i / 32 (the same permutation of the elements, so the same footprint). */
+static void mapNest(LoopNest *ln, int64_t n, int64_t block, bool strided, int call) {
    LoopNest_reset(ln);
    int in = globalBuffer(ln, "in", n, true);
    int out = globalBuffer(ln, "out", n, false);
@@ -96,8 +96,15 @@ static void copyNest(LoopNest *ln, int64_t n, int64_t block, bool strided) {
    if (strided)
       src = add(ln, mul(ln, Ir_binary(ln, EXPR_FLOORMOD, i, Ir_int(ln, 32)), n / 32),
                 Ir_binary(ln, EXPR_FLOORDIV, i, Ir_int(ln, 32)));
-   int32_t items[2] = { let, Ir_store(ln, out, i, Ir_load(ln, in, src)) };
+   int32_t value = Ir_load(ln, in, src);
+   if (call >= 0)
+      value = Ir_unary(ln, (ExprKind)call, value);
+   int32_t items[2] = { let, Ir_store(ln, out, i, value) };
    kn->body = Ir_seq(ln, items, 2);
+}
+
+static void copyNest(LoopNest *ln, int64_t n, int64_t block, bool strided) {
+   mapNest(ln, n, block, strided, -1);
 }
 
 /* Each thread runs a chain of `steps` FMAs on its element:
@@ -629,24 +636,32 @@ static void vectorNest(LoopNest *ln, int64_t stride, int64_t offset) {
    kn->body = Ir_seq(ln, items, 3);
 }
 
-static void test_adjacent_shared_loads_merge(void **state) {
-   (void)state;
-   LoopNest ln;
-   LoopNest_init(&ln);
+/* What the one kernel of ln issues and moves on the H100. */
+static SimCounts countOnH100(const LoopNest *ln) {
    SimGpu g;
    char *cause = NULL;
    if (SimGpu_init(&g, h100, &cause) < 0)
       fail_msg("%s", cause);
    SimProgram *p = malloc(sizeof *p);
    assert_non_null(p);
+   if (Sim_count(&g, ln, NULL, p, &cause) < 0)
+      fail_msg("%s", cause);
+   SimCounts c = p->kernels[0];
+   free(p);
+   return c;
+}
+
+static void test_adjacent_shared_loads_merge(void **state) {
+   (void)state;
+   LoopNest ln;
+   LoopNest_init(&ln);
    double instr[3], wave[3];
    const int64_t shape[3][2] = { { 1, 0 }, { 2, 0 }, { 1, 1 } };
    for (int v = 0; v < 3; v++) {
       vectorNest(&ln, shape[v][0], shape[v][1]);
-      if (Sim_count(&g, &ln, NULL, p, &cause) < 0)
-         fail_msg("%s", cause);
-      instr[v] = p->kernels[0].instr;
-      wave[v] = p->kernels[0].wavefronts;
+      SimCounts c = countOnH100(&ln);
+      instr[v] = c.instr;
+      wave[v] = c.wavefronts;
    }
    /* the rest of the code is the same: the loads make the whole difference, one
     * instruction and one wavefront (a broadcast) each, 100 rounds */
@@ -654,7 +669,25 @@ static void test_adjacent_shared_loads_merge(void **state) {
    assert_true(fabs((wave[1] - wave[0]) - 100 * (8 - 2)) < 1e-9);
    assert_true(fabs((instr[2] - instr[0]) - 100 * (4 - 2)) < 1e-9);
    assert_true(fabs((wave[2] - wave[0]) - 100 * (4 - 2)) < 1e-9);
-   free(p);
+   LoopNest_done(&ln);
+}
+
+/* sigmoid, 1 / (1 + exp(-x)), issues what an exp, an add and a division do: 5 FP32
+ * and 2 special-function instructions a warp, 3 FLOPs an element */
+static void test_sigmoid_costs_exp_add_divide(void **state) {
+   (void)state;
+   LoopNest ln;
+   LoopNest_init(&ln);
+   const int64_t n = 1 << 20;
+   SimCounts c[2];
+   for (int v = 0; v < 2; v++) {
+      mapNest(&ln, n, 256, false, v ? EXPR_SIGMOID : -1);
+      c[v] = countOnH100(&ln);
+   }
+   assert_true(fabs((c[1].fp - c[0].fp) - 5) < 1e-9);
+   assert_true(fabs((c[1].mufu - c[0].mufu) - 2) < 1e-9);
+   assert_true(fabs((c[1].instr - c[0].instr) - 7) < 1e-9);
+   assert_true(fabs((c[1].flops - c[0].flops) - 3.0 * n) < 1e-6);
    LoopNest_done(&ln);
 }
 
@@ -669,6 +702,7 @@ int main(void) {
       cmocka_unit_test(test_spills_are_slower),
       cmocka_unit_test(test_bank_conflicts_are_slower),
       cmocka_unit_test(test_adjacent_shared_loads_merge),
+      cmocka_unit_test(test_sigmoid_costs_exp_add_divide),
       cmocka_unit_test(test_resnet_states_above_the_roofline),
       cmocka_unit_test(test_out_of_range_kernels),
       cmocka_unit_test(test_verify_catches_a_wrong_kernel),

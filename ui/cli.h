@@ -52,7 +52,7 @@ int Cli_parseCount(const char *cmd, const char *what, const char *text, long min
 /* Loads a task file (looked up as Paths_findTaskFile does); 0 or EXIT_INPUT. */
 int Cli_loadNetwork(const char *file, Network *net);
 /* The task files that ship in models/, which records' tasks are looked up in. */
-#define CLI_SHIPPED_NETWORKS 10
+#define CLI_SHIPPED_NETWORKS 13
 /* Loads the shipped task files (one that is missing is left out quietly) and then
  * files[0..nfiles) into nets, which has room for CLI_SHIPPED_NETWORKS + nfiles; *n gets
  * how many. 0, or EXIT_INPUT after reporting a file of files. */

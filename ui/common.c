@@ -149,6 +149,7 @@ int Cli_loadNetwork(const char *file, Network *net) {
 static const char *const shippedNetworks[CLI_SHIPPED_NETWORKS] = {
    "resnet_50.task",      "resnet_18.task",  "mobilenet_v2.task", "bert_base.task", "bert_tiny.task",
    "wide_resnet_50.task", "resnext_50.task", "inception_v3.task", "vit_b_16.task",  "deeplabv3_r50.task",
+   "densenet_121.task",   "mobilenet_v3.task", "detr_r50.task",
 };
 
 int Cli_loadNetworks(const char *const *files, int nfiles, Network *nets, int *n) {

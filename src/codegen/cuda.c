@@ -162,6 +162,12 @@ static void expr(Gen *g, int32_t e) {
       out(g, ")");
       return;
    }
+   case EXPR_SIGMOID:
+      /* CUDA has no sigmoid; TVM lowers its intrinsic to this */
+      out(g, "(1.0f / (1.0f + expf(-");
+      operand(g, x->args[0], 8, false);
+      out(g, ")))");
+      return;
    default:
       break;
    }

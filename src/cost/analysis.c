@@ -258,6 +258,7 @@ static void countOps(Analysis *a, int32_t e, OpCount *c) {
    case EXPR_SQRT:
    case EXPR_RSQRT:
    case EXPR_TANH:
+   case EXPR_SIGMOID:
       c->n[OP_FLOAT_MATH]++;
       break;
    case EXPR_CAST:

@@ -22,10 +22,12 @@ void Features_workload(const OpParams *op, float out[WORKLOAD_LEN]) {
    for (int i = 0; i < WORKLOAD_LEN; i++)
       out[i] = 0;
    bool depthwise = op->kind == OP_CONV2D && op->groups > 1 && op->groups == op->in_c;
-   out[0] = hasEpilogue(op, EPI_RELU) || hasEpilogue(op, EPI_RELU6) || hasEpilogue(op, EPI_CLIP) ||
-            op->kind == OP_MAX_POOL2D || op->kind == OP_SOFTMAX;
-   out[1] = hasEpilogue(op, EPI_RELU6) || hasEpilogue(op, EPI_CLIP);
-   out[2] = hasEpilogue(op, EPI_BIAS) || hasEpilogue(op, EPI_ADD);
+   /* hardswish and hardsigmoid are x + 3 clipped to [0, 6]: an add, a max and a min */
+   bool hard = hasEpilogue(op, EPI_HARDSWISH) || hasEpilogue(op, EPI_HARDSIGMOID);
+   bool clips = hasEpilogue(op, EPI_RELU6) || hasEpilogue(op, EPI_CLIP) || hard;
+   out[0] = hasEpilogue(op, EPI_RELU) || clips || op->kind == OP_MAX_POOL2D || op->kind == OP_SOFTMAX;
+   out[1] = clips;
+   out[2] = hasEpilogue(op, EPI_BIAS) || hasEpilogue(op, EPI_ADD) || hard;
    out[3] = op->kind == OP_CONV2D && !depthwise;
    out[4] = 0;
    out[5] = depthwise;

@@ -35,7 +35,7 @@
  * to the buffer:
  *   0 float_mad (always 0: Ansor never detects MAD)  1 float_addsub  2 float_mul
  *   3 float_divmod  4 float_cmp (min, max, comparisons)  5 float_mathfunc (exp, erf,
- *   sqrt, rsqrt, tanh)  6 float_otherfunc (always 0)  7 int_mad (0)  8 int_addsub
+ *   sqrt, rsqrt, tanh, sigmoid)  6 float_otherfunc (always 0)  7 int_mad (0)  8 int_addsub
  *   9 int_mul  10 int_divmod (floordiv, floormod)  11 int_cmp  12 int_mathfunc (0)
  *   13 int_otherfunc (0)  14 bool_op  15 select_op
  * Annotations on the stack at the (last) store:
@@ -99,8 +99,9 @@
  *   global buffers); all as in group 2 and slog'd except the one-hots.
  *
  * ---- Workload embedding (10) ----
- *   0 the task computes a max (relu, max pooling, softmax's row max)
- *   1 a min (relu6, clip)  2 an elementwise add of two tensors (bias, residual)
+ *   0 the task computes a max (relu, relu6, clip, hardswish, hardsigmoid, max pooling,
+ *   softmax's row max)  1 a min (relu6, clip, hardswish, hardsigmoid)  2 an elementwise
+ *   add (bias, residual, the + 3 of hardswish and hardsigmoid)
  *   3 a convolution that is not depthwise  4 a Winograd convolution (never: no such op)
  *   5 a depthwise convolution  6 dense  7 softmax  8 batch_matmul  9 always 0
  * These are Ansor's keyword flags (max, min, add, Conv2dOutput, conv2d_winograd,

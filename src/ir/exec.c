@@ -254,7 +254,8 @@ static float *evalF(Exec *x, int32_t e, const uint8_t *mask) {
    case EXPR_ERF:
    case EXPR_SQRT:
    case EXPR_RSQRT:
-   case EXPR_TANH: {
+   case EXPR_TANH:
+   case EXPR_SIGMOID: {
       float *a = evalF(x, ex->args[0], mask);
       for (int64_t t = 0; t < T; t++) {
          switch ((ExprKind)ex->kind) {
@@ -262,6 +263,7 @@ static float *evalF(Exec *x, int32_t e, const uint8_t *mask) {
          case EXPR_ERF: r[t] = erff(a[t]); break;
          case EXPR_SQRT: r[t] = sqrtf(a[t]); break;
          case EXPR_RSQRT: r[t] = 1.0f / sqrtf(a[t]); break;
+         case EXPR_SIGMOID: r[t] = Expr_sigmoid(a[t]); break;
          default: r[t] = tanhf(a[t]); break;
          }
       }

@@ -138,6 +138,7 @@ static int32_t translate(Lower *L, int32_t e, const int32_t *axis) {
    case EXPR_SQRT:
    case EXPR_RSQRT:
    case EXPR_TANH:
+   case EXPR_SIGMOID:
       return Ir_unary(L->ln, (ExprKind)x->kind, translate(L, x->args[0], axis));
    default:
       return Ir_binary(L->ln, (ExprKind)x->kind, translate(L, x->args[0], axis),
@@ -812,7 +813,7 @@ static void finishKernel(LoopNest *ln, int k) {
    kn->sharedBytes = 0;
    for (int b = 0; b < ln->nbuffers; b++)
       if (ln->buffers[b].scope == SCOPE_SHARED && ln->buffers[b].kernel == k)
-         kn->sharedBytes += 4 * ln->buffers[b].elems;
+         kn->sharedBytes = Sketch_sharedAfter(kn->sharedBytes, 4 * ln->buffers[b].elems);
    /* a cross-thread reduction over more than a warp (or a width that is not a power
     * of two) combines through one float of shared memory per thread */
    if (ln->allreduce && !Sketch_reduceWithShuffles(kn->block))

@@ -137,6 +137,13 @@ static inline bool Sketch_reduceWithShuffles(int64_t threads) {
    return threads <= SKETCH_WARP_SIZE && (threads & (threads - 1)) == 0;
 }
 
+/* A kernel's shared bytes after its next staging buffer of `bytes`: code generation
+ * declares them __align__(16) in order, and ptxas lays them out so (2 floats before
+ * another buffer take 16 bytes). Sched's validity check and lowering both count so. */
+static inline int64_t Sketch_sharedAfter(int64_t used, int64_t bytes) {
+   return (used + 15) / 16 * 16 + bytes;
+}
+
 /* ---- DAG analyses the rules use (exposed for tests and for lowering) ---- */
 
 /* Ansor's NeedsMultiLevelTiling: the stage reduces and its loads miss output axes. */

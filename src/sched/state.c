@@ -133,7 +133,7 @@ static void kernelShape(const SketchSet *set, const State *s, int kernel, Kernel
       }
       for (int c = 0; c < k->ncache && shared; c++) {
          int64_t dims[TE_MAX_DIMS];
-         out->sharedBytes += 4 * State_cacheShape(set, s, kernel, c, dims);
+         out->sharedBytes = Sketch_sharedAfter(out->sharedBytes, 4 * State_cacheShape(set, s, kernel, c, dims));
       }
       break;
    case KERNEL_SIMPLE:

@@ -751,7 +751,8 @@ typedef struct {
 /* The arithmetic of a value, per execution; its loads are counted as accesses. An add
  * or subtract of a product is one FMA (2 FLOPs). Division is a reciprocal on the
  * special-function unit and two FMAs to refine it; exp, tanh, sqrt and rsqrt one
- * special-function operation and the FMAs around it; erf a polynomial of about ten. */
+ * special-function operation and the FMAs around it; erf a polynomial of about ten;
+ * sigmoid, 1 / (1 + exp(-x)), an exp, an add and a division. */
 static void valueCost(Walk *w, int32_t e, ValueCost *c) {
    const Expr *x = &w->ln->expr[e];
    bool isFloat = x->dtype == TE_FLOAT32;
@@ -812,6 +813,7 @@ static void valueCost(Walk *w, int32_t e, ValueCost *c) {
    case EXPR_EXP: case EXPR_TANH: c->fp += 2; c->mufu += 1; c->flops += 1; return;
    case EXPR_SQRT: case EXPR_RSQRT: c->fp += 1; c->mufu += 1; c->flops += 1; return;
    case EXPR_ERF: c->fp += 10; c->flops += 1; return;
+   case EXPR_SIGMOID: c->fp += 5; c->mufu += 2; c->flops += 3; return;
    default:
       c->other += 1;        /* comparisons and logic in a value */
       return;

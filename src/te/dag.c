@@ -168,10 +168,14 @@ int32_t Expr_select(Dag *g, int32_t cond, int32_t t, int32_t f) {
 }
 
 int32_t Expr_call(Dag *g, ExprKind kind, int32_t a) {
-   if (kind < EXPR_EXP || kind > EXPR_TANH || g->expr[a].dtype != TE_FLOAT32)
+   if (kind < EXPR_EXP || kind > EXPR_SIGMOID || g->expr[a].dtype != TE_FLOAT32)
       fatal("ill-typed intrinsic call");
    Expr e = { .kind = (uint8_t)kind, .dtype = TE_FLOAT32, .nargs = 1, .args = { a } };
    return push(g, e);
+}
+
+float Expr_sigmoid(float x) {
+   return 1.0f / (1.0f + expf(-x));
 }
 
 int32_t Expr_cast(Dag *g, int32_t a) {
@@ -245,6 +249,7 @@ static double exprFlops(const Dag *g, int32_t e) {
    case EXPR_SQRT:
    case EXPR_RSQRT:
    case EXPR_TANH:
+   case EXPR_SIGMOID:
       return exprFlops(g, x->args[0]);
    default: {
       bool counted = g->expr[x->args[0]].dtype == TE_FLOAT32;
@@ -312,6 +317,7 @@ static const char *callName(ExprKind k) {
    case EXPR_SQRT: return "sqrt";
    case EXPR_RSQRT: return "rsqrt";
    case EXPR_TANH: return "tanh";
+   case EXPR_SIGMOID: return "sigmoid";
    default: return "?";
    }
 }
@@ -351,9 +357,11 @@ void Expr_formatWith(const ExprNamer *n, int32_t e, TextBuf *o) {
    }
    int p = precedence(k);
    for (int i = 0; i < 2; i++) {
-      int pc = precedence((ExprKind)n->pool[x->args[i]].kind);
-      /* right operands of - and / need parentheses at equal precedence too */
-      bool paren = pc < p || (i == 1 && pc == p && (k == EXPR_SUB || k == EXPR_DIV));
+      ExprKind kc = (ExprKind)n->pool[x->args[i]].kind;
+      int pc = precedence(kc);
+      /* a right operand at equal precedence needs parentheses too, unless it is the
+       * same + or * (x*(y/6) is not x*y/6 in floats) */
+      bool paren = pc < p || (i == 1 && pc == p && (k == EXPR_SUB || k == EXPR_DIV || kc != k));
       if (i)
          TextBuf_add(o, "%s", op);
       if (paren)
@@ -501,6 +509,7 @@ static float evalFloat(Eval *ev, int32_t e) {
    case EXPR_SQRT: return sqrtf(evalFloat(ev, x->args[0]));
    case EXPR_RSQRT: return 1.0f / sqrtf(evalFloat(ev, x->args[0]));
    case EXPR_TANH: return tanhf(evalFloat(ev, x->args[0]));
+   case EXPR_SIGMOID: return Expr_sigmoid(evalFloat(ev, x->args[0]));
    default: fatal("expression kind %d is not a float", x->kind);
    }
 }

@@ -62,6 +62,7 @@ typedef enum {
    EXPR_SQRT,
    EXPR_RSQRT,
    EXPR_TANH,
+   EXPR_SIGMOID,    /* 1 / (1 + exp(-x)), one call as TVM's sigmoid intrinsic */
    EXPR_KIND_COUNT
 } ExprKind;
 
@@ -133,6 +134,8 @@ int32_t Expr_load(Dag *g, int stage, int n, const int32_t *index);
 int32_t Expr_binary(Dag *g, ExprKind kind, int32_t a, int32_t b);
 int32_t Expr_select(Dag *g, int32_t cond, int32_t t, int32_t f);
 int32_t Expr_call(Dag *g, ExprKind kind, int32_t a);
+/* The value of EXPR_SIGMOID in float, for every consumer that evaluates it. */
+float Expr_sigmoid(float x);
 int32_t Expr_cast(Dag *g, int32_t a);
 int32_t Expr_add(Dag *g, int32_t a, int32_t b);
 
@@ -223,8 +226,8 @@ int Dag_readers(const Dag *g, int stage, int *out, int max);
 bool Dag_exprReads(const Dag *g, int32_t e, int s);
 
 /* FLOPs as Ansor's FlopEstimator counts them: each float arithmetic or comparison node
- * is 1; index arithmetic, loads, constants and the intrinsic call itself (exp, erf)
- * are 0; a select is its condition plus its larger branch; a reduction is its
+ * is 1; index arithmetic, loads, constants and the intrinsic call itself (exp, erf,
+ * sigmoid) are 0; a select is its condition plus its larger branch; a reduction is its
  * iteration count times (1 for the combiner + its body). Summed over compute stages,
  * each multiplied by its number of output elements. */
 double Dag_estimateFlops(const Dag *g);

@@ -35,6 +35,7 @@ static const OpInfo opTable[OP_KIND_COUNT] = {
 static const char *const epilogueNames[EPI_KIND_COUNT] = {
    [EPI_BIAS] = "bias", [EPI_ADD] = "add", [EPI_RELU] = "relu",
    [EPI_RELU6] = "relu6", [EPI_CLIP] = "clip", [EPI_GELU] = "gelu",
+   [EPI_HARDSWISH] = "hardswish", [EPI_HARDSIGMOID] = "hardsigmoid", [EPI_SIGMOID] = "sigmoid",
 };
 
 int Op_kindOfKey(const char *key) {
@@ -664,9 +665,16 @@ static int32_t clamp(Dag *g, int32_t x, double lo, double hi) {
                       Expr_float(g, hi));
 }
 
+/* relu6(x + 3) / 6, as TVM imports PyTorch's hardsigmoid: an add, a clip, a divide */
+static int32_t hardSigmoid(Dag *g, int32_t x) {
+   return Expr_binary(g, EXPR_DIV, clamp(g, Expr_add(g, x, Expr_float(g, 3.0)), 0.0, 6.0),
+                      Expr_float(g, 6.0));
+}
+
 static const char *const epilogueStageNames[EPI_KIND_COUNT] = {
    [EPI_BIAS] = "T_bias", [EPI_ADD] = "T_add", [EPI_RELU] = "T_relu",
    [EPI_RELU6] = "T_relu6", [EPI_CLIP] = "T_clip", [EPI_GELU] = "T_gelu",
+   [EPI_HARDSWISH] = "T_hardswish", [EPI_HARDSIGMOID] = "T_hardsigmoid", [EPI_SIGMOID] = "T_sigmoid",
 };
 
 static void buildEpilogue(const OpParams *p, Dag *g, int prev) {
@@ -722,6 +730,15 @@ static void buildEpilogue(const OpParams *p, Dag *g, int prev) {
                          Expr_add(g, Expr_float(g, 1.0), t));
          break;
       }
+      case EPI_HARDSWISH:
+         body = Expr_mul(g, x, hardSigmoid(g, x));
+         break;
+      case EPI_HARDSIGMOID:
+         body = hardSigmoid(g, x);
+         break;
+      case EPI_SIGMOID:
+         body = Expr_call(g, EXPR_SIGMOID, x);
+         break;
       default:
          fatal("unknown epilogue kind %d", ep->kind);
       }

@@ -26,12 +26,15 @@ typedef enum {
 
 /* Elementwise stages fused after the main op, applied in the order listed. */
 typedef enum {
-   EPI_BIAS,    /* + bias[channel]: conv2d's output channel, dense's / batch_matmul's n */
-   EPI_ADD,     /* + residual, a tensor of the output's shape */
-   EPI_RELU,    /* max(x, 0) */
-   EPI_RELU6,   /* min(max(x, 0), 6) */
-   EPI_CLIP,    /* min(max(x, lo), hi) */
-   EPI_GELU,    /* 0.5 x (1 + erf(x / sqrt 2)) */
+   EPI_BIAS,          /* + bias[channel]: conv2d's output channel, dense's / batch_matmul's n */
+   EPI_ADD,           /* + residual, a tensor of the output's shape */
+   EPI_RELU,          /* max(x, 0) */
+   EPI_RELU6,         /* min(max(x, 0), 6) */
+   EPI_CLIP,          /* min(max(x, lo), hi) */
+   EPI_GELU,          /* 0.5 x (1 + erf(x / sqrt 2)) */
+   EPI_HARDSWISH,     /* x * (min(max(x + 3, 0), 6) / 6) */
+   EPI_HARDSIGMOID,   /* min(max(x + 3, 0), 6) / 6 */
+   EPI_SIGMOID,       /* 1 / (1 + exp(-x)) */
    EPI_KIND_COUNT
 } EpilogueKind;
 

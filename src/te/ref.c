@@ -238,6 +238,15 @@ void Ref_epilogue(const OpParams *p, const float *const *extra, float *out) {
          case EPI_GELU:
             x = 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
             break;
+         case EPI_HARDSWISH:
+            x = x * (clamp(x + 3.0, 0.0, 6.0) / 6.0);
+            break;
+         case EPI_HARDSIGMOID:
+            x = clamp(x + 3.0, 0.0, 6.0) / 6.0;
+            break;
+         case EPI_SIGMOID:
+            x = 1.0 / (1.0 + exp(-x));
+            break;
          case EPI_BIAS:
          case EPI_ADD:
          case EPI_KIND_COUNT:
