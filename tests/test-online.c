@@ -213,6 +213,22 @@ static void test_bounded_replay(void **state) {
    OnlineModel_wait(small);
    assert_true(scoreOf(small) == 200030);
    OnlineModel_free(small);
+   /* pam-moa refits its fast network from the slow one: every round on every sample */
+   CostModel *m = standin(0.0, false);
+   m->kind = MODEL_PAM_MOA;
+   OnlineModel *moa = OnlineModel_new(m, &cfg);
+   samples(&d, 30, 0);
+   OnlineModel_update(moa, &d);
+   OnlineModel_wait(moa);
+   samples(&d, 10, 30);
+   OnlineModel_update(moa, &d);
+   OnlineModel_wait(moa);
+   assert_true(scoreOf(moa) == 200040);
+   samples(&d, 20, 40);
+   OnlineModel_update(moa, &d);
+   OnlineModel_wait(moa);
+   assert_true(scoreOf(moa) == 300060);
+   OnlineModel_free(moa);
    Dataset_done(&d);
    OnlineModel_free(o);
 }
