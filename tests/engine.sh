@@ -142,7 +142,7 @@ batch "$tmp/v0.jsonl" --verify-every 0
 ok "--verify-every 0 is a usage error" \
    sh -c '[ "$1" -eq 2 ] && grep -qx "pruner-tui --batch: --verify-every must be an integer from 1 to 1000000, not .0." "$2"' _ "$rc" "$tmp/err"
 
-# without a model, the pruner policy starts MoA from a shipped checkpoint that knows the
+# without a model, the pruner policy starts pam from a shipped checkpoint that knows the
 # network's operators: here a data directory whose models/ has the one above
 mkdir -p "$tmp/data/models"
 cp "$tmp/pam.ckpt" "$tmp/data/models/pam-tiny.ckpt"
@@ -153,9 +153,9 @@ tune() {
    rc=$?
 }
 tune "$src/tests/data/tiny2.task"
-ok "--policy pruner without a model: MoA from the shipped checkpoint, with a note" \
-   sh -c '[ "$1" -eq 0 ] && grep -qxF "note: pam-moa from the shipped checkpoint $2, which has learned every operator of tiny2 (--cost-model pam learns from nothing)" "$3" &&
-          grep -q "^policy pruner, cost model pam-moa (from $2), 20 trials" "$3"' _ "$rc" "$shipped" "$tmp/out"
+ok "--policy pruner without a model: pam from the shipped checkpoint, with a note" \
+   sh -c '[ "$1" -eq 0 ] && grep -qxF "note: pam from the shipped checkpoint $2, which has learned every operator of tiny2, fine-tuned every round (--cost-model pam-moa --load-model it for MoA, --cost-model pam from nothing)" "$3" &&
+          grep -q "^policy pruner, cost model pam (from $2), 20 trials" "$3"' _ "$rc" "$shipped" "$tmp/out"
 printf 'network: soft\nbatch: 1\ntasks:\n  - {op: softmax, input: [4, 32], weight: 1}\n  - {op: dense, m: 4, n: 8, k: 32, weight: 1}\n' > "$tmp/soft.task"
 tune "$tmp/soft.task"
 ok "a network with an operator the checkpoint has not learned: pam from nothing, and why" \
@@ -175,6 +175,6 @@ ok "no checkpoint ships: pam from nothing, and why" \
 "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 20 --per-round 5 \
    --no-session >"$tmp/out" 2>&1
 ok "the source tree's own PAM checkpoint knows tiny2's operators" \
-   grep -q "^note: pam-moa from the shipped checkpoint .*/models/pam-sim-t4-holdout5.ckpt, which has learned every operator of tiny2" "$tmp/out"
+   grep -q "^note: pam from the shipped checkpoint .*/models/pam-sim-t4-holdout5.ckpt, which has learned every operator of tiny2" "$tmp/out"
 
 [ "$failed" -eq 0 ]

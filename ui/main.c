@@ -108,7 +108,7 @@ static void usage(FILE *out) {
       "                         acceptance. --trials N (budget, default 1000), --per-round M\n"
       "                         (default min(10, N / tasks)), --policy pruner (default) or\n"
       "                         ansor, --cost-model random|psa|xgb|mlp|pam|pam-moa (the\n"
-      "                         verify model; default: with pruner, pam-moa from a shipped\n"
+      "                         verify model; default: with pruner, pam from a shipped\n"
       "                         checkpoint that has learned the network's operators, else\n"
       "                         pam) or --load-model CKPT, --device auto|cuda:N|sim:PROFILE,\n"
       "                         --seed S (1), --session FILE (the session log; never\n"

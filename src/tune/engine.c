@@ -419,10 +419,12 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
          ops |= 1u << e->net.tasks[t].op.kind;
       shipped = Checkpoint_findShipped(MODEL_PAM, ops);
       if (shipped) {
-         kind = "pam-moa";
+         kind = "pam";
          load = shipped;
-         e->modelNote = xAsprintf("pam-moa from the shipped checkpoint %s, which has learned every operator of "
-                                  "%s (--cost-model pam learns from nothing)", shipped, e->net.name);
+         e->modelNote = xAsprintf("pam from the shipped checkpoint %s, which has learned every operator of %s, "
+                                  "fine-tuned every round (--cost-model pam-moa --load-model it for MoA, "
+                                  "--cost-model pam from nothing)",
+                                  shipped, e->net.name);
       } else {
          e->modelNote = xAsprintf("no shipped checkpoint has learned every operator of %s: pam learns from nothing",
                                   e->net.name);
