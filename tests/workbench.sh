@@ -99,6 +99,10 @@ sane() {
       ! grep -Eq -- '-icanon|-echo( |;|$)' "$tmp/screen"
 }
 
+stty_shown() {   # the pane's shell has printed `stty -a` (its icanon flag, set or not)
+   grep -Eq -- '(^| )-?icanon( |;|$)' "$tmp/screen"
+}
+
 running_past() {   # running_past N: [running] and more than N trials
    more_trials "$1" && shows '\[running\]$'
 }
@@ -177,7 +181,7 @@ ok "prio 99 1 names the task IDs there are ($(tail -n1 "$tmp/screen"))" \
 capture live
 seen=$(trials)
 tm send-keys -t live q
-poll live 30 shows '^EXIT='
+poll live 30 shows '^EXIT=' && poll live 10 stty_shown
 ok "q: pruner-tui exits 0 after the round (EXIT=$(exit_status))" [ "$(exit_status)" = 0 ]
 ok "q: the terminal is back in canonical mode with echo" sane
 ok "q: the summary counts at least the $seen trials seen, stopped" summary_counts "$seen"
@@ -190,7 +194,7 @@ pane=$(tm list-panes -t term -F '#{pane_pid}')
 pid=$(pgrep -P "$pane" -f "$tmp/term.jsonl")
 ok "SIGTERM: found the program ($pid) under the pane's shell ($pane)" [ -n "$pid" ]
 kill -TERM $pid
-poll term 30 shows '^EXIT='
+poll term 30 shows '^EXIT=' && poll term 10 stty_shown
 ok "SIGTERM: pruner-tui exits 0 (EXIT=$(exit_status))" [ "$(exit_status)" = 0 ]
 ok "SIGTERM: the terminal is back in canonical mode with echo" sane
 tail -n1 "$tmp/term.jsonl" >"$tmp/term.jsonl.last"
