@@ -49,6 +49,8 @@ void Cli_help(const CliCommand *cmd, FILE *out);
 int Cli_usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
 /* Parses an integer argument in [min, max] into *out, or reports a usage error. */
 int Cli_parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out);
+/* Parses a number in (min, max] ("2.5") into *out, or reports a usage error. */
+int Cli_parseNumber(const char *cmd, const char *what, const char *text, double min, double max, double *out);
 /* Loads a task file (looked up as Paths_findTaskFile does); 0 or EXIT_INPUT. */
 int Cli_loadNetwork(const char *file, Network *net);
 /* The task files that ship in models/, which records' tasks are looked up in. */

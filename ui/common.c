@@ -133,6 +133,15 @@ int Cli_parseCount(const char *cmd, const char *what, const char *text, long min
    return 0;
 }
 
+int Cli_parseNumber(const char *cmd, const char *what, const char *text, double min, double max, double *out) {
+   char *end;
+   double v = strtod(text, &end);
+   if (end == text || *end || !(v > min && v <= max))
+      return Cli_usage(cmd, "%s takes a number above %g and at most %g, not '%s'", what, min, max, text);
+   *out = v;
+   return 0;
+}
+
 int Cli_loadNetwork(const char *file, Network *net) {
    char *path = Paths_findTaskFile(file);
    char *cause = NULL;

@@ -231,15 +231,6 @@ static int parseShare(const char *text, double *out) {
    return 0;
 }
 
-static int parseSeconds(const char *what, const char *text, double *out) {
-   char *end;
-   double v = strtod(text, &end);
-   if (end == text || *end || !(v > 0 && v <= 3600))
-      return Cli_usage("dataset", "%s takes seconds above 0 and at most 3600, not '%s'", what, text);
-   *out = v;
-   return 0;
-}
-
 /* The options, parsed */
 typedef struct DatasetArgs_ {
    MeasurerConfig cfg;
@@ -276,8 +267,8 @@ static int parseArgs(int argc, char **argv, DatasetArgs *a) {
       case 'r': bad = Cli_parseCount("dataset", "--repeats", optarg, 1, PROTO_MAX_COSTS, &a->repeats); break;
       case 'v': bad = Cli_parseCount("dataset", "--verify-every", optarg, 1, 1000000, &a->verifyEvery); break;
       case 'e': bad = parseShare(optarg, &a->evolved); break;
-      case 't': bad = parseSeconds("--timeout", optarg, &a->cfg.runner.runTimeout); break;
-      case 'b': bad = parseSeconds("--build-timeout", optarg, &a->cfg.buildTimeout); break;
+      case 't': bad = Cli_parseNumber("dataset", "--timeout", optarg, 0, 3600, &a->cfg.runner.runTimeout); break;
+      case 'b': bad = Cli_parseNumber("dataset", "--build-timeout", optarg, 0, 3600, &a->cfg.buildTimeout); break;
       case 'd': a->cfg.device = optarg; break;
       case 'p': a->cfg.simProfile = optarg; break;
       case 'D': a->devicesFile = optarg; break;
@@ -343,23 +334,27 @@ static int collectTasks(const Network *nets, int nnets, const Network *excl, int
    return n;
 }
 
-/* Collects one task: reads its records of this device from the set into m (states
+/* Whether a record is of the task on this device (a GPU's records and the simulator's
+ * of the same profile are kept apart) */
+static bool isOf(const Record *r, const Task *task, const Measurer *m) {
+   return strcmp(r->task, task->key) == 0 && strcmp(r->device, Measurer_device(m)->name) == 0 &&
+          r->simulated == Measurer_simulated(m);
+}
+
+/* Collects one task: reads its records of this device from the set (states
  * that no longer parse are still counted), then measures batches until it has
  * a->states. Returns the records written, or -1 after reporting a write failure. */
 static long collectTask(const DatasetArgs *a, Measurer *m, RecordWriter *rw, const RecordSet *records,
                         DatasetTask *dt, DatasetProgress *prog, long *okCount) {
-   const Device *dev = Measurer_device(m);
-   bool simulated = Measurer_simulated(m);
    SchedLimits lim;
-   SchedLimits_fromDevice(&lim, dev);
+   SchedLimits_fromDevice(&lim, Measurer_device(m));
    SketchSet set;
    SketchSet_forOp(&set, &dt->task->op);
    Measured meas;
    Measured_init(&meas);
    for (int r = 0; r < records->count; r++) {
       const Record *rec = &records->records[r];
-      if (strcmp(rec->task, dt->task->key) != 0 || strcmp(rec->device, dev->name) != 0 ||
-          rec->simulated != simulated)
+      if (!isOf(rec, dt->task, m))
          continue;
       State s;
       char *cause = NULL;
@@ -479,9 +474,7 @@ int Cli_dataset(int argc, char **argv) {
       DatasetProgress prog = { a.progress && isatty(2), 0, 0, 0, ntasks, 0, Clock_now() };
       for (int t = 0; t < ntasks; t++) {
          for (int r = 0; r < records.count; r++)
-            tasks[t].have += strcmp(records.records[r].task, tasks[t].task->key) == 0 &&
-                             strcmp(records.records[r].device, dev->name) == 0 &&
-                             records.records[r].simulated == simulated;
+            tasks[t].have += isOf(&records.records[r], tasks[t].task, m);
          prog.before += tasks[t].have < a.states ? tasks[t].have : a.states;
          prog.total += a.states;
       }

@@ -16,16 +16,6 @@
 #include "util/rng.h"
 #include "util/xalloc.h"
 
-/* "2.5" seconds in (min, max] */
-static int parseSeconds(const char *what, const char *text, double min, double max, double *out) {
-   char *end;
-   double v = strtod(text, &end);
-   if (end == text || *end || !(v > min && v <= max))
-      return Cli_usage("measure", "%s takes a number above %g and at most %g, not '%s'", what, min, max, text);
-   *out = v;
-   return 0;
-}
-
 static void printOutcome(int i, const Task *task, const MeasureOutcome *o) {
    char regs[16] = "-", spills[16] = "-";
    if (o->registers >= 0)
@@ -86,9 +76,9 @@ int Cli_measure(int argc, char **argv) {
       case 'r': bad = Cli_parseCount("measure", "--repeats", optarg, 1, PROTO_MAX_COSTS, &repeats); break;
       case 'S': bad = Cli_parseCount("measure", "--same", optarg, 1, 1000, &same); break;
       case 'v': bad = Cli_parseCount("measure", "--verify-every", optarg, 1, 1000000, &verifyEvery); break;
-      case 'm': bad = parseSeconds("--min-repeat-ms", optarg, -1e-9, 60000, &cfg.runner.timing.minRepeatMs); break;
-      case 't': bad = parseSeconds("--timeout", optarg, 0, 3600, &cfg.runner.runTimeout); break;
-      case 'b': bad = parseSeconds("--build-timeout", optarg, 0, 3600, &cfg.buildTimeout); break;
+      case 'm': bad = Cli_parseNumber("measure", "--min-repeat-ms", optarg, -1e-9, 60000, &cfg.runner.timing.minRepeatMs); break;
+      case 't': bad = Cli_parseNumber("measure", "--timeout", optarg, 0, 3600, &cfg.runner.runTimeout); break;
+      case 'b': bad = Cli_parseNumber("measure", "--build-timeout", optarg, 0, 3600, &cfg.buildTimeout); break;
       case 'd': cfg.device = optarg; break;
       case 'p': cfg.simProfile = optarg; break;
       case 'D': devicesFile = optarg; break;
