@@ -97,7 +97,7 @@ static void doneEvents(SessionEvent ev[NEVENTS]) {
 }
 
 static SessionEvent finished(void) {
-   return (SessionEvent){ .kind = SESSION_FINISHED, .round = 4, .elapsed = 7,
+   return (SessionEvent){ .kind = SESSION_FINISHED, .round = 5, .elapsed = 7,
                           .finished = { .why = SESSION_END_ALL_DEAD } };
 }
 
@@ -269,7 +269,7 @@ static void test_lineText(void **state) {
    free(line);
    SessionEvent fin = finished();
    line = SessionEvent_toJson(&fin, true);
-   assert_string_equal(line, "{\"event\":\"finished\",\"round\":4,\"t\":7,\"why\":\"all dead\"}");
+   assert_string_equal(line, "{\"event\":\"finished\",\"round\":5,\"t\":7,\"why\":\"all dead\"}");
    free(line);
    doneEvents(ev);
    /* a search line written before "seconds" and "best_rank": 0 and unknown */
@@ -319,17 +319,15 @@ static void test_cutLastLine(void **state) {
    SessionWriter *w = SessionWriter_append(path, &cause);
    if (!w)
       fail_msg("%s", cause);
-   SessionEvent fin = finished();
-   fin.finished.why = SESSION_END_STOPPED;
-   if (SessionWriter_add(w, &fin, &cause) != 0 || SessionWriter_close(w, &cause) != 0)
+   SessionEvent res = { .kind = SESSION_RESUMED, .round = 5, .elapsed = 7, .resumed = { .trials = 40 } };
+   if (SessionWriter_add(w, &res, &cause) != 0 || SessionWriter_close(w, &cause) != 0)
       fail_msg("%s", cause);
    char *after = TestUtil_readFile(path);
-   char *expected = xAsprintf(
-      "%s{\"event\":\"finished\",\"round\":4,\"t\":7,\"why\":\"stopped\"}\n", text);
+   char *expected = xAsprintf("%s{\"event\":\"resumed\",\"round\":5,\"t\":7,\"trials\":40}\n", text);
    assert_string_equal(after, expected);
    readOk(path, &log);
    assert_int_equal(log.count, NEVENTS + 3);
-   assert_int_equal(log.events[NEVENTS + 2].finished.why, SESSION_END_STOPPED);
+   assert_int_equal(log.events[NEVENTS + 2].kind, SESSION_RESUMED);
    SessionLog_done(&log);
    free(after);
    free(expected);

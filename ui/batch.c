@@ -3,7 +3,8 @@
  * the end print the scheduler's table, and the end prints the estimated total latency
  * and the draft acceptance. Training is synchronous (the engine waits for each round
  * of the verify model's training), so a seeded run on the simulator writes the same
- * session every time. SIGINT stops it after the current round, the session flushed. */
+ * session every time. SIGINT, SIGTERM and SIGHUP stop it after the current round, the
+ * session flushed. */
 #include "config.h"
 
 #include "cli.h"
@@ -30,24 +31,28 @@
 
 static volatile sig_atomic_t interrupted;
 
-static void onSigint(int sig) {
-   (void)sig;
-   interrupted = 1;
+static void onSignal(int sig) {
+   interrupted = sig;
 }
 
-/* Runs the engine on its thread to the end, printing what its events show; SIGINT sends
- * it `stop`, which ends the run after the current round. */
+/* Runs the engine on its thread to the end, printing what its events show; SIGINT,
+ * SIGTERM and SIGHUP send it `stop`, which ends the run after the current round. */
 static int run(Engine *e, TuneView *view) {
-   struct sigaction sa, old;
+   struct sigaction sa;
    memset(&sa, 0, sizeof sa);
-   sa.sa_handler = onSigint;
+   sa.sa_handler = onSignal;
    sigemptyset(&sa.sa_mask);
    interrupted = 0;
-   sigaction(SIGINT, &sa, &old);
+   /* kill, a service stop and a dropped terminal stop it as ^C does */
+   int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+   struct sigaction olds[3];
+   for (int i = 0; i < 3; i++)
+      sigaction(sigs[i], &sa, &olds[i]);
    char *cause = NULL;
    EngineThread *t = EngineThread_start(e, &cause);
    if (!t) {
-      sigaction(SIGINT, &old, NULL);
+      for (int i = 0; i < 3; i++)
+         sigaction(sigs[i], &olds[i], NULL);
       fprintf(stderr, "pruner-tui --batch: %s\n", cause);
       free(cause);
       return EXIT_INPUT;
@@ -60,7 +65,7 @@ static int run(Engine *e, TuneView *view) {
       if (poll(&pfd, 1, 250) < 0 && errno != EINTR)
          break;
       if (interrupted && !stopping) {
-         printf("interrupted: stopping after the current round\n");
+         printf("%s: stopping after the current round\n", interrupted == SIGINT ? "interrupted" : strsignal(interrupted));
          EngineThread_command(t, "stop");
          stopping = true;
       }
@@ -81,10 +86,34 @@ static int run(Engine *e, TuneView *view) {
       free(cause);
       rc = EXIT_INPUT;
    }
-   sigaction(SIGINT, &old, NULL);
+   for (int i = 0; i < 3; i++)
+      sigaction(sigs[i], &olds[i], NULL);
    Progress_end(&p, Engine_elapsed(e));
    Progress_done(&p);
    return rc;
+}
+
+/* What a session read back has come to: its measurements, its trial budget (budget
+ * commands applied), and whether its last run finished (and why) with nothing after. */
+static bool sessionState(const SessionLog *log, int *done, int *budget, SessionEnd *why) {
+   *done = 0;
+   *budget = log->events[0].header.trialBudget;
+   bool over = false;
+   for (int i = 1; i < log->count; i++) {
+      const SessionEvent *ev = &log->events[i];
+      long n;
+      char end;
+      if (ev->kind == SESSION_RESUMED)
+         continue;
+      over = ev->kind == SESSION_FINISHED;
+      if (over)
+         *why = ev->finished.why;
+      *done += ev->kind == SESSION_MEASURE;
+      if (ev->kind == SESSION_COMMAND && ev->command.applied && ev->command.text &&
+          sscanf(ev->command.text, "budget %ld%c", &n, &end) == 1)
+         *budget = (int)n;
+   }
+   return over;
 }
 
 int Cli_tune(int argc, char **argv) {
@@ -228,6 +257,21 @@ int Cli_tune(int argc, char **argv) {
          fprintf(stderr, "pruner-tui%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", notice);
       /* the session's own settings; --trials and --cost-model become commands */
       const SessionHeader *h = &log.events[0].header;
+      int done, budget;
+      SessionEnd why = SESSION_END_BUDGET;
+      bool over = sessionState(&log, &done, &budget, &why);
+      if (trialsGiven && trials < done) {
+         SessionLog_done(&log);
+         free(notice);
+         return Cli_usage(cmd, "--trials %ld is below the %d trials %s has done", trials, done, resume);
+      }
+      if (over && why != SESSION_END_STOPPED && !(trialsGiven && trials > done) && !modelGiven) {
+         printf("%s is finished (%s, %d of %d trials): nothing to do; --trials N above %d goes on with it\n",
+                resume, SessionEnd_name(why), done, budget, done);
+         SessionLog_done(&log);
+         free(notice);
+         return 0;
+      }
       if (!taskFile)
          taskFile = h->networkFile;
       if (h->simulated && !deviceGiven) {
@@ -336,10 +380,13 @@ int Cli_sessionCompare(const char *a, const char *b) {
    if (Session_read(a, &la, &notice, &cause) < 0 || (free(notice), notice = NULL, Session_read(b, &lb, &notice, &cause) < 0)) {
       fprintf(stderr, "pruner-tui __session-compare: %s\n", cause);
       free(cause);
-   } else if (Session_equalIgnoringTime(&la, &lb)) {
-      rc = 0;
    } else {
-      printf("the sessions differ\n");
+      int i, j;
+      if (Session_compare(&la, &lb, &i, &j))
+         rc = 0;
+      else
+         printf("the sessions differ: %s:%d against %s:%d\n", a, i < la.count ? la.events[i].line : -1, b,
+                j < lb.count ? lb.events[j].line : -1);
    }
    free(notice);
    SessionLog_done(&la);

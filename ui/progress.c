@@ -58,7 +58,10 @@ void Progress_event(Progress *p, const SessionEvent *e) {
       if (v->round % 10 == 0)
          table(p);
       break;
-   case SESSION_RESUMED: fprintf(p->out, "resumed: %d trials done\n", e->resumed.trials); break;
+   case SESSION_RESUMED:
+      fprintf(p->out, "resumed: %d trials done%s%s\n", e->resumed.trials,
+              e->resumed.notice && *e->resumed.notice ? "; " : "", e->resumed.notice ? e->resumed.notice : "");
+      break;
    case SESSION_FINISHED: fprintf(p->out, "finished: %s\n", SessionEnd_name(e->finished.why)); break;
    default: break;
    }
@@ -70,6 +73,22 @@ void Progress_end(Progress *p, double elapsed) {
    char total[32];
    fmtMs(total, sizeof total, v->latencyMs, 3);
    fprintf(p->out, "Estimated total latency: %s ms  Trials: %d  Used time: %.0f s\n", total, v->trials, elapsed);
+   if (isnan(v->latencyMs)) {
+      /* which tasks keep the total unknown */
+      int missing = 0;
+      char list[256] = "";
+      for (int i = 0; i < v->ntasks; i++)
+         if (isnan(v->tasks[i].best)) {
+            size_t used = strlen(list);
+            if (used < sizeof list - 16)
+               snprintf(list + used, sizeof list - used, "%s%d", missing ? ", " : "", i);
+            else if (used < sizeof list - 4)
+               snprintf(list + used, sizeof list - used, "...");
+            missing++;
+         }
+      if (missing > 0)
+         fprintf(p->out, "No total: no successful measurement yet for task%s %s\n", missing > 1 ? "s" : "", list);
+   }
    fprintf(p->out, "Acceptance: mean %.3f over %d rounds  Kendall tau: mean %.3f over %d rounds\n",
            TuneMean_value(&v->acceptance), v->acceptance.rounds, TuneMean_value(&v->tau), v->tau.rounds);
    fprintf(p->out, "Pairwise accuracy on the measured: draft %.3f over %d rounds  verify %.3f over %d rounds\n",

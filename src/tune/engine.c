@@ -77,6 +77,19 @@ struct Engine_ {
    char **commands;
    char *refusal;
    TrainConfig train;
+   /* --resume re-running the session (exact resume): the events of `replay` from
+    * `cursor` on are what the re-run must produce next; they are matched, not written.
+    * NULL once the re-run has caught up (or without --resume). */
+   const SessionLog *replay;
+   int cursor;
+   char *divergence;            /* why the re-run left the session, when it did */
+   double replayElapsed;        /* the session's last "t" */
+   const char *resumeNotice;
+   bool resuming;               /* Engine_new is re-running the session */
+   /* the events written while Engine_new caught up (the rest of a round cut short),
+    * for the listener when it is set */
+   int nbacklog;
+   SessionEvent *backlog;
    uint64_t seed;
    int threads;
    /* scratch of a round */
@@ -125,16 +138,91 @@ static SessionEvent *newEvent(Engine *e, SessionEventKind kind) {
    return ev;
 }
 
+/* The next event of the session being re-run, past the resumed markers (which no run
+ * makes again), or NULL when there is none. */
+static const SessionEvent *replayPeek(Engine *e) {
+   while (e->cursor < e->replay->count && e->replay->events[e->cursor].kind == SESSION_RESUMED)
+      e->cursor++;
+   return e->cursor < e->replay->count ? &e->replay->events[e->cursor] : NULL;
+}
+
+static void addBacklog(Engine *e, const SessionEvent *ev) {
+   e->backlog = xReallocArray(e->backlog, (size_t)e->nbacklog + 1, sizeof *e->backlog);
+   SessionEvent_copy(&e->backlog[e->nbacklog++], ev);
+}
+
+/* Writes an event (queued in the writer) and keeps it for the listener while
+ * Engine_new catches up. */
+static int writeEvent(Engine *e, const SessionEvent *ev, char **cause) {
+   if (e->writer && SessionWriter_add(e->writer, ev, cause) < 0)
+      return -1;
+   if (e->resuming)
+      addBacklog(e, ev);
+   return 0;
+}
+
+/* The re-run has caught up with the session: the clock goes on from the session's
+ * last time, and a resumed event marks where this run's writing begins. */
+static int caughtUp(Engine *e, char **cause) {
+   e->start = Clock_now() - e->replayElapsed;
+   SessionEvent ev;
+   memset(&ev, 0, sizeof ev);
+   ev.kind = SESSION_RESUMED;
+   ev.round = e->rounds;
+   ev.elapsed = e->replayElapsed;
+   ev.resumed.trials = 0;
+   for (int i = 1; i < e->replay->count; i++)
+      ev.resumed.trials += e->replay->events[i].kind == SESSION_MEASURE;
+   ev.resumed.notice = xStrdup(e->resumeNotice ? e->resumeNotice : "");
+   int rc = writeEvent(e, &ev, cause);
+   SessionEvent_done(&ev);
+   e->replay = NULL;
+   return rc;
+}
+
+/* Matches an event of the re-run against the session's next one: 1 when they agree
+ * (the clock aside), 0 when the session has no more (the re-run caught up), -1 with
+ * e->divergence when they differ. */
+static int matchReplay(Engine *e, const SessionEvent *ev) {
+   const SessionEvent *want = replayPeek(e);
+   if (!want)
+      return 0;
+   char *a = SessionEvent_toJson(want, false), *b = SessionEvent_toJson(ev, false);
+   int rc = strcmp(a, b) == 0 ? 1 : -1;
+   if (rc > 0)
+      e->cursor++;
+   else
+      e->divergence = xAsprintf("line %d holds %.200s; the re-run made %.200s", want->line, a, b);
+   free(a);
+   free(b);
+   return rc;
+}
+
 /* Writes the round's new events to the session (fsynced) and gives them to the
- * listener: what happened so far is on disk before the round goes on. */
+ * listener: what happened so far is on disk before the round goes on. While a resumed
+ * session is re-run, the events it holds already are matched instead of written. */
 static int emit(Engine *e, char **cause) {
-   if (e->writer) {
-      for (; e->queued < e->nevents; e->queued++)
-         if (SessionWriter_add(e->writer, &e->events[e->queued], cause) < 0)
+   for (; e->queued < e->nevents; e->queued++) {
+      SessionEvent *ev = &e->events[e->queued];
+      if (e->replay) {
+         int m = matchReplay(e, ev);
+         if (m < 0) {
+            *cause = xStrdup(e->divergence);
             return -1;
-      if (SessionWriter_flush(e->writer, cause) < 0)
+         }
+         if (m > 0)
+            continue;
+         if (caughtUp(e, cause) < 0)
+            return -1;
+         /* made before the clock was set again */
+         for (int i = e->queued; i < e->nevents; i++)
+            e->events[i].elapsed = Engine_elapsed(e);
+      }
+      if (writeEvent(e, ev, cause) < 0)
          return -1;
    }
+   if (e->writer && SessionWriter_flush(e->writer, cause) < 0)
+      return -1;
    if (e->listener && e->published < e->nevents)
       e->listener(e->listenerCtx, e->events + e->published, e->nevents - e->published);
    e->published = e->nevents;
@@ -331,9 +419,6 @@ static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const 
    for (int t = 0; t < e->net.ntasks; t++)
       Rng_seed(&e->tasks[t].search.rng, taskSeed(e->seed + 0x9e3779b97f4a7c15ull * (uint64_t)e->rounds, t));
    e->start = Clock_now() - elapsed;
-   e->writer = SessionWriter_append(path, cause);
-   if (!e->writer)
-      return -1;
    SessionEvent *ev = newEvent(e, SESSION_RESUMED);
    ev->resumed.trials = TaskScheduler_trials(e->sched);
    ev->resumed.notice = xStrdup(notice ? notice : "");
@@ -380,7 +465,50 @@ static SessionWriter *openSession(Engine *e, const EngineConfig *cfg, const Sess
    return NULL;
 }
 
-Engine *Engine_new(const EngineConfig *cfg, char **cause) {
+/* Exact resume: runs the engine again from the start with the session's settings,
+ * the measurements it holds taken from it instead of measured again and every event
+ * matched against it, until it has caught up; then the run goes on where the session
+ * ended, in the state the uninterrupted run would have had. -1 with *cause when the
+ * session could not be written, or with e->divergence set when the re-run left it. */
+static int rerun(Engine *e, const EngineConfig *cfg, char **cause) {
+   const SessionLog *log = cfg->resume;
+   e->replay = log;
+   e->cursor = 1;
+   e->resumeNotice = cfg->resumeNotice;
+   e->resuming = true;
+   for (int i = 1; i < log->count; i++)
+      e->replayElapsed = log->events[i].elapsed > e->replayElapsed ? log->events[i].elapsed : e->replayElapsed;
+   /* the training waited for each round, as in every run the re-run can match */
+   bool overlap = e->overlap;
+   e->overlap = false;
+   int rc = 0;
+   while (rc >= 0 && e->replay) {
+      const SessionEvent *next = replayPeek(e);
+      if (!next) {
+         rc = caughtUp(e, cause);
+         break;
+      }
+      int before = e->cursor;
+      rc = Engine_runRound(e, cause);
+      /* a run that ended there; the session went on after it */
+      e->finished = false;
+      if (rc >= 0 && e->replay && e->cursor == before) {
+         char *want = SessionEvent_toJson(next, false);
+         e->divergence = xAsprintf("line %d holds %.200s; the re-run made nothing", next->line, want);
+         *cause = xStrdup(e->divergence);
+         free(want);
+         rc = -1;
+      }
+   }
+   /* stop and the whole engine's pause end with the run that gave them */
+   e->paused = false;
+   e->overlap = overlap;
+   e->resuming = false;
+   return rc < 0 ? -1 : 0;
+}
+
+/* Engine_new; with cfg->resume, exact (rerun) or not (resumeFrom). */
+static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, char **cause) {
    *cause = NULL;
    if (cfg->trials < 1) {
       *cause = xAsprintf("the trial budget must be at least 1, not %d", cfg->trials);
@@ -492,8 +620,9 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    if (cfg->perRound > 0)
       sc.measuresPerRound = cfg->perRound;
    else {
+      /* every task a round within the budget, when the budget allows one each */
       int per = cfg->trials / ntasks;
-      sc.measuresPerRound = per < 10 ? per : 10;
+      sc.measuresPerRound = per < 1 ? 1 : per < 10 ? per : 10;
    }
    sc.seed = cfg->seed;
    e->sched = TaskScheduler_newForNetwork(&e->net, &sc, cause);
@@ -509,8 +638,17 @@ Engine *Engine_new(const EngineConfig *cfg, char **cause) {
    if (cfg->resume) {
       SessionEvent_copy(&e->header, &cfg->resume->events[0]);
       e->sessionPath = xStrdup(cfg->sessionPath);
-      if (resumeFrom(e, cfg->resume, cfg->sessionPath, cfg->resumeNotice, cause) < 0)
+      /* the writer first: it holds the session's lock while the re-run goes on */
+      e->writer = SessionWriter_append(cfg->sessionPath, cause);
+      if (!e->writer)
          goto fail;
+      if (exact ? rerun(e, cfg, cause) < 0 : resumeFrom(e, cfg->resume, cfg->sessionPath, cfg->resumeNotice, cause) < 0) {
+         if (e->divergence) {
+            *divergence = e->divergence;
+            e->divergence = NULL;
+         }
+         goto fail;
+      }
    } else {
       SessionHeader h;
       memset(&h, 0, sizeof h);
@@ -548,6 +686,24 @@ fail:
    e->finished = true;          /* nothing to write */
    Engine_free(e);
    return NULL;
+}
+
+Engine *Engine_new(const EngineConfig *cfg, char **cause) {
+   char *divergence = NULL;
+   Engine *e = build(cfg, true, &divergence, cause);
+   if (e || !divergence)
+      return e;
+   /* a session another build or --overlap made: it goes on from its measurements */
+   free(*cause);
+   EngineConfig again = *cfg;
+   char *notice = xAsprintf("%s%snot an exact resume: the re-run left the session (%s), so the search goes on "
+                            "from the session's measurements, not from the state the run had",
+                            cfg->resumeNotice ? cfg->resumeNotice : "", cfg->resumeNotice ? "; " : "", divergence);
+   again.resumeNotice = notice;
+   e = build(&again, false, &divergence, cause);
+   free(notice);
+   free(divergence);
+   return e;
 }
 
 void Engine_free(Engine *e) {
@@ -594,6 +750,10 @@ void Engine_free(Engine *e) {
       free(e->commands[i]);
    free(e->commands);
    free(e->refusal);
+   free(e->divergence);
+   for (int i = 0; i < e->nbacklog; i++)
+      SessionEvent_done(&e->backlog[i]);
+   free(e->backlog);
    pthread_mutex_destroy(&e->lock);
    free(e);
 }
@@ -656,6 +816,14 @@ bool Engine_hasCommands(Engine *e) {
 void Engine_setListener(Engine *e, EngineListener fn, void *ctx) {
    e->listener = fn;
    e->listenerCtx = ctx;
+   if (fn && e->nbacklog > 0) {
+      fn(ctx, e->backlog, e->nbacklog);
+      for (int i = 0; i < e->nbacklog; i++)
+         SessionEvent_done(&e->backlog[i]);
+      free(e->backlog);
+      e->backlog = NULL;
+      e->nbacklog = 0;
+   }
 }
 
 const char *Engine_lastRefusal(const Engine *e) {
@@ -721,12 +889,25 @@ static int applyCommand(Engine *e, const char *text, bool *stop, char **cause) {
 
 /* applies the queued commands, each a command event; *stop when one was `stop` */
 static void applyCommands(Engine *e, bool *stop) {
-   pthread_mutex_lock(&e->lock);
-   int n = e->ncommands;
-   char **cmds = e->commands;
-   e->commands = NULL;
-   e->ncommands = e->commandCap = 0;
-   pthread_mutex_unlock(&e->lock);
+   int n = 0;
+   char **cmds = NULL;
+   if (e->replay) {
+      /* the session's commands, where they came (matched again as their events are
+       * made); the queue waits until the re-run has caught up */
+      int at = e->cursor;
+      for (const SessionEvent *c; (c = replayPeek(e)) && c->kind == SESSION_COMMAND; e->cursor++) {
+         cmds = xReallocArray(cmds, (size_t)n + 1, sizeof *cmds);
+         cmds[n++] = xStrdup(c->command.text ? c->command.text : "");
+      }
+      e->cursor = at;
+   } else {
+      pthread_mutex_lock(&e->lock);
+      n = e->ncommands;
+      cmds = e->commands;
+      e->commands = NULL;
+      e->ncommands = e->commandCap = 0;
+      pthread_mutex_unlock(&e->lock);
+   }
    for (int i = 0; i < n; i++) {
       char *why = NULL;
       bool applied = !*stop && applyCommand(e, cmds[i], stop, &why) == 0;
@@ -775,6 +956,32 @@ static double rankAgreement(const Engine *e, int n, bool draft) {
    return rank;
 }
 
+/* While re-running a resumed session: the outcomes of the round's first picks that
+ * the session measured, from its measure events (matched with the picks' states as
+ * their events are made), into e->outcomes; how many. */
+static int recordedOutcomes(Engine *e, int task, int n) {
+   int known = 0, at = e->cursor;
+   for (const SessionEvent *ev; known < n && (ev = replayPeek(e)) && ev->kind == SESSION_MEASURE &&
+                                ev->measure.task == task;
+        e->cursor++) {
+      MeasureOutcome *o = &e->outcomes[known++];
+      memset(o, 0, sizeof *o);
+      int err = MeasureError_parse(ev->measure.error);
+      o->error = err < 0 ? MEASURE_RUNTIME_ERROR : (MeasureError)err;
+      o->registers = o->spillBytes = -1;
+      if (o->error == MEASURE_OK) {
+         o->ncosts = ev->measure.ncosts;
+         memcpy(o->costs, ev->measure.costs, (size_t)o->ncosts * sizeof o->costs[0]);
+         o->latency = Measure_median(o->costs, o->ncosts);
+      } else {
+         o->latency = MEASURE_FAILED_COST;
+         snprintf(o->message, sizeof o->message, "%s", ev->measure.message ? ev->measure.message : "");
+      }
+   }
+   e->cursor = at;
+   return known;
+}
+
 int Engine_runRound(Engine *e, char **cause) {
    *cause = NULL;
    if (e->finished)
@@ -784,6 +991,10 @@ int Engine_runRound(Engine *e, char **cause) {
    applyCommands(e, &stop);
    if (stop)
       return finishRound(e, SESSION_END_STOPPED, cause) < 0 ? -1 : 0;
+   /* a run of the session being re-run ended here (stopped from outside, say) */
+   const SessionEvent *end = e->replay ? replayPeek(e) : NULL;
+   if (end && end->kind == SESSION_FINISHED)
+      return finishRound(e, end->finished.why, cause) < 0 ? -1 : 0;
    if (e->paused)
       return emit(e, cause) < 0 ? -1 : ENGINE_PAUSED;
    int t = TaskScheduler_next(e->sched);
@@ -837,8 +1048,9 @@ int Engine_runRound(Engine *e, char **cause) {
 
    for (int i = 0; i < n; i++)
       e->states[i] = e->picks[i].state;
-   if (n > 0)
-      Measurer_measure(e->measurer, e->states, n, e->outcomes);
+   int known = e->replay ? recordedOutcomes(e, t, n) : 0;
+   if (n > known)
+      Measurer_measure(e->measurer, e->states + known, n - known, e->outcomes + known);
    Dataset fresh;
    Dataset_init(&fresh);
    int ok = 0;

@@ -69,15 +69,24 @@ typedef struct Engine_ Engine;
  * with *cause when any of it fails.
  *
  * With cfg->resume, the session goes on instead: its header must name the same tasks
- * (keys, in order), device and measures per round, and its events are replayed: every
- * measurement goes back into its task's measured set (never measured again) and the
- * verify model's data, every round into the scheduler (a round cut short counts with
- * the measurements it wrote), every applied command but stop and whole-engine pause
- * is applied again (the last model swap chooses the model's kind), and the rounds and
- * trials go on from where they were. The verify model is then trained on all the
- * data, the tasks' generators are reseeded from the seed and the rounds done, and a
- * resumed event is appended. A measure event whose state does not parse or whose task
- * is out of range fails it with "FILE:LINE: ...". */
+ * (keys, in order), device and measures per round. The writer is opened first (its
+ * lock refuses a second writer). Then the resume is exact: the engine runs again from
+ * the seed, each event it makes matched against the session's next (wall clock and
+ * resumed markers aside) instead of written, each measurement the session holds taken
+ * from it instead of measured, the session's commands applied where they came (the
+ * queue waits), its finished events ending runs where they did; when the session has
+ * no more (in the middle of a round that was cut short, or between rounds) a resumed
+ * event is written and the run goes on; the events written meanwhile go to the
+ * listener when it is set. When the re-run makes an event the session does not hold
+ * (a session made with --overlap, or by another version), the engine is built again
+ * and the session replayed instead: every measurement goes back into its task's
+ * measured set (never measured again) and the verify model's data, every round into
+ * the scheduler (a round cut short counts with the measurements it wrote), every
+ * applied command but stop and whole-engine pause is applied again (the last model
+ * swap chooses the model's kind), the verify model is trained on all the data, the
+ * tasks' generators are reseeded from the seed and the rounds done, and the resumed
+ * event's notice says the resume is not exact. A measure event whose state does not
+ * parse or whose task is out of range fails it with "FILE:LINE: ...". */
 Engine *Engine_new(const EngineConfig *cfg, char **cause);
 /* Writes a finished event first when none was written ("stopped" if tuning was not
  * over), then closes the session and frees everything. */

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -592,28 +594,115 @@ static int takeEvent(void *ctx, const cJSON *root, int line, char **why) {
    return 0;
 }
 
+/* The way out of a session that breaks the order: the whole lines before the bad one. */
+static int refuseFrom(char **cause, const char *path, int line, const char *what) {
+   return setCause(cause,
+                   "%s:%d: %s; two runs may have written it at once. The lines before this one are a whole "
+                   "session: head -n %d %s > FIXED.jsonl keeps them",
+                   path, line, what, line - 1, path);
+}
+
+/* The order one run after another writes: rounds numbered up and never back, every measurement inside a round of its task and within the round's size, no
+ * round started with the budget spent, and after a finished event only a resumed one. */
+static int checkOrder(const SessionLog *log, const char *path, char **cause) {
+   const SessionHeader *h = &log->events[0].header;
+   int lastRound = 0, roundNo = 0, openTask = -1, inRound = 0, measures = 0, budget = h->trialBudget;
+   bool finished = false;
+   char what[200];
+   for (int i = 1; i < log->count; i++) {
+      const SessionEvent *e = &log->events[i];
+      if (finished && e->kind != SESSION_RESUMED) {
+         snprintf(what, sizeof what, "a \"%s\" event after the run finished, with no resumed event between",
+                  SessionEventKind_name(e->kind));
+         return refuseFrom(cause, path, e->line, what);
+      }
+      if (e->round < lastRound) {
+         snprintf(what, sizeof what, "round %d comes after round %d", e->round, lastRound);
+         return refuseFrom(cause, path, e->line, what);
+      }
+      lastRound = e->round;
+      switch (e->kind) {
+      case SESSION_ROUND:
+         if (e->round <= roundNo) {
+            snprintf(what, sizeof what, "round %d starts again after round %d", e->round, roundNo);
+            return refuseFrom(cause, path, e->line, what);
+         }
+         if (e->roundStart.trials >= budget && budget > 0 && measures >= budget) {
+            snprintf(what, sizeof what, "round %d starts with %d of its %d trials done", e->round, measures, budget);
+            return refuseFrom(cause, path, e->line, what);
+         }
+         roundNo = e->round;
+         openTask = e->roundStart.task;
+         inRound = 0;
+         break;
+      case SESSION_MEASURE:
+         /* (one outside a round is the readers' to refuse, with its reason) */
+         if (e->measure.task == openTask && e->round == roundNo && ++inRound > h->measuresPerRound) {
+            snprintf(what, sizeof what, "round %d measures more than its %d states", e->round, h->measuresPerRound);
+            return refuseFrom(cause, path, e->line, what);
+         }
+         measures++;
+         break;
+      case SESSION_ROUND_END: openTask = -1; break;
+      case SESSION_COMMAND: {
+         long n;
+         char end;
+         if (e->command.applied && e->command.text && sscanf(e->command.text, "budget %ld%c", &n, &end) == 1)
+            budget = (int)n;
+         break;
+      }
+      case SESSION_FINISHED: finished = true; break;
+      case SESSION_RESUMED: finished = false; break;
+      default: break;
+      }
+   }
+   return 0;
+}
+
 int Session_read(const char *path, SessionLog *out, char **notice, char **cause) {
    SessionLog_done(out);
    int rc = JsonLines_read(path, false, takeEvent, out, notice, cause);
    if (rc == 0 && out->count == 0)
       rc = setCause(cause, "%s: no header line", path);
+   if (rc == 0)
+      rc = checkOrder(out, path, cause);
    if (rc < 0)
       SessionLog_done(out);
    return rc;
 }
 
-bool Session_equalIgnoringTime(const SessionLog *a, const SessionLog *b) {
-   if (a->count != b->count)
-      return false;
-   bool same = true;
-   for (int i = 0; i < a->count && same; i++) {
+/* The index of the next event from i on that is not a resumed marker; count at the end. */
+static int skipMarkers(const SessionLog *log, int i) {
+   while (i < log->count && log->events[i].kind == SESSION_RESUMED)
+      i++;
+   return i;
+}
+
+bool Session_compare(const SessionLog *a, const SessionLog *b, int *ia, int *ib) {
+   int i = 0, j = 0;
+   for (;;) {
+      i = skipMarkers(a, i);
+      j = skipMarkers(b, j);
+      if (i == a->count || j == b->count)
+         break;
       char *x = SessionEvent_toJson(&a->events[i], false);
-      char *y = SessionEvent_toJson(&b->events[i], false);
-      same = strcmp(x, y) == 0;
+      char *y = SessionEvent_toJson(&b->events[j], false);
+      bool same = strcmp(x, y) == 0;
       free(x);
       free(y);
+      if (!same)
+         break;
+      i++;
+      j++;
    }
-   return same;
+   *ia = i;
+   *ib = j;
+   return i == a->count && j == b->count;
+}
+
+bool Session_equalIgnoringTime(const SessionLog *a, const SessionLog *b) {
+   int i, j;
+   return Session_compare(a, b, &i, &j);
 }
 
 /* ---- the writer ---- */
@@ -664,10 +753,50 @@ static int queue(SessionWriter *w, const SessionEvent *e, char **cause) {
    return 0;
 }
 
+/* The process holding a flock on the file of fd, from /proc/locks; -1 when unknown. */
+static long lockHolder(int fd) {
+   struct stat st;
+   FILE *f = fstat(fd, &st) == 0 ? fopen("/proc/locks", "r") : NULL;
+   if (!f)
+      return -1;
+   char line[256];
+   long holder = -1;
+   while (holder < 0 && fgets(line, sizeof line, f)) {
+      char type[16];
+      long pid;
+      unsigned maj, min;
+      unsigned long long ino;
+      /* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters have "->" */
+      if (sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", type, &pid, &maj, &min, &ino) == 5 &&
+          strcmp(type, "FLOCK") == 0 && maj == major(st.st_dev) && min == minor(st.st_dev) &&
+          ino == (unsigned long long)st.st_ino)
+         holder = pid;
+   }
+   fclose(f);
+   return holder;
+}
+
+/* One writer per session: an advisory lock for as long as the file is open. */
+static int lockSession(int fd, const char *path, char **cause) {
+   if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+      return 0;
+   if (errno != EWOULDBLOCK)
+      return setCause(cause, "%s: cannot lock the session: %s", path, strerror(errno));
+   long pid = lockHolder(fd);
+   if (pid > 0)
+      return setCause(cause, "%s: another run is writing this session (process %ld); wait for it to end or stop it",
+                      path, pid);
+   return setCause(cause, "%s: another run is writing this session; wait for it to end or stop it", path);
+}
+
 SessionWriter *SessionWriter_open(const char *path, const SessionHeader *header, char **cause) {
    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
    if (fd < 0) {
       setCause(cause, "%s: %s", path, strerror(errno));
+      return NULL;
+   }
+   if (lockSession(fd, path, cause) < 0) {
+      close(fd);
       return NULL;
    }
    SessionWriter *w = newWriter(path, fd);
@@ -693,6 +822,11 @@ SessionWriter *SessionWriter_append(const char *path, char **cause) {
    int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
    if (fd < 0) {
       setCause(cause, "%s: %s", path, strerror(errno));
+      return NULL;
+   }
+   /* before anything is cut off: the cut line may be another run's, still writing */
+   if (lockSession(fd, path, cause) < 0) {
+      close(fd);
       return NULL;
    }
    struct stat st;

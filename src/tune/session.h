@@ -177,10 +177,18 @@ void SessionLog_done(SessionLog *log);
  * with no header: "FILE: no header line". Unreadable: "FILE: strerror". */
 int Session_read(const char *path, SessionLog *out, char **notice, char **cause);
 
-/* Whether the two logs hold the same events, wall-clock fields aside. */
+/* Whether the two logs hold the same events, wall-clock fields and resumed markers
+ * aside (a resumed session and the uninterrupted run agree). */
 bool Session_equalIgnoringTime(const SessionLog *a, const SessionLog *b);
+/* The same, and where they part: the indices of the first events that differ (the
+ * count of a log that ended first); both counts when they agree. */
+bool Session_compare(const SessionLog *a, const SessionLog *b, int *ia, int *ib);
 
 typedef struct SessionWriter_ SessionWriter;
+
+/* A writer holds an advisory lock (flock) on its file until it is closed: a second
+ * writer is refused with "FILE: another run is writing this session (process PID);
+ * wait for it to end or stop it". Readers take no lock. */
 
 /* Creates `path`, which must not exist, and writes and fsyncs the header. */
 SessionWriter *SessionWriter_open(const char *path, const SessionHeader *header, char **cause);

@@ -189,6 +189,10 @@ static void applyMeasure(TuneView *v, const SessionEvent *e) {
    if (isnan(t->leastMean) || mean < t->leastMean)
       t->leastMean = mean;
    double median = Measure_median(e->measure.costs, e->measure.ncosts);
+   /* the scheduler's best is the least median: known from the measurements alone,
+    * also where a killed run wrote no best event */
+   if (isnan(t->best) || median < t->best)
+      t->best = median;
    if (isnan(t->bestMedian) || median < t->bestMedian) {
       t->bestMedian = median;
       free(t->bestState);
@@ -241,6 +245,10 @@ double TuneMean_value(const TuneMean *m) {
 
 static void applyRoundEnd(TuneView *v, const SessionEvent *e) {
    v->latencyMs = e->roundEnd.latencyMs;
+   /* never a total while a task has no time */
+   for (int i = 0; i < v->ntasks; i++)
+      if (isnan(v->tasks[i].best))
+         v->latencyMs = NAN;
    addMean(&v->acceptance, e->roundEnd.acceptance);
    addMean(&v->tau, e->roundEnd.tau);
    addMean(&v->draftRank, e->roundEnd.draftRank);
