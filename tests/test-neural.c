@@ -3,7 +3,7 @@
  * the paper's shapes, the pattern-branch shortcut, the normalization rules, training
  * (errors, progress, early stop, determinism, learning a synthetic task), MoA's
  * refresh and momentum update, and checkpoints (layout, exact reloads and clones,
- * every error for a damaged file). */
+ * every error for a damaged file, values that are not finite, every byte changed). */
 #include "config.h"
 
 #include <math.h>
@@ -669,8 +669,8 @@ static void test_checkpoints_reload_exactly(void **state) {
       unsigned char *b = TestUtil_readBytes(path, &n);
       static const uint32_t pamShape[7] = { 174, 256, 8, 23, 64, 128, 4 }, mlpShape[7] = { 174, 256 };
       for (int f = 0; f < 7; f++)
-         assert_int_equal(u32At(b, 24 + 4 * f), (kinds[i] == MODEL_PAM ? pamShape : mlpShape)[f]);
-      assert_int_equal(u32At(b, 52), 1);   /* fitted */
+         assert_int_equal(u32At(b, 28 + 4 * f), (kinds[i] == MODEL_PAM ? pamShape : mlpShape)[f]);
+      assert_int_equal(u32At(b, 56), 1);   /* fitted */
       free(b);
       free(path);
       CostModel_free(m);
@@ -702,46 +702,55 @@ static void test_checkpoints_reload_exactly(void **state) {
    Dataset_done(&d);
 }
 
-/* The saved pam checkpoint with the u32 at byte `at` set to v. */
+/* The saved pam checkpoint with the u32 at byte `at` set to v, its checksum made
+ * right for the change. */
 static char *edited(const unsigned char *good, size_t n, size_t at, uint32_t v) {
    unsigned char *b = xMalloc(n);
    memcpy(b, good, n);
    for (int i = 0; i < 4; i++)
       b[at + i] = (unsigned char)(v >> (8 * i));
-   char *path = TestUtil_writeBytes(TestUtil_groupDir, "edited.ckpt", b, n);
+   char *path = TestUtil_writeSealed(TestUtil_groupDir, "edited.ckpt", b, n);
    free(b);
    return path;
 }
 
-static void test_checkpoint_errors(void **state) {
+/* The bytes of m's checkpoint, saved as dir/name (caller frees); *n their count. */
+static unsigned char *savedBytes(const CostModel *m, const char *name, size_t *n) {
    char *cause = NULL;
-   CostModel *m = CostModel_new(MODEL_PAM, 1, &cause);
-   char *path = xAsprintf("%s/pam.ckpt", TestUtil_groupDir);
-   assert_int_equal(CostModel_save(m, path, &cause), 0);
-   size_t n;
-   unsigned char *good = TestUtil_readBytes(path, &n);
+   char *path = xAsprintf("%s/%s", TestUtil_groupDir, name);
+   if (CostModel_save(m, path, &cause) < 0)
+      fail_msg("%s", cause);
+   unsigned char *bytes = TestUtil_readBytes(path, n);
    free(path);
-   /* byte offsets of the payload: the shape at 24, fitted at 52, rowNorm at 56,
-    * patNorm at 752, the parameter count at 844, stmt1.weight's record at 848 */
-   assert_int_equal(u32At(good, 844), 26);
-   assert_int_equal(u32At(good, 848), 12);
-   assert_memory_equal(good + 852, "stmt1.weight", 12);
+   return bytes;
+}
+
+static void test_checkpoint_errors(void **state) {
+   char *cause = NULL, *path;
+   CostModel *m = CostModel_new(MODEL_PAM, 1, &cause);
+   size_t n;
+   unsigned char *good = savedBytes(m, "pam.ckpt", &n);
+   /* byte offsets of the payload: the shape at 28, fitted at 56, rowNorm at 60,
+    * patNorm at 756, the parameter count at 848, stmt1.weight's record at 852 */
+   assert_int_equal(u32At(good, 848), 26);
+   assert_int_equal(u32At(good, 852), 12);
+   assert_memory_equal(good + 856, "stmt1.weight", 12);
    static const struct {
       size_t at;
       uint32_t value;
       const char *message;
    } bad[] = {
-      { 28, 255, "parameter stmt1.weight is 256 x 174 in the file, but its shape fields make it 255 x 174" },
-      { 44, 64, "parameter pattern2.weight is 128 x 64 in the file, but its shape fields make it 64 x 64" },
-      { 24, 170, "the network reads feature rows of 170 floats; this program's have 174" },
-      { 32, 7, "the network reads pattern blocks of 7 x 23 floats; this program's are 8 x 23" },
-      { 48, 3, "3 attention heads do not divide the width 128" },
-      { 28, 5000, "the hidden width 5000 is out of range (1 to 1024)" },
-      { 28, 0x7fffffff, "shape field 1 of the network is 2147483647, out of range" },
-      { 32, 0, "the network reads pattern blocks of 0 x 23 floats; this program's are 8 x 23" },
-      { 844, 25, "25 parameters in the file, but its shape fields make 26" },
-      { 848, 40, "parameter 0's name is 40 bytes long (at most 31)" },
-      { 852, 0x6c6c756e, "parameter 0 is null1.weight in the file where stmt1.weight belongs" },
+      { 32, 255, "parameter stmt1.weight is 256 x 174 in the file, but its shape fields make it 255 x 174" },
+      { 48, 64, "parameter pattern2.weight is 128 x 64 in the file, but its shape fields make it 64 x 64" },
+      { 28, 170, "the network reads feature rows of 170 floats; this program's have 174" },
+      { 36, 7, "the network reads pattern blocks of 7 x 23 floats; this program's are 8 x 23" },
+      { 52, 3, "3 attention heads do not divide the width 128" },
+      { 32, 5000, "the hidden width 5000 is out of range (1 to 1024)" },
+      { 32, 0x7fffffff, "shape field 1 of the network is 2147483647, out of range" },
+      { 36, 0, "the network reads pattern blocks of 0 x 23 floats; this program's are 8 x 23" },
+      { 848, 25, "25 parameters in the file, but its shape fields make 26" },
+      { 852, 40, "parameter 0's name is 40 bytes long (at most 31)" },
+      { 856, 0x6c6c756e, "parameter 0 is null1.weight in the file where stmt1.weight belongs" },
    };
    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       path = edited(good, n, bad[i].at, bad[i].value);
@@ -753,34 +762,31 @@ static void test_checkpoint_errors(void **state) {
    TestUtil_assertLoadFails(path, "the network has a pattern branch, which mlp does not have");
    free(path);
    CostModel *mlp = CostModel_new(MODEL_MLP, 1, &cause);
-   path = xAsprintf("%s/mlp.ckpt", TestUtil_groupDir);
-   assert_int_equal(CostModel_save(mlp, path, &cause), 0);
    size_t mn;
-   unsigned char *mb = TestUtil_readBytes(path, &mn);
-   free(path);
+   unsigned char *mb = savedBytes(mlp, "mlp.ckpt", &mn);
    path = edited(mb, mn, 12, MODEL_PAM);
    TestUtil_assertLoadFails(path, "the network has no pattern branch, which pam needs");
    free(path);
    free(mb);
 
    /* cut short: in the shape, and inside a parameter */
-   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, 24);
-   TestUtil_assertLoadFails(path, "cut short at byte 24 (expected the network's shape (7 u32), 28 bytes from byte 24)");
+   path = TestUtil_writeSealed(TestUtil_groupDir, "cut.ckpt", good, 28);
+   TestUtil_assertLoadFails(path, "cut short at byte 28 (expected the network's shape (7 u32), 28 bytes from byte 28)");
    free(path);
-   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, 54);
-   TestUtil_assertLoadFails(path, "cut short at byte 54 (expected the fitted flag, 4 bytes from byte 52)");
+   path = TestUtil_writeSealed(TestUtil_groupDir, "cut.ckpt", good, 58);
+   TestUtil_assertLoadFails(path, "cut short at byte 58 (expected the fitted flag, 4 bytes from byte 56)");
    free(path);
-   /* stmt1.weight's floats from 872 (174 x 256 x 4 bytes), stmt1.bias's record from
-    * 179048 (4 + 10 + 8 bytes, then 1024), stmt2.weight's from 180094 (4 + 12 + 8),
-    * its floats from 180118 */
-   assert_memory_equal(good + 179052, "stmt1.bias", 10);
-   assert_memory_equal(good + 180098, "stmt2.weight", 12);
-   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, 180118 + 1000);
+   /* stmt1.weight's floats from 876 (174 x 256 x 4 bytes), stmt1.bias's record from
+    * 179052 (4 + 10 + 8 bytes, then 1024), stmt2.weight's from 180098 (4 + 12 + 8),
+    * its floats from 180122 */
+   assert_memory_equal(good + 179056, "stmt1.bias", 10);
+   assert_memory_equal(good + 180102, "stmt2.weight", 12);
+   path = TestUtil_writeSealed(TestUtil_groupDir, "cut.ckpt", good, 180122 + 1000);
    TestUtil_assertLoadFails(path,
-                            "cut short at byte 181118 (expected the 256 x 256 floats of stmt2.weight, 262144 bytes "
-                            "from byte 180118)");
+                            "cut short at byte 181122 (expected the 256 x 256 floats of stmt2.weight, 262144 bytes "
+                            "from byte 180122)");
    free(path);
-   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", good, n - 100);
+   path = TestUtil_writeSealed(TestUtil_groupDir, "cut.ckpt", good, n - 100);
    char *want = xAsprintf("cut short at byte %zu (expected batch norm's running variance, 1024 bytes from byte %zu)",
                           n - 100, n - 1024);
    TestUtil_assertLoadFails(path, want);
@@ -789,26 +795,104 @@ static void test_checkpoint_errors(void **state) {
 
    /* pam-moa's own fields */
    CostModel *moa = CostModel_new(MODEL_PAM_MOA, 1, &cause);
-   path = xAsprintf("%s/moa.ckpt", TestUtil_groupDir);
-   assert_int_equal(CostModel_save(moa, path, &cause), 0);
-   unsigned char *ob = TestUtil_readBytes(path, &mn);
-   free(path);
-   path = edited(ob, mn, 28, 2);
+   unsigned char *ob = savedBytes(moa, "moa.ckpt", &mn);
+   path = edited(ob, mn, 32, 2);
    TestUtil_assertLoadFails(path, "pam-moa's fast-network flag is 2 (0 or 1)");
    free(path);
-   path = edited(ob, mn, 28, 1);
+   path = edited(ob, mn, 32, 1);
    want = xAsprintf("cut short at byte %zu (expected the network's shape (7 u32), 28 bytes from byte %zu)", mn, mn);
    TestUtil_assertLoadFails(path, want);
    free(want);
    free(path);
-   path = TestUtil_writeBytes(TestUtil_groupDir, "cut.ckpt", ob, 26);
-   TestUtil_assertLoadFails(path, "cut short at byte 26 (expected pam-moa's update count, 4 bytes from byte 24)");
+   path = TestUtil_writeSealed(TestUtil_groupDir, "cut.ckpt", ob, 30);
+   TestUtil_assertLoadFails(path, "cut short at byte 30 (expected pam-moa's update count, 4 bytes from byte 28)");
    free(path);
    free(ob);
    CostModel_free(moa);
    CostModel_free(mlp);
    CostModel_free(m);
    free(good);
+}
+
+/* Values a network cannot hold are refused on load, and never saved. */
+static void test_checkpoint_nonfinite(void **state) {
+   char *cause = NULL, *path;
+   CostModel *m = CostModel_new(MODEL_PAM, 1, &cause);
+   size_t n;
+   unsigned char *good = savedBytes(m, "pam.ckpt", &n);
+   /* rowNorm at 60, stmt1.weight's floats at 876, the running variance at n - 1024 */
+   static const struct {
+      size_t at;
+      uint32_t bits;
+      const char *message;
+   } bad[] = {
+      { 60, 0x7fc00000, "the feature rows' normalization holds nan at index 0, where a finite number belongs" },
+      { 72, 0, "the feature rows' normalization holds 0 at index 3, where a finite number above 0 belongs" },
+      { 756 + 8, 0xff800000, "the pattern blocks' normalization holds -inf at index 2, where a finite number belongs" },
+      { 876 + 20, 0x7f800000, "parameter stmt1.weight holds inf at index 5, where a finite number belongs" },
+      { 0, 0xbf800000,
+        "batch norm's running variance holds -1 at index 255, where a finite number of 0 or more belongs" },
+   };
+   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      path = edited(good, n, bad[i].at ? bad[i].at : n - 4, bad[i].bits);
+      TestUtil_assertLoadFails(path, bad[i].message);
+      free(path);
+   }
+   free(good);
+   /* a network that diverged is not saved, and an earlier checkpoint stays */
+   path = xAsprintf("%s/diverged.ckpt", TestUtil_groupDir);
+   NeuralModel_net(m)->params[0]->w[2] = NAN;
+   assert_int_equal(CostModel_save(m, path, &cause), -1);
+   char *want = xAsprintf("%s: not saved: parameter stmt1.weight holds nan at index 2, where a finite number "
+                          "belongs (did the training diverge?)", path);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   assert_null(fopen(path, "rb"));
+   free(path);
+   CostModel_free(m);
+}
+
+/* Every byte of a (small) checkpoint matters: each one changed alone is refused,
+ * whatever the change, with the message of the part it hit. */
+static void test_checkpoint_every_byte(void **state) {
+   CostModel *m = NeuralModel_new(MODEL_MLP, &tinyMlp, 3);
+   char *cause = NULL, *path;
+   size_t n;
+   unsigned char *good = savedBytes(m, "tiny.ckpt", &n);
+   assert_true(n > 5000);
+   unsigned char *b = xMalloc(n);
+   memcpy(b, good, n);
+   static const unsigned char flips[] = { 0xff, 0x01, 0x80 };
+   int refused = 0;
+   for (size_t f = 0; f < sizeof flips; f++)
+      for (size_t at = 0; at < n; at++) {
+         b[at] ^= flips[f];
+         path = TestUtil_writeBytes(TestUtil_groupDir, "flipped.ckpt", b, n);
+         b[at] ^= flips[f];
+         CostModel *l = CostModel_load(path, &cause);
+         if (l)
+            fail_msg("byte %zu ^ 0x%02x loaded", at, flips[f]);
+         const char *why = cause + strlen(path) + 2;
+         if (at < 8)
+            assert_string_equal(why, "not a pruner-tui checkpoint (bad magic)");
+         else if (at < 12)
+            assert_non_null(strstr(why, " is newer than this program reads (versions 1 and 2)"));
+         else
+            assert_true(strncmp(why, "checksum mismatch: the file is damaged", 38) == 0);
+         refused++;
+         free(cause);
+         free(path);
+      }
+   assert_int_equal(refused, 3 * (int)n);
+   /* the version changed to 1, which had no checksum: its header had no 28 bytes */
+   b[8] = 1;
+   path = TestUtil_writeBytes(TestUtil_groupDir, "v1.ckpt", b, n);
+   TestUtil_assertLoadFails(path, "a header of 28 bytes is not one of format version 1 (20 or 24)");
+   free(path);
+   free(b);
+   free(good);
+   CostModel_free(m);
 }
 
 int main(void) {
@@ -823,6 +907,8 @@ int main(void) {
       cmocka_unit_test(test_moa_updates),
       cmocka_unit_test(test_checkpoints_reload_exactly),
       cmocka_unit_test(test_checkpoint_errors),
+      cmocka_unit_test(test_checkpoint_nonfinite),
+      cmocka_unit_test(test_checkpoint_every_byte),
       cmocka_unit_test(test_pam_learns),
       cmocka_unit_test(test_mlp_learns),
    };

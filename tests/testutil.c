@@ -174,6 +174,19 @@ unsigned char *TestUtil_readBytes(const char *path, size_t *n) {
    return buf;
 }
 
+char *TestUtil_writeSealed(const char *dir, const char *name, const unsigned char *bytes, size_t n) {
+   unsigned char *copy = xMalloc(n + 1);
+   memcpy(copy, bytes, n);
+   if (n >= CHECKPOINT_HEADER_BYTES) {
+      uint32_t crc = Checkpoint_checksum(copy, n);
+      for (int i = 0; i < 4; i++)
+         copy[CHECKPOINT_CRC_AT + i] = (unsigned char)(crc >> (8 * i));
+   }
+   char *path = TestUtil_writeBytes(dir, name, copy, n);
+   free(copy);
+   return path;
+}
+
 void TestUtil_assertLoadFails(const char *path, const char *want) {
    char *cause = NULL;
    CostModel *m = CostModel_load(path, &cause);

@@ -62,6 +62,10 @@ void TestUtil_assertClose(const float *got, const float *want, size_t n, double 
 char *TestUtil_writeBytes(const char *dir, const char *name, const void *bytes, size_t n);
 /* The whole file (caller frees); *n its length. */
 unsigned char *TestUtil_readBytes(const char *path, size_t *n);
+/* A checkpoint's bytes written to dir/name as TestUtil_writeBytes does, with the
+ * checksum made right for them first (when n reaches it), so that a test of what the
+ * reader says of other damage is not stopped by the checksum. */
+char *TestUtil_writeSealed(const char *dir, const char *name, const unsigned char *bytes, size_t n);
 /* Loading the checkpoint at path fails with exactly "PATH: <want>". */
 void TestUtil_assertLoadFails(const char *path, const char *want);
 /* m saved to dir/name (of wantBytes bytes, 0 for any) and loaded back. */

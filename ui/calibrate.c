@@ -24,6 +24,7 @@
 #include "measure/record.h"
 #include "sim/calibrate.h"
 #include "util/clock.h"
+#include "util/outfile.h"
 #include "util/xalloc.h"
 
 #define MAX_FILES 64
@@ -372,26 +373,15 @@ static void writeYaml(FILE *f, const Device *profile, const char *name, const Ca
    }
 }
 
-/* Writes the document to path through a temporary file renamed over it, then reads it
- * back as --devices would. 0, or -1 with *cause. */
+/* Writes the document to path (util/outfile.h), then reads it back as --devices
+ * would. 0, or -1 with *cause. */
 static int writeOut(const char *path, const Device *profile, const char *name, const CalibResult *res,
                     const Provenance *pv, char **cause) {
-   char *tmp = xAsprintf("%s.tmp%ld", path, (long)getpid());
-   FILE *f = fopen(tmp, "w");
-   if (!f) {
-      setCause(cause, "%s: %s", path, strerror(errno));
-      free(tmp);
+   Outfile out;
+   Outfile_open(&out, path);
+   writeYaml(out.f, profile, name, res, pv);
+   if (Outfile_commit(&out, cause) < 0)
       return -1;
-   }
-   writeYaml(f, profile, name, res, pv);
-   bool bad = ferror(f) != 0;
-   if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-      setCause(cause, "%s: %s", path, strerror(errno ? errno : EIO));
-      unlink(tmp);
-      free(tmp);
-      return -1;
-   }
-   free(tmp);
    DeviceSet check;
    DeviceSet_init(&check);
    int rc = DeviceSet_load(&check, path, cause);

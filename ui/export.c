@@ -16,6 +16,7 @@
 #include "measure/record.h"
 #include "tune/export.h"
 #include "tune/session.h"
+#include "util/outfile.h"
 #include "util/xalloc.h"
 
 /* The kernels of the tasks with a successful measure, and the tasks without. */
@@ -80,32 +81,18 @@ static int makeKernels(const SessionLog *log, const ExportArgs *a, const DeviceS
    return rc;
 }
 
-/* Writes text to path through path.tmp, replacing what was there as a whole. */
+/* Writes text as the file path, replacing what was there as a whole. */
 static int replaceFile(const char *path, const char *text, char **cause) {
-   char *tmp = xAsprintf("%s.tmp", path);
-   FILE *f = fopen(tmp, "wb");
-   if (!f) {
-      setCause(cause, "%s: cannot create: %s", tmp, strerror(errno));
-      free(tmp);
-      return -1;
-   }
-   size_t len = strlen(text);
+   return Outfile_write(path, text, strlen(text), cause);
+}
+
+/* Standard output flushed, so that a failure to write it stops the export before its
+ * summary says it was written. */
+static int flushStdout(char **cause) {
    errno = 0;
-   bool failed = fwrite(text, 1, len, f) != len || fflush(f) != 0;
-   int err = errno;
-   if (fclose(f) != 0 && !failed) {
-      failed = true;
-      err = errno;
-   }
-   int rc = 0;
-   if (failed)
-      rc = setCause(cause, "%s: cannot write: %s", tmp, strerror(err ? err : EIO));
-   else if (rename(tmp, path) != 0)
-      rc = setCause(cause, "%s: cannot replace it with %s: %s", path, tmp, strerror(errno));
-   if (rc < 0)
-      remove(tmp);
-   free(tmp);
-   return rc;
+   if (fflush(stdout) == 0 && !ferror(stdout))
+      return 0;
+   return setCause(cause, "standard output: %s", strerror(errno ? errno : EIO));
 }
 
 static int writeRecords(const RecordSet *set, const char *path, char **cause) {
@@ -115,7 +102,7 @@ static int writeRecords(const RecordSet *set, const char *path, char **cause) {
          puts(line);
          free(line);
       }
-      return 0;
+      return flushStdout(cause);
    }
    RecordWriter *w = RecordWriter_open(path, cause);
    if (!w)
@@ -236,7 +223,7 @@ int Cli_exportRun(const ExportArgs *args, const DeviceSet *devices, FILE *say, c
    if (rc == 0 && a.curve) {
       if (isStdout(a.curve))
          fputs(curve, stdout);
-      else if (replaceFile(a.curve, curve, cause) < 0)
+      if (isStdout(a.curve) ? flushStdout(cause) < 0 : replaceFile(a.curve, curve, cause) < 0)
          rc = -1;
       if (rc == 0)
          fprintf(say, "wrote %d curve lines to %s\n", curveLines, isStdout(a.curve) ? "standard output" : a.curve);
@@ -275,7 +262,5 @@ int Cli_export(int argc, char **argv) {
    DeviceSet_done(&devices);
    if (rc < 0)
       return fail(cause);
-   if (fflush(stdout) != 0)
-      return fail(xAsprintf("standard output: %s", strerror(errno)));
    return 0;
 }

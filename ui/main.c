@@ -1,12 +1,14 @@
 /* pruner-tui's entry point: parses the command line and runs one of the front ends. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cost/nn.h"
@@ -182,11 +184,8 @@ static int usageError(const char *fmt, ...) {
    return EXIT_USAGE;
 }
 
-int main(int argc, char **argv) {
-   /* the runner process the measurer starts: `pruner-tui __runner FD ORDINAL` */
-   if (argc == 4 && strcmp(argv[1], "__runner") == 0)
-      return RunnerChild_main(atoi(argv[2]), atoi(argv[3]));
-   Nn_restartForKernels(argv);
+/* Runs what the command line asks for; its exit status. */
+static int dispatch(int argc, char **argv) {
    /* for the tests: whether two sessions agree but for the wall clock */
    if (argc == 4 && strcmp(argv[1], "__session-compare") == 0)
       return Cli_sessionCompare(argv[2], argv[3]);
@@ -271,4 +270,33 @@ int main(int argc, char **argv) {
       return Cli_listDevices(devicesFile, stdout);
    usage(stderr);
    return EXIT_USAGE;
+}
+
+/* Standard output written to the end, or exit status 1: a full disk or a file system
+ * that failed must not pass for a listing or an export that is complete. A command
+ * that failed already has said why; it is not told twice. */
+static int closeStdout(int rc) {
+   errno = 0;
+   bool failed = fflush(stdout) != 0 || ferror(stdout);
+   int err = errno;
+   /* a large write that failed on its way left nothing to flush and its errno long
+    * gone: a byte written after the broken output asks the file system again */
+   if (failed && err == 0 && write(STDOUT_FILENO, "\n", 1) < 0)
+      err = errno;
+   if (fclose(stdout) != 0 && !failed) {
+      failed = true;
+      err = errno;
+   }
+   if (!failed || rc != 0)
+      return rc;
+   fprintf(stderr, "pruner-tui: standard output: %s\n", strerror(err ? err : EIO));
+   return EXIT_INPUT;
+}
+
+int main(int argc, char **argv) {
+   /* the runner process the measurer starts: `pruner-tui __runner FD ORDINAL` */
+   if (argc == 4 && strcmp(argv[1], "__runner") == 0)
+      return RunnerChild_main(atoi(argv[2]), atoi(argv[3]));
+   Nn_restartForKernels(argv);
+   return closeStdout(dispatch(argc, argv));
 }

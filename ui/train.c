@@ -158,6 +158,60 @@ static const CliCommand trainCommand = {
    trainOptions,
 };
 
+/* Whether some task of d has successful measurements of two different latencies, the
+ * least a ranking is learned from; *cause says what the records hold when not. */
+static bool learnable(const Dataset *d, char **cause) {
+   double *seen = xCalloc((size_t)d->ntasks + 1, sizeof *seen);
+   int succeeded = 0;
+   bool two = false;
+   for (int i = 0; i < d->n; i++) {
+      if (!Dataset_succeeded(d, i))
+         continue;
+      succeeded++;
+      double *first = &seen[d->task[i]];
+      two |= *first != 0 && *first != d->cost[i];
+      if (*first == 0)
+         *first = d->cost[i];
+   }
+   free(seen);
+   if (!two)
+      setCause(cause, "nothing to learn from: no task has two successful measurements of different latencies (%d "
+               "samples of %d tasks, %d measured successfully); no checkpoint written", d->n, d->ntasks, succeeded);
+   return two;
+}
+
+/* "a pam", "an xgb" */
+static const char *withArticle(ModelKind k) {
+   static const char *const names[MODEL_KIND_COUNT] = { "a random", "a psa", "an xgb", "an mlp", "a pam",
+                                                        "a pam-moa" };
+   return names[k];
+}
+
+/* The model to train: a fresh one of kind `kind` (-1: none asked), or init's
+ * checkpoint, which must hold a model of that kind (or a pam for pam-moa, which
+ * becomes MoA's slow network); NULL with *cause. */
+static CostModel *startModel(int kind, const char *modelName, const char *init, long seed, char **cause) {
+   if (!init && kind == MODEL_PAM_MOA) {
+      *cause = xStrdup("pam-moa starts from a pretrained model: give its PAM checkpoint with --init");
+      return NULL;
+   }
+   if (!init)
+      return CostModel_new((ModelKind)kind, (uint64_t)seed, cause);
+   CostModel *m = CostModel_load(init, cause);
+   if (!m || kind < 0 || (int)m->kind == kind)
+      return m;
+   if (kind == MODEL_PAM_MOA && m->kind == MODEL_PAM) {
+      /* MoA starts from a pretrained PAM: its slow copy */
+      CostModel *moa = PamMoa_fromPretrained(m, cause);
+      CostModel_free(m);
+      return moa;
+   }
+   *cause = xAsprintf("%s: holds %s model, not the %s that --model asked for%s", init, withArticle(m->kind),
+                      modelName, kind == MODEL_PAM_MOA ? " (or a pam, for its slow network)" : "");
+   CostModel_free(m);
+   return NULL;
+}
+
 int Cli_train(int argc, char **argv) {
    Offline o;
    memset(&o, 0, sizeof o);
@@ -210,34 +264,22 @@ int Cli_train(int argc, char **argv) {
       offlineDone(&o);
       return rc;
    }
-   char *cause = NULL;
-   CostModel *m = NULL;
-   if (kind == MODEL_PAM_MOA && init) {
-      /* MoA starts from a pretrained PAM: its slow copy */
-      CostModel *pretrained = CostModel_load(init, &cause);
-      if (pretrained && pretrained->kind == MODEL_PAM)
-         m = PamMoa_fromPretrained(pretrained, &cause);
-      else if (pretrained)
-         m = pretrained;        /* a pam-moa checkpoint goes on as it is */
-      if (pretrained && m != pretrained)
-         CostModel_free(pretrained);
-   } else if (kind == MODEL_PAM_MOA) {
-      cause = xStrdup("pam-moa starts from a pretrained model: give its PAM checkpoint with --init");
-   } else {
-      m = init ? CostModel_load(init, &cause) : CostModel_new((ModelKind)kind, (uint64_t)seed, &cause);
-   }
-   if (!m) {
-      fprintf(stderr, "pruner-tui train: %s\n", cause);
-      free(cause);
-      offlineDone(&o);
-      return EXIT_INPUT;
-   }
    Dataset train, test;
    Dataset_init(&train);
    Dataset_init(&test);
    if (holdout > 0)
       Dataset_split(&o.data, 1 - holdout, (uint64_t)seed, &train, &test);
    const Dataset *fitOn = holdout > 0 ? &train : &o.data;
+   char *cause = NULL;
+   CostModel *m = learnable(fitOn, &cause) ? startModel(kind, modelName, init, seed, &cause) : NULL;
+   if (!m) {
+      fprintf(stderr, "pruner-tui train: %s\n", cause);
+      free(cause);
+      Dataset_done(&train);
+      Dataset_done(&test);
+      offlineDone(&o);
+      return EXIT_INPUT;
+   }
    TrainConfig cfg;
    TrainConfig_default(&cfg);
    cfg.seed = (uint64_t)seed;

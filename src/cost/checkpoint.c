@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "util/paths.h"
 #include "util/xalloc.h"
@@ -73,60 +74,33 @@ int Checkpoint_putU64(FILE *f, uint64_t v) {
    return putWords(f, half, 2);
 }
 
-int Checkpoint_writeHeader(FILE *f, ModelKind kind, uint32_t opKinds) {
-   uint32_t fields[4] = { CHECKPOINT_VERSION, (uint32_t)kind, CHECKPOINT_HEADER_BYTES, opKinds };
-   if (Checkpoint_putBytes(f, CHECKPOINT_MAGIC, CHECKPOINT_MAGIC_LEN) < 0)
-      return -1;
-   return Checkpoint_putU32s(f, fields, 4);
+uint32_t Checkpoint_checksum(const unsigned char *bytes, size_t n) {
+   uLong crc = crc32(crc32(0L, Z_NULL, 0), bytes, CHECKPOINT_CRC_AT);
+   return (uint32_t)crc32_z(crc, bytes + CHECKPOINT_HEADER_BYTES, n - CHECKPOINT_HEADER_BYTES);
 }
 
-int Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, uint32_t opKinds, char **cause) {
-   w->path = xStrdup(path);
-   w->tmpPath = xAsprintf("%s.tmp", path);
-   w->f = fopen(w->tmpPath, "wb");
-   if (!w->f) {
-      setCause(cause, "%s: cannot create: %s", w->tmpPath, strerror(errno));
-      free(w->path);
-      free(w->tmpPath);
-      w->path = w->tmpPath = NULL;
-      return -1;
-   }
-   Checkpoint_writeHeader(w->f, kind, opKinds);
-   return 0;
-}
-
-static void forget(CheckpointWriter *w) {
-   free(w->path);
-   free(w->tmpPath);
-   w->f = NULL;
-   w->path = w->tmpPath = NULL;
+void Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, uint32_t opKinds) {
+   Outfile_open(&w->out, path);
+   w->f = w->out.f;
+   /* the checksum is set when the payload is complete */
+   uint32_t fields[5] = { CHECKPOINT_VERSION, (uint32_t)kind, CHECKPOINT_HEADER_BYTES, opKinds, 0 };
+   Checkpoint_putBytes(w->f, CHECKPOINT_MAGIC, CHECKPOINT_MAGIC_LEN);
+   Checkpoint_putU32s(w->f, fields, 5);
 }
 
 int Checkpoint_commit(CheckpointWriter *w, char **cause) {
-   int rc = 0;
-   errno = 0;
-   bool failed = fflush(w->f) != 0 || ferror(w->f);
-   int err = errno;
-   if (fclose(w->f) != 0 && !failed) {
-      failed = true;
-      err = errno;
-   }
-   if (failed)
-      rc = setCause(cause, "%s: cannot write: %s", w->tmpPath, strerror(err ? err : EIO));
-   else if (rename(w->tmpPath, w->path) != 0)
-      rc = setCause(cause, "%s: cannot replace it with %s: %s", w->path, w->tmpPath, strerror(errno));
-   if (rc < 0)
-      remove(w->tmpPath);
-   forget(w);
-   return rc;
+   /* once flushed, the stream's bytes are w->out.buf, its own, which the checksum is
+    * written into in place (a seek back and a write would end the stream there) */
+   fflush(w->f);
+   unsigned char *bytes = (unsigned char *)w->out.buf;
+   storeU32(bytes + CHECKPOINT_CRC_AT, Checkpoint_checksum(bytes, w->out.len));
+   w->f = NULL;
+   return Outfile_commit(&w->out, cause);
 }
 
 void Checkpoint_abandon(CheckpointWriter *w) {
-   if (!w->f)
-      return;
-   fclose(w->f);
-   remove(w->tmpPath);
-   forget(w);
+   Outfile_abandon(&w->out);
+   w->f = NULL;
 }
 
 /* ---- reading ---- */
@@ -211,6 +185,27 @@ int Checkpoint_getEnd(FILE *f, const char *path, char **cause) {
    return 0;
 }
 
+/* Checks the checksum of a file of format version 2 against its bytes and leaves the
+ * stream after the header's fixed fields. */
+static int checkSum(FILE *f, const char *path, uint32_t want, char **cause) {
+   unsigned char buf[CHUNK * 16];
+   uLong crc = crc32(0L, Z_NULL, 0);
+   bool read = fseeko(f, 0, SEEK_SET) == 0 && fread(buf, 1, CHECKPOINT_CRC_AT, f) == CHECKPOINT_CRC_AT &&
+               fseeko(f, CHECKPOINT_HEADER_BYTES, SEEK_SET) == 0;
+   if (read) {
+      crc = crc32(crc, buf, CHECKPOINT_CRC_AT);
+      for (size_t got; (got = fread(buf, 1, sizeof buf, f)) > 0;)
+         crc = crc32_z(crc, buf, got);
+      read = !ferror(f) && fseeko(f, CHECKPOINT_HEADER_BYTES, SEEK_SET) == 0;
+   }
+   if (!read)
+      return setCause(cause, "%s: cannot read: %s", path, strerror(errno));
+   if ((uint32_t)crc != want)
+      return setCause(cause, "%s: checksum mismatch: the file is damaged (its bytes make CRC-32 %08x, its header "
+                      "says %08x)", path, (unsigned)crc, (unsigned)want);
+   return 0;
+}
+
 int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, uint32_t *opKinds, char **cause) {
    char magic[CHECKPOINT_MAGIC_LEN];
    size_t got = fread(magic, 1, sizeof magic, f);
@@ -226,26 +221,33 @@ int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, uint32_t *
    if (Checkpoint_getU32(f, path, "the format version", &version, cause) < 0)
       return -1;
    if (version > CHECKPOINT_VERSION)
-      return setCause(cause, "%s: checkpoint format version %u is newer than this program reads (%d)", path,
+      return setCause(cause, "%s: checkpoint format version %u is newer than this program reads (versions 1 and %d)", path,
                       version, CHECKPOINT_VERSION);
    if (version == 0)
-      return setCause(cause, "%s: checkpoint format version 0 is not one this program reads (%d)", path,
+      return setCause(cause, "%s: checkpoint format version 0 is not one this program reads (versions 1 and %d)", path,
                       CHECKPOINT_VERSION);
-   if (Checkpoint_getU32(f, path, "the model kind", &k, cause) < 0)
+   if (Checkpoint_getU32(f, path, "the model kind", &k, cause) < 0 ||
+       Checkpoint_getU32(f, path, "the header's length", &headerBytes, cause) < 0)
+      return -1;
+   /* version 1: 20 bytes, or 24 with the op kinds; version 2: 28 at least */
+   uint32_t fixed = version == 1 ? (headerBytes == 24 ? 24 : 20) : CHECKPOINT_HEADER_BYTES;
+   *opKinds = 0;
+   if (fixed > 20 && Checkpoint_getU32(f, path, "the op kinds", opKinds, cause) < 0)
+      return -1;
+   uint32_t crc;
+   if (version > 1 && (Checkpoint_getU32(f, path, "the checksum", &crc, cause) < 0 ||
+                       checkSum(f, path, crc, cause) < 0))
       return -1;
    if (k >= MODEL_KIND_COUNT)
       return setCause(cause, "%s: unknown model kind %u", path, k);
-   if (Checkpoint_getU32(f, path, "the header's length", &headerBytes, cause) < 0)
-      return -1;
-   if (headerBytes < CHECKPOINT_HEADER_MIN)
-      return setCause(cause, "%s: a header of %u bytes is shorter than the %d of format version %d", path,
-                      headerBytes, CHECKPOINT_HEADER_MIN, CHECKPOINT_VERSION);
-   *opKinds = 0;
-   if (headerBytes >= CHECKPOINT_HEADER_BYTES &&
-       Checkpoint_getU32(f, path, "the op kinds", opKinds, cause) < 0)
-      return -1;
+   if (version == 1 && headerBytes != fixed)
+      return setCause(cause, "%s: a header of %u bytes is not one of format version 1 (20 or 24)", path,
+                      headerBytes);
+   if (headerBytes < fixed)
+      return setCause(cause, "%s: a header of %u bytes is shorter than the %u of format version %u", path,
+                      headerBytes, fixed, version);
    /* header fields of a later revision of this version: skipped */
-   uint32_t extra = headerBytes - (headerBytes >= CHECKPOINT_HEADER_BYTES ? CHECKPOINT_HEADER_BYTES : CHECKPOINT_HEADER_MIN);
+   uint32_t extra = headerBytes - fixed;
    if (Checkpoint_expect(f, path, "the rest of the header", extra, cause) < 0)
       return -1;
    if (extra > 0 && fseeko(f, extra, SEEK_CUR) != 0)

@@ -3,16 +3,16 @@
  *
  * Layout (integers unsigned unless said, floats IEEE-754 binary32, all little-endian):
  *   byte  0  8 bytes  magic "PTUICKPT"
- *   byte  8  u32      format version, CHECKPOINT_VERSION (1)
+ *   byte  8  u32      format version, CHECKPOINT_VERSION (2)
  *   byte 12  u32      model kind, ModelKind's number: 0 random, 1 psa, 2 xgb, 3 mlp,
  *                     4 pam, 5 pam-moa
- *   byte 16  u32      header bytes: where the payload starts (24 as written now, 20
- *                     in the first files of version 1; a reader skips header fields
- *                     it does not know, up to there)
+ *   byte 16  u32      header bytes: where the payload starts (28 in version 2; a
+ *                     reader skips header fields it does not know, up to there)
  *   byte 20  u32      op kinds: bit k set when the model learned from tasks of op
- *                     kind k (te/op.h's OpKind); 0 when unknown (and in a header of
- *                     20 bytes, which ends before it)
- *   byte 24  ...      the payload, which each model's file describes:
+ *                     kind k (te/op.h's OpKind); 0 when unknown
+ *   byte 24  u32      CRC-32 (zlib's crc32) of every other byte of the file: bytes 0
+ *                     to 23, then byte 28 to the end
+ *   byte 28  ...      the payload, which each model's file describes:
  *                     random: u64 seed; psa: nothing; xgb: u64 n, then n bytes of
  *                     XGBoost's own model in UBJSON (n = 0: the model had not learned);
  *                     mlp, pam: one network as cost/neural.h lays it out (u32 x 7
@@ -21,12 +21,15 @@
  *                     f32 values; pam then batch norm's running mean and variance);
  *                     pam-moa: u32 updates, u32 1 when a fast network follows, the
  *                     slow network, then the fast one
- * A reader refuses a file with another magic, a newer version, an unknown kind, a file
- * that ends early (naming the byte where it ends and what was expected there) and
- * bytes after the payload.
+ * Format version 1, still read, has no checksum: its header is 20 bytes (the first
+ * files) or 24 (with the op kinds) long and nothing checks its payload but its
+ * structure. A reader refuses a file with another magic, a version it does not read,
+ * a checksum that does not match (any byte changed), an unknown kind, a file that
+ * ends early (naming the byte where it ends and what was expected there), bytes after
+ * the payload and (the models' loaders) values that are not finite numbers.
  *
- * Writing goes to PATH.tmp, renamed over PATH only when everything was written, so a
- * failed save leaves an earlier checkpoint as it was. */
+ * Writing goes through util/outfile.h: a failed save leaves an earlier checkpoint as
+ * it was. */
 #ifndef HEADER_checkpoint
 #define HEADER_checkpoint
 
@@ -35,33 +38,35 @@
 #include <stdio.h>
 
 #include "cost/model.h"
+#include "util/outfile.h"
 
 #define CHECKPOINT_MAGIC "PTUICKPT"
 #define CHECKPOINT_MAGIC_LEN 8
-#define CHECKPOINT_VERSION 1
-#define CHECKPOINT_HEADER_BYTES 24     /* written */
-#define CHECKPOINT_HEADER_MIN 20       /* read: the first files of version 1 */
+#define CHECKPOINT_VERSION 2
+#define CHECKPOINT_HEADER_BYTES 28     /* written */
+#define CHECKPOINT_CRC_AT 24           /* where the checksum is */
 
-/* The header, at the stream's position; -1 when it cannot be written. */
-int Checkpoint_writeHeader(FILE *f, ModelKind kind, uint32_t opKinds);
-/* Reads and checks the header at the stream's position (the start of the file), and
- * leaves the stream at the payload; -1 with *cause ("PATH: ...") when it is not one
- * this program reads. */
+/* Reads and checks the header of a file opened at its start (its checksum against
+ * the whole file included), and leaves the stream at the payload; -1 with *cause
+ * ("PATH: ...") when it is not one this program reads. */
 int Checkpoint_readHeader(FILE *f, const char *path, ModelKind *kind, uint32_t *opKinds, char **cause);
 
 /* ---- writing a checkpoint ---- */
 typedef struct CheckpointWriter_ {
-   FILE *f;
-   char *path, *tmpPath;
+   FILE *f;                     /* the payload goes here, in memory */
+   Outfile out;
 } CheckpointWriter;
 
-/* Opens PATH.tmp and writes the header; the payload goes to w->f. */
-int Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, uint32_t opKinds, char **cause);
-/* Closes the file and renames it over PATH; on any error (a write that failed on the
- * way included) removes it and says why. Frees w's strings either way. */
+/* Starts a checkpoint of path with its header; the payload goes to w->f. */
+void Checkpoint_create(CheckpointWriter *w, const char *path, ModelKind kind, uint32_t opKinds);
+/* Sets the checksum and writes the file (util/outfile.h); -1 with *cause
+ * ("PATH: No space left on device") when it cannot. Frees w either way. */
 int Checkpoint_commit(CheckpointWriter *w, char **cause);
-/* Gives the checkpoint up: closes and removes PATH.tmp. */
+/* Gives the checkpoint up: nothing is written. */
 void Checkpoint_abandon(CheckpointWriter *w);
+/* The checksum of a whole checkpoint of n >= CHECKPOINT_HEADER_BYTES bytes: CRC-32 of
+ * every byte but the checksum's own four. */
+uint32_t Checkpoint_checksum(const unsigned char *bytes, size_t n);
 
 /* Little-endian writers; -1 when the stream failed (Checkpoint_commit reports it). */
 int Checkpoint_putU32(FILE *f, uint32_t v);

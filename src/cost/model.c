@@ -133,8 +133,7 @@ int CostModel_save(const CostModel *m, const char *path, char **cause) {
    if (m->ops->save)
       return m->ops->save(m, path, cause);
    CheckpointWriter w;
-   if (Checkpoint_create(&w, path, m->kind, m->opKinds, cause) < 0)
-      return -1;
+   Checkpoint_create(&w, path, m->kind, m->opKinds);
    return Checkpoint_commit(&w, cause);
 }
 

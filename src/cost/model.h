@@ -5,9 +5,10 @@
  * A frozen model never learns. Models: random, psa (Pruner's draft model, from the
  * samples' PSA estimate), xgb (XGBoost, pack-sum objective), mlp (TenSet's MLP), pam
  * (Pruner's verify model) and pam-moa (PAM with MoA's momentum-updated slow copy).
- * A checkpoint is a little-endian file: the magic "PTUICKPT", u32 format version (1),
- * u32 model kind (the ModelKind number), u32 header bytes (20), then the model's own
- * payload; cost/checkpoint.h has the details and the readers and writers. Each model
+ * A checkpoint is a little-endian file: the magic "PTUICKPT", u32 format version (2),
+ * u32 model kind (the ModelKind number), u32 header bytes (28), u32 op kinds, u32
+ * CRC-32 of the rest, then the model's own payload; cost/checkpoint.h has the details
+ * and the readers and writers. Each model
  * lives in its own file and is listed once in model.c's table (cost/models.h). A model
  * is used from one thread at a time. */
 #ifndef HEADER_model

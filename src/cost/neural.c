@@ -625,6 +625,39 @@ int NeuralNet_write(const NeuralNet *net, FILE *f) {
    return rc ? -1 : 0;
 }
 
+/* Whether v[0..n) are finite numbers, and above 0 (or 0 and above) when asked;
+ * otherwise why not, naming `what`. */
+static bool valuesFit(const float *v, size_t n, const char *what, float above, bool orEqual, char *why,
+                      size_t size) {
+   for (size_t i = 0; i < n; i++)
+      if (!isfinite(v[i]) || v[i] < above || (v[i] == above && !orEqual)) {
+         snprintf(why, size, "%s holds %g at index %zu, where a finite number%s belongs", what, (double)v[i], i,
+                  !isfinite(v[i]) ? "" : orEqual ? " of 0 or more" : " above 0");
+         return false;
+      }
+   return true;
+}
+
+int NeuralNet_check(const NeuralNet *net, char *why, size_t size) {
+   const NeuralShape *s = &net->shape;
+   if (!valuesFit(net->rowNorm, (size_t)s->in, "the feature rows' normalization", 0, false, why, size) ||
+       (net->pattern &&
+        !valuesFit(net->patNorm, (size_t)s->patWidth, "the pattern blocks' normalization", 0, false, why, size)))
+      return -1;
+   for (int k = 0; k < net->nparams; k++) {
+      const NnParam *p = net->params[k];
+      char what[64];
+      snprintf(what, sizeof what, "parameter %s", p->name);
+      if (!valuesFit(p->w, NnParam_size(p), what, -INFINITY, false, why, size))
+         return -1;
+   }
+   if (net->pattern &&
+       (!valuesFit(net->norm.runMean, (size_t)s->hidden, "batch norm's running mean", -INFINITY, false, why, size) ||
+        !valuesFit(net->norm.runVar, (size_t)s->hidden, "batch norm's running variance", 0, true, why, size)))
+      return -1;
+   return 0;
+}
+
 /* Parameter k of the file into p, whose name and shape it must have. */
 static int readParam(FILE *f, const char *path, int k, NnParam *p, char **cause) {
    char name[sizeof p->name], what[96];
@@ -692,11 +725,20 @@ NeuralNet *NeuralNet_read(FILE *f, const char *path, bool pattern, char **cause)
       rc = Checkpoint_getF32s(f, path, "batch norm's running mean", net->norm.runMean, (size_t)s.hidden, cause);
    if (rc == 0 && pattern)
       rc = Checkpoint_getF32s(f, path, "batch norm's running variance", net->norm.runVar, (size_t)s.hidden, cause);
+   if (rc == 0 && NeuralNet_check(net, why, sizeof why) < 0)
+      rc = setCause(cause, "%s: %s", path, why);
    if (rc < 0) {
       NeuralNet_free(net);
       return NULL;
    }
    return net;
+}
+
+int NeuralNet_checkSave(const NeuralNet *net, const char *path, char **cause) {
+   char why[160];
+   if (NeuralNet_check(net, why, sizeof why) < 0)
+      return setCause(cause, "%s: not saved: %s (did the training diverge?)", path, why);
+   return 0;
 }
 
 /* ---- a cost model of one network (mlp, pam) ---- */
@@ -712,9 +754,10 @@ static int neuralFit(CostModel *m, const Dataset *train, const TrainConfig *cfg,
 }
 
 static int neuralSave(const CostModel *m, const char *path, char **cause) {
-   CheckpointWriter w;
-   if (Checkpoint_create(&w, path, m->kind, m->opKinds, cause) < 0)
+   if (NeuralNet_checkSave(m->impl, path, cause) < 0)
       return -1;
+   CheckpointWriter w;
+   Checkpoint_create(&w, path, m->kind, m->opKinds);
    NeuralNet_write(m->impl, w.f);
    return Checkpoint_commit(&w, cause);
 }

@@ -138,8 +138,16 @@ void NeuralNet_momentum(NeuralNet *slow, const NeuralNet *fast, double m);
 
 /* The payload above; -1 when the stream failed. */
 int NeuralNet_write(const NeuralNet *net, FILE *f);
-/* Reads a payload; pattern says whether a pattern branch is expected (PAM) or not. */
+/* Reads a payload; pattern says whether a pattern branch is expected (PAM) or not.
+ * Values that NeuralNet_check refuses are an error. */
 NeuralNet *NeuralNet_read(FILE *f, const char *path, bool pattern, char **cause);
+/* Whether every value is one a network can hold: finite parameters and running mean,
+ * normalization above 0, running variance 0 or more; -1 with why ("parameter fc1.w
+ * holds nan at index 3, ...") when not. */
+int NeuralNet_check(const NeuralNet *net, char *why, size_t size);
+/* 0 when net passes NeuralNet_check, else -1 with *cause "PATH: not saved: WHY": a
+ * checkpoint never holds what its loader would refuse. */
+int NeuralNet_checkSave(const NeuralNet *net, const char *path, char **cause);
 
 /* A cost model of kind MODEL_MLP or MODEL_PAM around a network of that shape. */
 CostModel *NeuralModel_new(ModelKind kind, const NeuralShape *shape, uint64_t seed);

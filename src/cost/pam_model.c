@@ -78,9 +78,10 @@ static int moaFit(CostModel *m, const Dataset *train, const TrainConfig *cfg, ch
 
 static int moaSave(const CostModel *m, const char *path, char **cause) {
    const PamMoa *s = m->impl;
-   CheckpointWriter w;
-   if (Checkpoint_create(&w, path, m->kind, m->opKinds, cause) < 0)
+   if (NeuralNet_checkSave(s->slow, path, cause) < 0 || (s->fast && NeuralNet_checkSave(s->fast, path, cause) < 0))
       return -1;
+   CheckpointWriter w;
+   Checkpoint_create(&w, path, m->kind, m->opKinds);
    Checkpoint_putU32(w.f, s->updates);
    Checkpoint_putU32(w.f, s->fast != NULL);
    NeuralNet_write(s->slow, w.f);

@@ -86,8 +86,37 @@ static void Rows_done(Rows *r) {
    free(r->x);
 }
 
+/* XGBoost's last error in one line: its first, without the time and the source
+ * location it starts with ("[20:18:09] ./src/learner.cc:1008: "), bytes that do not
+ * print (from a damaged model) as '?'. The stack trace after it is for XGBoost's
+ * developers. Caller frees. */
+static char *xgbLastError(void) {
+   const char *e = XGBGetLastError();
+   const char *close = e[0] == '[' ? strstr(e, "] ") : NULL;
+   if (close && close < e + strcspn(e, "\n"))
+      e = close + 2;
+   size_t len = strcspn(e, "\n");
+   for (const char *c = e; c < e + len; c++)
+      if (*c == ':' && c[1] >= '0' && c[1] <= '9') {
+         const char *d = c + 1 + strspn(c + 1, "0123456789");
+         if (d[0] == ':' && d[1] == ' ' && d + 2 <= e + len) {
+            len -= (size_t)(d + 2 - e);
+            e = d + 2;
+            break;
+         }
+      }
+   char *line = xStrndup(e, len);
+   for (char *c = line; *c; c++)
+      if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+         *c = '?';
+   return line;
+}
+
 static int xgbError(char **cause, const char *what) {
-   return setCause(cause, "XGBoost could not %s: %s", what, XGBGetLastError());
+   char *why = xgbLastError();
+   setCause(cause, "XGBoost could not %s: %s", what, why);
+   free(why);
+   return -1;
 }
 
 static int setParams(BoosterHandle b, char **cause) {
@@ -147,7 +176,7 @@ static void xgbPredict(CostModel *m, const Dataset *batch, float *scores) {
    const float *pred;
    char *cause = NULL;
    if (XGDMatrixCreateFromMat(r.x, (bst_ulong)r.nrows, FEATURE_LEN, NAN, &dm) != 0)
-      fatal("XGBoost could not take a batch of %d rows: %s", r.nrows, XGBGetLastError());
+      fatal("XGBoost could not take a batch of %d rows: %s", r.nrows, xgbLastError());
    /* a booster that trained and a matrix just made: only running out of memory fails */
    if (predictRows(x->booster, dm, false, &pred, &cause) < 0)
       fatal("%s", cause);
@@ -263,8 +292,7 @@ static int xgbSave(const CostModel *m, const char *path, char **cause) {
    if (x->booster && XGBoosterSaveModelToBuffer(x->booster, "{\"format\": \"ubj\"}", &len, &bytes) != 0)
       return xgbError(cause, "save the model");
    CheckpointWriter w;
-   if (Checkpoint_create(&w, path, m->kind, m->opKinds, cause) < 0)
-      return -1;
+   Checkpoint_create(&w, path, m->kind, m->opKinds);
    Checkpoint_putU64(w.f, (uint64_t)len);
    if (len > 0)
       Checkpoint_putBytes(w.f, bytes, (size_t)len);
@@ -304,8 +332,11 @@ CostModel *XgbModel_load(FILE *f, const char *path, char **cause) {
    char *bytes = xMalloc((size_t)len);
    int rc = Checkpoint_getBytes(f, path, "the XGBoost model", bytes, (size_t)len, cause);
    if (rc == 0 && (XGBoosterCreate(NULL, 0, &x->booster) != 0 ||
-                   XGBoosterLoadModelFromBuffer(x->booster, bytes, (bst_ulong)len) != 0))
-      rc = setCause(cause, "%s: XGBoost cannot read the model: %s", path, XGBGetLastError());
+                   XGBoosterLoadModelFromBuffer(x->booster, bytes, (bst_ulong)len) != 0)) {
+      char *why = xgbLastError();
+      rc = setCause(cause, "%s: XGBoost cannot read the model: %s", path, why);
+      free(why);
+   }
    if (rc == 0)
       rc = setParams(x->booster, cause);
    free(bytes);
