@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/jsonl.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 
@@ -182,25 +183,9 @@ int Cli_loadNetworks(const char *const *files, int nfiles, Network *nets, int *n
 char *Cli_readStateArg(const char *arg, char **cause) {
    if (arg[0] != '@')
       return xStrdup(arg);
-   FILE *f = fopen(arg + 1, "rb");
-   if (!f) {
-      setCause(cause, "%s: cannot open: %s", arg + 1, strerror(errno));
-      return NULL;
-   }
-   size_t cap = 4096, len = 0;
-   char *text = xMalloc(cap);
-   size_t n;
-   while ((n = fread(text + len, 1, cap - len - 1, f)) > 0) {
-      len += n;
-      if (len + 1 == cap)
-         text = xRealloc(text, cap *= 2);
-   }
-   fclose(f);
-   text[len] = '\0';
-   return text;
+   size_t len;
+   return Paths_readFile(arg + 1, JSONL_MAX_LINE, "a state", &len, cause);
 }
-
-
 
 int Cli_loadSubject(const char *cmd, const char *file, const char *taskArg, long seed, bool seedGiven,
                     const char *stateArg, Subject *out) {
