@@ -3,10 +3,12 @@
 # file, a devices file, a records file and a state nested 100,000 deep are refused at
 # the 65th level in well under a second, and a file or line past its size, a task
 # file past its task count and a devices file past its device count are refused with
-# the limit named.
+# the limit named. A task whose buffers exceed --max-memory is not run on the CPU:
+# measure on the simulator measures it unchecked, check skips it and exits 1, before
+# anything is allocated.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 export XDG_CONFIG_HOME="$tmp/none"
-echo "1..12"
+echo "1..17"
 
 brackets() {   # brackets N: N '[' on one line
    awk -v n="$1" 'BEGIN { s = "["; while (length(s) < n) s = s s; print substr(s, 1, n) }'
@@ -73,4 +75,30 @@ awk 'BEGIN { print "devices:"; for (i = 0; i < 257; i++) print "  - {name: d" i 
 run --devices "$tmp/many.yaml" --list-devices
 ok "a devices file of 257 devices is refused" \
    [ "$rc" -eq 1 -a "$err" = "pruner-tui: $tmp/many.yaml:2:3: 257 devices; a devices file may have at most 256" ]
+cat >"$tmp/huge.task" <<'TASK'
+network: huge
+batch: 1
+tasks:
+  - {op: dense, m: 16, n: 64, k: 32, weight: 1}
+  - {op: conv2d, input: [64, 65536, 56], filters: 64, kernel: 3, pad: 1, weight: 1}
+TASK
+note="task 1 needs 3.8 GiB of buffers for its CPU check, over the limit of 2.0 GiB"
+timed measure "$tmp/huge.task" all --samples 1 --device sim:a100_40 --no-compile --verify-every 1
+echo "# measure of a task of 3.8 GiB of buffers: $ms ms"
+ok "measure says a task over --max-memory is not checked, and measures it" \
+   sh -c '[ "$1" -eq 0 ] && grep -qx "note: $2: its states are not checked" "$3" &&
+          grep -c "ok (not checked)" "$3" | grep -qx 1 && grep -c " ok\$" "$3" | grep -qx 1 &&
+          tail -n1 "$3" | grep -qx "measured 2 states: 2 ok (simulated)"' _ "$rc" "$note" "$tmp/out"
+ok "... at once" [ "$ms" -lt 5000 ]
+run check "$tmp/huge.task" --samples 1 --arch sm_80 --jobs 1
+ok "check skips a task over --max-memory and exits 1" \
+   sh -c '[ "$1" -eq 1 ] && grep -qx "  1  conv2d               $2: skipped" "$3" &&
+          tail -n1 "$3" | grep -qx "checked 1 states: 1 verified, [01] compiled, 0 failed; 1 task skipped, over --max-memory"' \
+   _ "$rc" "$note" "$tmp/out"
+run check "$tmp/huge.task" --tasks 0 --samples 1 --arch sm_80 --max-memory 1M
+ok "check --max-memory 1M checks a task of less" \
+   sh -c '[ "$1" -eq 0 ] && tail -n1 "$2" | grep -qx "checked 1 states: 1 verified, [01] compiled, 0 failed"' _ "$rc" "$tmp/out"
+run measure "$tmp/huge.task" 0 --max-memory 2X
+ok "--max-memory names what it takes" \
+   [ "$rc" -eq 2 -a "$(echo "$err" | head -n1)" = "pruner-tui measure: --max-memory takes a size from 1M to 1024T, like 512M or 4G, not '2X'" ]
 [ "$failed" -eq 0 ]

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -139,6 +140,20 @@ int Cli_parseNumber(const char *cmd, const char *what, const char *text, double 
    double v = strtod(text, &end);
    if (end == text || *end || !(v > min && v <= max))
       return Cli_usage(cmd, "%s takes a number above %g and at most %g, not '%s'", what, min, max, text);
+   *out = v;
+   return 0;
+}
+
+int Cli_parseSize(const char *cmd, const char *what, const char *text, double *out) {
+   static const char units[] = "KMGT";
+   char *end;
+   double v = strtod(text, &end);
+   const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+   if (unit)
+      for (v *= 1024, end++; unit > units; unit--)
+         v *= 1024;
+   if (end == text || *end || !(v >= 1 << 20 && v <= 0x1p50))
+      return Cli_usage(cmd, "%s takes a size from 1M to 1024T, like 512M or 4G, not '%s'", what, text);
    *out = v;
    return 0;
 }

@@ -273,6 +273,7 @@ static int parseArgs(int argc, char **argv, DatasetArgs *a) {
       case 'p': a->cfg.simProfile = optarg; break;
       case 'D': a->devicesFile = optarg; break;
       case 'C': a->cfg.simNoCompile = true; break;
+      case 'M': bad = Cli_parseSize("dataset", "--max-memory", optarg, &a->cfg.maxMemory); break;
       case 'P': a->progress = false; break;
       case 'x':
          if (a->nexclude == DATASET_MAX_FILES)
@@ -371,6 +372,8 @@ static long collectTask(const DatasetArgs *a, Measurer *m, RecordWriter *rw, con
       SketchSet_done(&set);
       return 0;
    }
+   if (dt->have < a->states && Measurer_taskNote(m))
+      fprintf(stderr, "%spruner-tui dataset: %s\n", prog->tty ? "\n" : "", Measurer_taskNote(m));
    State *batch = xCalloc((size_t)a->perBatch, sizeof *batch);
    MeasureOutcome *outcome = xCalloc((size_t)a->perBatch, sizeof *outcome);
    while (dt->have < a->states) {

@@ -84,6 +84,7 @@ int Cli_measure(int argc, char **argv) {
       case 'D': devicesFile = optarg; break;
       case 'R': recordsFile = optarg; break;
       case 'C': cfg.simNoCompile = true; break;
+      case 'M': bad = Cli_parseSize("measure", "--max-memory", optarg, &cfg.maxMemory); break;
       case 'i': {
          int k = Inject_parse(optarg);
          if (k < 0)
@@ -174,6 +175,8 @@ int Cli_measure(int argc, char **argv) {
          SketchSet_done(&set);
          continue;
       }
+      if (Measurer_taskNote(m))
+         printf("note: %s\n", Measurer_taskNote(m));
       Rng rng;
       Rng_seed(&rng, (uint64_t)seed + 104729ull * (uint64_t)t);
       int n = 0;
