@@ -100,5 +100,5 @@ ok "check --max-memory 1M checks a task of less" \
    sh -c '[ "$1" -eq 0 ] && tail -n1 "$2" | grep -qx "checked 1 states: 1 verified, [01] compiled, 0 failed"' _ "$rc" "$tmp/out"
 run measure "$tmp/huge.task" 0 --max-memory 2X
 ok "--max-memory names what it takes" \
-   [ "$rc" -eq 2 -a "$(echo "$err" | head -n1)" = "pruner-tui measure: --max-memory takes a size from 1M to 1024T, like 512M or 4G, not '2X'" ]
+   [ "$rc" -eq 2 -a "$(echo "$err" | head -n1)" = "pruner-tui measure: --max-memory must be a size from 1M to 1024T, like 512M or 4G, not '2X'" ]
 [ "$failed" -eq 0 ]

@@ -49,6 +49,13 @@ void Cli_help(const CliCommand *cmd, FILE *out);
 int Cli_usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
 /* Parses an integer argument in [min, max] into *out, or reports a usage error. */
 int Cli_parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out);
+/* Which ends of a range Cli_parseReal leaves out. */
+enum { CLI_ABOVE_MIN = 1, CLI_BELOW_MAX = 2 };
+/* Parses a number ("2.5") from min to max into *out, each end included unless bounds
+ * says otherwise, or reports "WHAT must be a number above|at least MIN and below|at most
+ * MAX, not 'TEXT'". */
+int Cli_parseReal(const char *cmd, const char *what, const char *text, double min, double max, int bounds,
+                  double *out);
 /* Parses a number in (min, max] ("2.5") into *out, or reports a usage error. */
 int Cli_parseNumber(const char *cmd, const char *what, const char *text, double min, double max, double *out);
 /* Parses a size in bytes, a number with an optional K, M, G or T (powers of 1024):

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -129,31 +130,41 @@ int Cli_parseCount(const char *cmd, const char *what, const char *text, long min
    char *end;
    errno = 0;
    long v = strtol(text, &end, 10);
-   if (errno || end == text || *end || v < min || v > max)
+   if (errno || end == text || *end || isspace((unsigned char)*text) || v < min || v > max)
       return Cli_usage(cmd, "%s must be an integer from %ld to %ld, not '%s'", what, min, max, text);
    *out = v;
    return 0;
 }
 
-int Cli_parseNumber(const char *cmd, const char *what, const char *text, double min, double max, double *out) {
+int Cli_parseReal(const char *cmd, const char *what, const char *text, double min, double max, int bounds,
+                  double *out) {
    char *end;
    double v = strtod(text, &end);
-   if (end == text || *end || !(v > min && v <= max))
-      return Cli_usage(cmd, "%s takes a number above %g and at most %g, not '%s'", what, min, max, text);
+   bool aboveMin = bounds & CLI_ABOVE_MIN, belowMax = bounds & CLI_BELOW_MAX;
+   if (end == text || *end || isspace((unsigned char)*text) || !isfinite(v) || (aboveMin ? v <= min : v < min) ||
+       (belowMax ? v >= max : v > max))
+      return Cli_usage(cmd, "%s must be a number %s %.10g and %s %.10g, not '%s'", what, aboveMin ? "above" : "at least", min,
+                       belowMax ? "below" : "at most", max, text);
    *out = v;
    return 0;
+}
+
+int Cli_parseNumber(const char *cmd, const char *what, const char *text, double min, double max, double *out) {
+   return Cli_parseReal(cmd, what, text, min, max, CLI_ABOVE_MIN, out);
 }
 
 int Cli_parseSize(const char *cmd, const char *what, const char *text, double *out) {
    static const char units[] = "KMGT";
    char *end;
    double v = strtod(text, &end);
-   const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+   if (isspace((unsigned char)*text))
+      end = NULL;
+   const char *unit = end && *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
    if (unit)
       for (v *= 1024, end++; unit > units; unit--)
          v *= 1024;
-   if (end == text || *end || !(v >= 1 << 20 && v <= 0x1p50))
-      return Cli_usage(cmd, "%s takes a size from 1M to 1024T, like 512M or 4G, not '%s'", what, text);
+   if (!end || end == text || *end || !(v >= 1 << 20 && v <= 0x1p50))
+      return Cli_usage(cmd, "%s must be a size from 1M to 1024T, like 512M or 4G, not '%s'", what, text);
    *out = v;
    return 0;
 }

@@ -76,7 +76,7 @@ int Cli_measure(int argc, char **argv) {
       case 'r': bad = Cli_parseCount("measure", "--repeats", optarg, 1, PROTO_MAX_COSTS, &repeats); break;
       case 'S': bad = Cli_parseCount("measure", "--same", optarg, 1, 1000, &same); break;
       case 'v': bad = Cli_parseCount("measure", "--verify-every", optarg, 1, 1000000, &verifyEvery); break;
-      case 'm': bad = Cli_parseNumber("measure", "--min-repeat-ms", optarg, -1e-9, 60000, &cfg.runner.timing.minRepeatMs); break;
+      case 'm': bad = Cli_parseReal("measure", "--min-repeat-ms", optarg, 0, 60000, 0, &cfg.runner.timing.minRepeatMs); break;
       case 't': bad = Cli_parseNumber("measure", "--timeout", optarg, 0, 3600, &cfg.runner.runTimeout); break;
       case 'b': bad = Cli_parseNumber("measure", "--build-timeout", optarg, 0, 3600, &cfg.buildTimeout); break;
       case 'd': cfg.device = optarg; break;
