@@ -209,7 +209,7 @@ ok "train needs records" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui
 run train --records "$tmp/rec.jsonl" --model linear --out "$tmp/m.ckpt"
 ok "train names the models it trains" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui train: --model takes pam, pam-moa, mlp or xgb" ]
 run train --records "$tmp/rec.jsonl" --model xgb --network "$tmp/mm.task" --holdout 1.5 --out "$tmp/m.ckpt"
-ok "train checks --holdout" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui train: --holdout takes a share between 0 and 1, like 0.2, not '1.5'" ]
+ok "train checks --holdout" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui train: --holdout must be a number above 0 and below 1, not '1.5'" ]
 cp "$tmp/rec.jsonl" "$tmp/rec2.jsonl"
 run eval --records "$tmp/rec.jsonl" "$tmp/rec2.jsonl" --model psa --network "$tmp/mm.task"
 ok "eval --records FILE... reads every file named after it" sh -c '[ "$1" -eq 0 ] && grep -qx "psa on 4 records of 1 tasks" "$2"' _ "$rc" "$tmp/out"

@@ -93,7 +93,7 @@ ok "the records written before the kill are kept, first" sh -c 'head -n "$1" "$2
 
 # errors
 run dataset "$tiny" --out "$tmp/z.jsonl" --evolved 1.5 $sim
-ok "--evolved 1.5 is a usage error" sh -c '[ "$1" -eq 2 ] && echo "$2" | grep -q "^pruner-tui dataset: --evolved takes a share from 0 to 1, like 0.5, not .1\.5.$"' _ "$rc" "$err"
+ok "--evolved 1.5 is a usage error" sh -c '[ "$1" -eq 2 ] && echo "$2" | grep -q "^pruner-tui dataset: --evolved must be a number at least 0 and at most 1, not .1\.5.$"' _ "$rc" "$err"
 printf '%s\n{"v":1,"task":"x"}\n' "$(head -n 1 "$tmp/a0.jsonl")" > "$tmp/bad.jsonl"
 run dataset "$tiny" --out "$tmp/bad.jsonl" --states 2 $sim
 ok "a records file with a bad line is refused, naming it, and left alone" sh -c '[ "$1" -eq 1 ] && echo "$2" | grep -q "^pruner-tui dataset: .*bad.jsonl:2: " && [ "$(wc -l < "$3")" -eq 2 ]' _ "$rc" "$err" "$tmp/bad.jsonl"

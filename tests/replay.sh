@@ -56,11 +56,11 @@ ok "--speed does not change what is printed" same "$src/tests/data/replay-comman
 
 replay "$tmp/s.jsonl" --speed -1
 ok "--speed -1 is a usage error (exit 2)" [ "$rc" -eq 2 ]
-ok "it says what --speed takes" [ "$(cat "$tmp/err")" = "pruner-tui --replay: --speed takes a number >= 0 (1: as recorded, 0: no waiting), not '-1'
+ok "it says what --speed takes" [ "$(cat "$tmp/err")" = "pruner-tui --replay: --speed must be a number at least 0 and at most 1000000, not '-1'
 Try 'pruner-tui --help' for more information." ]
 replay "$tmp/s.jsonl" --speed fast
 ok "--speed fast is a usage error too" \
-   [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui --replay: --speed takes a number >= 0 (1: as recorded, 0: no waiting), not 'fast'" ]
+   [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui --replay: --speed must be a number at least 0 and at most 1000000, not 'fast'" ]
 
 # a killed run: the finished line cut short
 head -c -12 "$tmp/s.jsonl" >"$tmp/cut.jsonl"

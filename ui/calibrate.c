@@ -419,20 +419,8 @@ int Cli_calibrate(int argc, char **argv) {
       case 'A': anyDevice = true; break;
       case 's': bad = Cli_parseCount("calibrate", "--seed", optarg, 0, 2147483647L, &seed); break;
       case 'R': bad = Cli_parseCount("calibrate", "--restarts", optarg, 0, 100, &restarts); break;
-      case 'W': {
-         char *end;
-         rankWeight = strtod(optarg, &end);
-         if (end == optarg || *end || !(rankWeight >= 0 && rankWeight <= 1000))
-            return Cli_usage("calibrate", "--rank-weight takes a number from 0 to 1000, like 1, not '%s'", optarg);
-         break;
-      }
-      case 'H': {
-         char *end;
-         holdout = strtod(optarg, &end);
-         if (end == optarg || *end || !(holdout >= 0 && holdout < 1))
-            return Cli_usage("calibrate", "--holdout takes a share from 0 to below 1, like 0.2, not '%s'", optarg);
-         break;
-      }
+      case 'W': bad = Cli_parseReal("calibrate", "--rank-weight", optarg, 0, 1000, 0, &rankWeight); break;
+      case 'H': bad = Cli_parseReal("calibrate", "--holdout", optarg, 0, 1, CLI_BELOW_MAX, &holdout); break;
       }
       if (bad)
          return EXIT_USAGE;

@@ -49,8 +49,23 @@ void Cli_help(const CliCommand *cmd, FILE *out);
 int Cli_usage(const char *cmd, const char *fmt, ...) ATTR_FORMAT(2, 3);
 /* Parses an integer argument in [min, max] into *out, or reports a usage error. */
 int Cli_parseCount(const char *cmd, const char *what, const char *text, long min, long max, long *out);
+/* Which ends of a range Cli_parseReal leaves out. */
+enum { CLI_ABOVE_MIN = 1, CLI_BELOW_MAX = 2 };
+/* Parses a number ("2.5") from min to max into *out, each end included unless bounds
+ * says otherwise, or reports "WHAT must be a number above|at least MIN and below|at most
+ * MAX, not 'TEXT'". */
+int Cli_parseReal(const char *cmd, const char *what, const char *text, double min, double max, int bounds,
+                  double *out);
 /* Parses a number in (min, max] ("2.5") into *out, or reports a usage error. */
 int Cli_parseNumber(const char *cmd, const char *what, const char *text, double min, double max, double *out);
+/* Parses a size in bytes, a number with an optional K, M, G or T (powers of 1024):
+ * "512M", "1.5G"; at least 1 MiB. 0, or EXIT_USAGE after reporting. */
+int Cli_parseSize(const char *cmd, const char *what, const char *text, double *out);
+/* --max-memory, shared by the commands that check states on the CPU */
+#define CLI_MAX_MEMORY_OPTION                                                                          \
+   { "max-memory", 'M', "SIZE",                                                                        \
+     "the most memory a task's CPU check may take, like 512M or 4G (default 2G); a larger task is " \
+     "not checked on the CPU" }
 /* Loads a task file (looked up as Paths_findTaskFile does); 0 or EXIT_INPUT. */
 int Cli_loadNetwork(const char *file, Network *net);
 /* The task files that ship in models/, which records' tasks are looked up in. */
@@ -70,7 +85,8 @@ int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const
    { "timeout", 't', "S", "a run past S seconds is a run timeout (default 10)" },                       \
    { "build-timeout", 'b', "S", "a build past S seconds is a build timeout (default 15)" },             \
    { "jobs", 'j', "N", "NVRTC compile threads (default one per core)" },                                \
-   { "no-compile", 'C', NULL, "the simulator skips NVRTC and estimates registers from the loop nest: faster" }
+   { "no-compile", 'C', NULL, "the simulator skips NVRTC and estimates registers from the loop nest: faster" }, \
+   CLI_MAX_MEMORY_OPTION
 /* A --device argument must be auto, cuda:N or sim:PROFILE (the measurer checks N and
  * the profile); 0, or EXIT_USAGE after reporting. */
 int Cli_checkDevice(const char *cmd, const char *device);

@@ -4,13 +4,16 @@
 
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/jsonl.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 
@@ -127,17 +130,41 @@ int Cli_parseCount(const char *cmd, const char *what, const char *text, long min
    char *end;
    errno = 0;
    long v = strtol(text, &end, 10);
-   if (errno || end == text || *end || v < min || v > max)
+   if (errno || end == text || *end || isspace((unsigned char)*text) || v < min || v > max)
       return Cli_usage(cmd, "%s must be an integer from %ld to %ld, not '%s'", what, min, max, text);
    *out = v;
    return 0;
 }
 
-int Cli_parseNumber(const char *cmd, const char *what, const char *text, double min, double max, double *out) {
+int Cli_parseReal(const char *cmd, const char *what, const char *text, double min, double max, int bounds,
+                  double *out) {
    char *end;
    double v = strtod(text, &end);
-   if (end == text || *end || !(v > min && v <= max))
-      return Cli_usage(cmd, "%s takes a number above %g and at most %g, not '%s'", what, min, max, text);
+   bool aboveMin = bounds & CLI_ABOVE_MIN, belowMax = bounds & CLI_BELOW_MAX;
+   if (end == text || *end || isspace((unsigned char)*text) || !isfinite(v) || (aboveMin ? v <= min : v < min) ||
+       (belowMax ? v >= max : v > max))
+      return Cli_usage(cmd, "%s must be a number %s %.10g and %s %.10g, not '%s'", what, aboveMin ? "above" : "at least", min,
+                       belowMax ? "below" : "at most", max, text);
+   *out = v;
+   return 0;
+}
+
+int Cli_parseNumber(const char *cmd, const char *what, const char *text, double min, double max, double *out) {
+   return Cli_parseReal(cmd, what, text, min, max, CLI_ABOVE_MIN, out);
+}
+
+int Cli_parseSize(const char *cmd, const char *what, const char *text, double *out) {
+   static const char units[] = "KMGT";
+   char *end;
+   double v = strtod(text, &end);
+   if (isspace((unsigned char)*text))
+      end = NULL;
+   const char *unit = end && *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+   if (unit)
+      for (v *= 1024, end++; unit > units; unit--)
+         v *= 1024;
+   if (!end || end == text || *end || !(v >= 1 << 20 && v <= 0x1p50))
+      return Cli_usage(cmd, "%s must be a size from 1M to 1024T, like 512M or 4G, not '%s'", what, text);
    *out = v;
    return 0;
 }
@@ -182,25 +209,9 @@ int Cli_loadNetworks(const char *const *files, int nfiles, Network *nets, int *n
 char *Cli_readStateArg(const char *arg, char **cause) {
    if (arg[0] != '@')
       return xStrdup(arg);
-   FILE *f = fopen(arg + 1, "rb");
-   if (!f) {
-      setCause(cause, "%s: cannot open: %s", arg + 1, strerror(errno));
-      return NULL;
-   }
-   size_t cap = 4096, len = 0;
-   char *text = xMalloc(cap);
-   size_t n;
-   while ((n = fread(text + len, 1, cap - len - 1, f)) > 0) {
-      len += n;
-      if (len + 1 == cap)
-         text = xRealloc(text, cap *= 2);
-   }
-   fclose(f);
-   text[len] = '\0';
-   return text;
+   size_t len;
+   return Paths_readFile(arg + 1, JSONL_MAX_LINE, "a state", &len, cause);
 }
-
-
 
 int Cli_loadSubject(const char *cmd, const char *file, const char *taskArg, long seed, bool seedGiven,
                     const char *stateArg, Subject *out) {

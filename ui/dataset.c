@@ -222,15 +222,6 @@ static const CliCommand datasetCommand = {
    datasetOptions,
 };
 
-static int parseShare(const char *text, double *out) {
-   char *end;
-   double v = strtod(text, &end);
-   if (end == text || *end || !(v >= 0 && v <= 1))
-      return Cli_usage("dataset", "--evolved takes a share from 0 to 1, like 0.5, not '%s'", text);
-   *out = v;
-   return 0;
-}
-
 /* The options, parsed */
 typedef struct DatasetArgs_ {
    MeasurerConfig cfg;
@@ -266,13 +257,14 @@ static int parseArgs(int argc, char **argv, DatasetArgs *a) {
       case 'j': bad = Cli_parseCount("dataset", "--jobs", optarg, 1, 256, &a->jobs); break;
       case 'r': bad = Cli_parseCount("dataset", "--repeats", optarg, 1, PROTO_MAX_COSTS, &a->repeats); break;
       case 'v': bad = Cli_parseCount("dataset", "--verify-every", optarg, 1, 1000000, &a->verifyEvery); break;
-      case 'e': bad = parseShare(optarg, &a->evolved); break;
+      case 'e': bad = Cli_parseReal("dataset", "--evolved", optarg, 0, 1, 0, &a->evolved); break;
       case 't': bad = Cli_parseNumber("dataset", "--timeout", optarg, 0, 3600, &a->cfg.runner.runTimeout); break;
       case 'b': bad = Cli_parseNumber("dataset", "--build-timeout", optarg, 0, 3600, &a->cfg.buildTimeout); break;
       case 'd': a->cfg.device = optarg; break;
       case 'p': a->cfg.simProfile = optarg; break;
       case 'D': a->devicesFile = optarg; break;
       case 'C': a->cfg.simNoCompile = true; break;
+      case 'M': bad = Cli_parseSize("dataset", "--max-memory", optarg, &a->cfg.maxMemory); break;
       case 'P': a->progress = false; break;
       case 'x':
          if (a->nexclude == DATASET_MAX_FILES)
@@ -371,6 +363,8 @@ static long collectTask(const DatasetArgs *a, Measurer *m, RecordWriter *rw, con
       SketchSet_done(&set);
       return 0;
    }
+   if (dt->have < a->states && Measurer_taskNote(m))
+      fprintf(stderr, "%spruner-tui dataset: %s\n", prog->tty ? "\n" : "", Measurer_taskNote(m));
    State *batch = xCalloc((size_t)a->perBatch, sizeof *batch);
    MeasureOutcome *outcome = xCalloc((size_t)a->perBatch, sizeof *outcome);
    while (dt->have < a->states) {

@@ -196,20 +196,23 @@ static const CliOption checkOptions[] = {
    { "blocks", 'b', "N",
      "tasks over 20 MFLOP run the first, the last and N random blocks of their output kernel (default 4)" },
    { "jobs", 'j', "N", "threads (default the number of processors, at most 64)" },
+   CLI_MAX_MEMORY_OPTION,
    { NULL, 0, NULL, NULL },
 };
 
 static const CliCommand checkCommand = {
    "check",
-   "FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n[--blocks N] [--jobs N]",
+   "FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n[--blocks N] [--jobs N] [--max-memory SIZE]",
    "Sample states of each task, run each on the CPU executor against the operator's C reference, "
-   "compile each with NVRTC when it is present, and print a table per task and each failure. Exit "
-   "status 1 when any state failed.",
+   "compile each with NVRTC when it is present, and print a table per task and each failure. A task "
+   "whose buffers would take more than --max-memory is skipped, before anything is allocated. Exit "
+   "status 1 when any state failed or any task was skipped.",
    checkOptions,
 };
 
 int Cli_check(int argc, char **argv) {
    long samples = 20, seed = 1, blocks = 4, jobs = sysconf(_SC_NPROCESSORS_ONLN);
+   double maxMemory = VERIFY_DEFAULT_MAX_MEMORY;
    const char *tasksArg = NULL, *archArg = "sm_80,sm_90";
    jobs = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
    optind = 1;
@@ -222,6 +225,7 @@ int Cli_check(int argc, char **argv) {
       case 's': if (Cli_parseCount("check", "--seed", optarg, 0, 2147483647L, &seed)) return EXIT_USAGE; break;
       case 'b': if (Cli_parseCount("check", "--blocks", optarg, 1, 1000000, &blocks)) return EXIT_USAGE; break;
       case 'j': if (Cli_parseCount("check", "--jobs", optarg, 1, 256, &jobs)) return EXIT_USAGE; break;
+      case 'M': if (Cli_parseSize("check", "--max-memory", optarg, &maxMemory)) return EXIT_USAGE; break;
       case 't': tasksArg = optarg; break;
       case 'a': archArg = optarg; break;
       }
@@ -268,12 +272,22 @@ int Cli_check(int argc, char **argv) {
           "compiled", "failed", "blocks run", "registers");
    SchedLimits lim;
    SchedLimits_default(&lim);
-   long total = 0, verified = 0, compiled = 0, failed = 0;
+   long total = 0, verified = 0, compiled = 0, failed = 0, skipped = 0;
    char *failures = xStrdup("");
    for (int t = 0; t < net.ntasks; t++) {
       if (!selected[t])
          continue;
       const Task *task = &net.tasks[t];
+      char *tooBig = NULL;
+      if (VerifyTask_fits(&task->op, t, maxMemory, &tooBig) < 0) {
+         printf("%3d  %-19s  %s: skipped\n", t, Op_name(task->op.kind), tooBig);
+         char *more = xAsprintf("%s%s: skipped\n", failures, tooBig);
+         free(failures);
+         failures = more;
+         free(tooBig);
+         skipped++;
+         continue;
+      }
       SketchSet set;
       SketchSet_forOp(&set, &task->op);
       /* small tasks run every block; the rest a sample */
@@ -356,8 +370,11 @@ int Cli_check(int argc, char **argv) {
    if (*failures)
       printf("\nfailures:\n%s", failures);
    free(failures);
-   printf("\nchecked %ld states: %ld verified, %ld compiled, %ld failed\n", total, verified, compiled, failed);
+   printf("\nchecked %ld states: %ld verified, %ld compiled, %ld failed", total, verified, compiled, failed);
+   if (skipped)
+      printf("; %ld task%s skipped, over --max-memory", skipped, skipped == 1 ? "" : "s");
+   printf("\n");
    free(selected);
    Network_done(&net);
-   return failed ? EXIT_INPUT : 0;
+   return failed || skipped ? EXIT_INPUT : 0;
 }

@@ -76,7 +76,7 @@ int Cli_measure(int argc, char **argv) {
       case 'r': bad = Cli_parseCount("measure", "--repeats", optarg, 1, PROTO_MAX_COSTS, &repeats); break;
       case 'S': bad = Cli_parseCount("measure", "--same", optarg, 1, 1000, &same); break;
       case 'v': bad = Cli_parseCount("measure", "--verify-every", optarg, 1, 1000000, &verifyEvery); break;
-      case 'm': bad = Cli_parseNumber("measure", "--min-repeat-ms", optarg, -1e-9, 60000, &cfg.runner.timing.minRepeatMs); break;
+      case 'm': bad = Cli_parseReal("measure", "--min-repeat-ms", optarg, 0, 60000, 0, &cfg.runner.timing.minRepeatMs); break;
       case 't': bad = Cli_parseNumber("measure", "--timeout", optarg, 0, 3600, &cfg.runner.runTimeout); break;
       case 'b': bad = Cli_parseNumber("measure", "--build-timeout", optarg, 0, 3600, &cfg.buildTimeout); break;
       case 'd': cfg.device = optarg; break;
@@ -84,6 +84,7 @@ int Cli_measure(int argc, char **argv) {
       case 'D': devicesFile = optarg; break;
       case 'R': recordsFile = optarg; break;
       case 'C': cfg.simNoCompile = true; break;
+      case 'M': bad = Cli_parseSize("measure", "--max-memory", optarg, &cfg.maxMemory); break;
       case 'i': {
          int k = Inject_parse(optarg);
          if (k < 0)
@@ -174,6 +175,8 @@ int Cli_measure(int argc, char **argv) {
          SketchSet_done(&set);
          continue;
       }
+      if (Measurer_taskNote(m))
+         printf("note: %s\n", Measurer_taskNote(m));
       Rng rng;
       Rng_seed(&rng, (uint64_t)seed + 104729ull * (uint64_t)t);
       int n = 0;

@@ -58,17 +58,6 @@ static void Pacer_waitFor(Pacer *p, double t) {
       ;
 }
 
-static int parseSpeed(const char *text, double *out) {
-   char *end;
-   errno = 0;
-   double v = strtod(text, &end);
-   if (errno || end == text || *end || !isfinite(v) || v < 0)
-      return Cli_usage("--replay", "--speed takes a number >= 0 (1: as recorded, 0: no waiting), not '%s'",
-                       text);
-   *out = v;
-   return 0;
-}
-
 static void printHeader(const char *path, const TuneView *v) {
    printf("replay of %s: %s (%s, %d tasks) recorded on %s%s, policy %s, cost model %s, %d trials, %d per round, "
           "seed %lld\n",
@@ -111,7 +100,7 @@ int Cli_replay(int argc, char **argv) {
       switch (c) {
       case O_REPLAY: path = optarg; break;
       case O_SPEED:
-         if (parseSpeed(optarg, &speed))
+         if (Cli_parseReal("--replay", "--speed", optarg, 0, 1e6, 0, &speed))
             return EXIT_USAGE;
          break;
       case ':': return Cli_usage("--replay", "option '%s' needs an argument", argv[optind - 1]);

@@ -236,13 +236,7 @@ int Cli_train(int argc, char **argv) {
       case 'p': perTask = true; break;
       case 'e': bad = Cli_parseCount("train", "--epochs", optarg, 1, 10000, &epochs); break;
       case 's': bad = Cli_parseCount("train", "--seed", optarg, 0, 2147483647L, &seed); break;
-      case 'H': {
-         char *end;
-         holdout = strtod(optarg, &end);
-         if (end == optarg || *end || !(holdout > 0 && holdout < 1))
-            return Cli_usage("train", "--holdout takes a share between 0 and 1, like 0.2, not '%s'", optarg);
-         break;
-      }
+      case 'H': bad = Cli_parseReal("train", "--holdout", optarg, 0, 1, CLI_ABOVE_MIN | CLI_BELOW_MAX, &holdout); break;
       }
       if (bad)
          return EXIT_USAGE;

@@ -44,6 +44,7 @@
 #include "util/rng.h"
 #include "util/xalloc.h"
 
+#define XGB_MAX_MODEL_BYTES (1 << 30)
 #define XGB_MAX_ROUNDS 300
 #define XGB_EARLY_STOP 50
 #define XGB_EVAL_EVERY 2
@@ -325,6 +326,12 @@ CostModel *XgbModel_load(FILE *f, const char *path, char **cause) {
       return NULL;
    if (Checkpoint_expect(f, path, "the XGBoost model", len, cause) < 0)
       return NULL;
+   /* a pipe has no size to check the length against before it is allocated */
+   if (len > XGB_MAX_MODEL_BYTES) {
+      setCause(cause, "%s: the XGBoost model is %llu bytes long (at most %d)", path, (unsigned long long)len,
+               XGB_MAX_MODEL_BYTES);
+      return NULL;
+   }
    CostModel *m = XgbModel_new(0, cause);
    if (len == 0)
       return m;

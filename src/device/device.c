@@ -111,6 +111,7 @@ static const struct {
 #define NAME_MAX_LEN ((int)sizeof(((Device *)0)->name) - 1)
 #define PRODUCT_MAX_LEN ((int)sizeof(((Device *)0)->product) - 1)
 #define MAX_PARENTS 4
+#define MAX_DEVICES 256 /* entries in one file */
 
 const DeviceFieldInfo *Device_fieldInfo(DeviceField f) {
    if ((int)f < 0 || f >= DEV_FIELD_COUNT)
@@ -521,9 +522,11 @@ static int loadDoc(DeviceSet *set, YamlDoc *d, char **cause) {
    if (YamlDoc_checkList(d, list, "devices", cause) < 0)
       return -1;
 
+   int n = YamlDoc_listLength(list);
+   if (n > MAX_DEVICES)
+      return YamlDoc_error(d, list, cause, "%d devices; a devices file may have at most %d", n, MAX_DEVICES);
    KeyLists keys;
    KeyLists_build(&keys);
-   int n = YamlDoc_listLength(list);
    Device *devs = xCalloc(n > 0 ? (size_t)n : 1, sizeof *devs);
    yaml_node_t **nameNodes = xCalloc(n > 0 ? (size_t)n : 1, sizeof *nameNodes);
    int done = 0, rc = 0;

@@ -42,7 +42,8 @@ struct Measurer_ {
    SimParams params;
    const Task *task;
    const SketchSet *set;
-   VerifyTask *vt;
+   VerifyTask *vt;              /* NULL: the task is too large to check on the CPU */
+   char *taskNote;
    LoopNest ln;
 };
 
@@ -56,6 +57,7 @@ void MeasurerConfig_default(MeasurerConfig *c) {
    c->buildTimeout = 15;
    c->simVerifyEvery = 8;
    c->seed = 1;
+   c->maxMemory = VERIFY_DEFAULT_MAX_MEMORY;
 }
 
 static int unknownProfile(const DeviceSet *set, const char *name, const char *where, char **cause) {
@@ -244,6 +246,7 @@ void Measurer_close(Measurer *m) {
    Builder_free(m->builder);
    VerifyTask_free(m->vt);
    LoopNest_done(&m->ln);
+   free(m->taskNote);
    free(m->note);
    free(m);
 }
@@ -304,6 +307,20 @@ int Measurer_setTask(Measurer *m, const Task *task, const SketchSet *set, char *
    m->task = task;
    m->set = set;
    VerifyTask_free(m->vt);
+   m->vt = NULL;
+   free(m->taskNote);
+   m->taskNote = NULL;
+   char *tooBig = NULL;
+   if (VerifyTask_fits(&task->op, task->id, m->cfg.maxMemory, &tooBig) < 0) {
+      if (!m->simulated) {
+         setCause(cause, "%s: skipped", tooBig);
+         free(tooBig);
+         return -1;
+      }
+      m->taskNote = xAsprintf("%s: its states are not checked", tooBig);
+      free(tooBig);
+      return 0;
+   }
    m->vt = VerifyTask_new(&task->op, m->cfg.seed, VERIFY_TOLERANCE, SIM_VERIFY_BLOCKS, task->flops <= VERIFY_FULL_FLOPS);
    if (m->simulated)
       return 0;
@@ -498,7 +515,7 @@ static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *
                   lat, rc->runTimeout);
          outcomeFail(o, MEASURE_RUN_TIMEOUT, msg);
       } else {
-         bool check = m->cfg.inject != INJECT_NONE || mix64(h ^ m->cfg.seed) % (uint64_t)every == 0;
+         bool check = m->vt && (m->cfg.inject != INJECT_NONE || mix64(h ^ m->cfg.seed) % (uint64_t)every == 0);
          VerifyResult vr;
          memset(&vr, 0, sizeof vr);
          if (check && Verify_loopNest(m->vt, &m->ln, m->cfg.seed ^ h, &vr) < 0) {
@@ -524,6 +541,10 @@ static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *
       o->runSeconds = Clock_now() - t0;
    }
    freeBuilds(reqs, sources, n);
+}
+
+const char *Measurer_taskNote(const Measurer *m) {
+   return m->taskNote;
 }
 
 void Measurer_setInject(Measurer *m, InjectKind k) {

@@ -32,6 +32,7 @@ typedef struct MeasurerConfig_ {
    bool simNoCompile;           /* the simulator skips NVRTC (registers estimated): fast */
    InjectKind inject;           /* break every program this way (tests) */
    uint64_t seed;               /* of the task's input values */
+   double maxMemory;            /* bytes a task's CPU check may hold; 0: no limit */
 } MeasurerConfig;
 
 void MeasurerConfig_default(MeasurerConfig *c);
@@ -74,8 +75,13 @@ bool Measurer_compiles(const Measurer *m);
 
 /* Prepares task `task` (of a network; its sketches in set, both kept by the caller
  * until the next call): inputs, the CPU reference and, on a GPU, the reference
- * program checked against it. -1 with *cause when the GPU disagrees with the CPU. */
+ * program checked against it. -1 with *cause when the GPU disagrees with the CPU, or
+ * on a GPU when the task's buffers exceed cfg.maxMemory (nothing is allocated then).
+ * On the simulator such a task is measured without the CPU check; Measurer_taskNote
+ * says so. */
 int Measurer_setTask(Measurer *m, const Task *task, const SketchSet *set, char **cause);
+/* Why the states of the task set last are not checked on the CPU, or NULL. */
+const char *Measurer_taskNote(const Measurer *m);
 
 /* Breaks the programs of the batches that follow this way (tests; INJECT_NONE stops). */
 void Measurer_setInject(Measurer *m, InjectKind k);

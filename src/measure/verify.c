@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ir/exec.h"
+#include "te/dag.h"
 #include "te/ref.h"
 #include "util/rng.h"
 #include "util/xalloc.h"
@@ -52,6 +53,29 @@ VerifyTask *VerifyTask_new(const OpParams *op, uint64_t seed, double tolerance, 
    if (t->rms == 0)
       t->rms = 1;
    return t;
+}
+
+double VerifyTask_bytes(const OpParams *op) {
+   Dag g;
+   Dag_init(&g);
+   Op_buildDag(op, &g);
+   double elems = 0;
+   for (int s = 0; s < g.nstages; s++) {
+      double n = 1;
+      for (int d = 0; d < g.stages[s].ndim; d++)
+         n *= (double)g.stages[s].shape[d];
+      elems += n;
+   }
+   Dag_done(&g);
+   return elems * sizeof(float) + (double)Op_outputElems(op) * (sizeof(float) + 1);
+}
+
+int VerifyTask_fits(const OpParams *op, int task, double limit, char **cause) {
+   double bytes = VerifyTask_bytes(op);
+   if (limit <= 0 || bytes <= limit)
+      return 0;
+   return setCause(cause, "task %d needs %.1f GiB of buffers for its CPU check, over the limit of %.1f GiB", task,
+                   bytes / (1 << 30), limit / (1 << 30));
 }
 
 void VerifyTask_free(VerifyTask *t) {

@@ -17,6 +17,9 @@
 #include "ir/loopnest.h"
 #include "te/op.h"
 
+/* The memory a task's CPU check may take unless a command says otherwise: what a
+ * laptop can spare. */
+#define VERIFY_DEFAULT_MAX_MEMORY (2.0 * (1 << 30))
 /* The largest relative error an output element may have against the reference, at the
  * scale max(|reference element|, RMS of the reference output). */
 #define VERIFY_TOLERANCE 1e-4
@@ -34,6 +37,13 @@ typedef struct VerifyTask_ VerifyTask;
 VerifyTask *VerifyTask_new(const OpParams *op, uint64_t seed, double tolerance, int sampleBlocks,
                            bool fullGrid);
 void VerifyTask_free(VerifyTask *t);
+/* The most memory VerifyTask_new and Verify_loopNest hold for op: every tensor of its
+ * DAG (inputs, intermediates, output) plus the reference output and its marks. Known
+ * before anything is allocated, so that a task too large for the machine is refused. */
+double VerifyTask_bytes(const OpParams *op);
+/* "task T needs X GiB of buffers for its CPU check, over the limit of Y GiB" into *cause
+ * when VerifyTask_bytes(op) exceeds limit bytes (0: no limit); -1 then, else 0. */
+int VerifyTask_fits(const OpParams *op, int task, double limit, char **cause);
 
 /* The inputs, in Op_inputShape order. */
 const float *const *VerifyTask_inputs(const VerifyTask *t);

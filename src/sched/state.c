@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/jsonl.h"
 #include "util/textbuf.h"
 #include "util/xalloc.h"
 
@@ -524,6 +525,9 @@ int State_parse(const SketchSet *set, const char *text, const SchedLimits *lim, 
                 char **cause) {
    /* cJSON_ParseWithOpts reports where parsing stopped without cJSON's global error
     * pointer, so parsing is safe from several threads */
+   long deep = JsonLines_tooDeep(text, strlen(text));
+   if (deep >= 0)
+      return setCause(cause, "state: nesting deeper than %d at character %ld", JSONL_MAX_DEPTH, deep + 1);
    const char *end = NULL;
    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
    if (!root) {

@@ -13,6 +13,7 @@
 
 #define MAX_EXTENT 1048576           /* 2^20: any one dimension */
 #define MAX_WEIGHT 1000000
+#define MAX_TASKS 4096              /* tasks in one file */
 
 typedef struct {
    const char *keys[10];             /* op-specific keys, NULL-terminated */
@@ -360,6 +361,8 @@ static int loadDoc(Network *net, YamlDoc *d, char **cause) {
    int n = YamlDoc_listLength(tasks);
    if (n == 0)
       return YamlDoc_error(d, tasks, cause, "tasks is empty; expected at least one task");
+   if (n > MAX_TASKS)
+      return YamlDoc_error(d, tasks, cause, "%d tasks; a task file may have at most %d", n, MAX_TASKS);
    net->tasks = xCalloc((size_t)n, sizeof(Task));
    net->name = xStrdup(name);
    net->batch = L.batch;

@@ -75,10 +75,37 @@ bool JsonLines_unfinished(const char *s) {
    return inString || depth > 0;
 }
 
+long JsonLines_tooDeep(const char *s, size_t len) {
+   int depth = 0;
+   bool inString = false, escaped = false;
+   for (size_t i = 0; i < len; i++) {
+      if (inString) {
+         if (escaped)
+            escaped = false;
+         else if (s[i] == '\\')
+            escaped = true;
+         else if (s[i] == '"')
+            inString = false;
+      } else if (s[i] == '"') {
+         inString = true;
+      } else if ((s[i] == '{' || s[i] == '[') && ++depth > JSONL_MAX_DEPTH) {
+         return (long)i;
+      } else if (s[i] == '}' || s[i] == ']') {
+         depth--;
+      }
+   }
+   return -1;
+}
+
 cJSON *JsonLines_parse(const char *line, size_t len, char **cause) {
    const char *nul = memchr(line, '\0', len);
    if (nul) {
       setCause(cause, "not valid JSON: a NUL byte at byte %zu", (size_t)(nul - line) + 1);
+      return NULL;
+   }
+   long deep = JsonLines_tooDeep(line, len);
+   if (deep >= 0) {
+      setCause(cause, "nesting deeper than %d at byte %ld", JSONL_MAX_DEPTH, deep + 1);
       return NULL;
    }
    /* cJSON_ParseWithOpts says where parsing stopped without cJSON's global error
@@ -110,6 +137,24 @@ static bool blank(const char *s, size_t len) {
    return true;
 }
 
+/* getline that stops after max bytes: the line's length with its newline, -1 at the
+ * end of the file, or max + 1 when the line is longer (its rest is left unread). */
+static ssize_t boundedLine(FILE *f, char **buf, size_t *cap, size_t max) {
+   size_t n = 0;
+   int c;
+   while ((c = getc_unlocked(f)) != EOF) {
+      if (n + 2 > *cap)
+         *buf = xRealloc(*buf, *cap = *cap ? *cap * 2 : 4096);
+      (*buf)[n++] = (char)c;
+      if (c == '\n' || n > max)
+         break;
+   }
+   if (n == 0)
+      return -1;
+   (*buf)[n] = '\0';
+   return (ssize_t)n;
+}
+
 int JsonLines_read(const char *path, bool comments, JsonLinesTake take, void *ctx, char **notice,
                    char **cause) {
    if (notice)
@@ -121,14 +166,24 @@ int JsonLines_read(const char *path, bool comments, JsonLinesTake take, void *ct
    size_t cap = 0;
    ssize_t n;
    int lineno = 0, rc = 0;
-   while ((n = getline(&line, &cap, f)) >= 0) {
+   while ((n = boundedLine(f, &line, &cap, JSONL_MAX_LINE + 1)) >= 0) {
       lineno++;
-      /* getline returns a line without its newline only at the end of the file */
-      bool last = n == 0 || line[n - 1] != '\n';
+      /* a line comes without its newline only at the end of the file */
+      bool last = line[n - 1] != '\n';
       if (!last)
          line[--n] = '\0';
+      if (n > JSONL_MAX_LINE) {
+         rc = setCause(cause, "%s:%d: longer than %d bytes, the most a line may have", path, lineno,
+                       JSONL_MAX_LINE);
+         break;
+      }
       if (blank(line, (size_t)n) || (comments && line[0] == '#'))
          continue;
+      long deep = JsonLines_tooDeep(line, (size_t)n);
+      if (deep >= 0) {
+         rc = setCause(cause, "%s:%d:%ld: nesting deeper than %d", path, lineno, deep + 1, JSONL_MAX_DEPTH);
+         break;
+      }
       char *why = NULL;
       cJSON *root = JsonLines_parse(line, (size_t)n, &why);
       if (root) {
@@ -150,8 +205,6 @@ int JsonLines_read(const char *path, bool comments, JsonLinesTake take, void *ct
    }
    if (rc == 0 && ferror(f))
       rc = setCause(cause, "%s: %s", path, strerror(errno));
-   else if (rc == 0 && !feof(f))
-      fatal("out of memory reading %s", path); /* getline's only other way to stop */
    free(line);
    fclose(f);
    return rc;

@@ -9,6 +9,10 @@
 
 #include <cjson/cJSON.h>
 
+/* What a reader takes before it refuses a line. */
+#define JSONL_MAX_LINE (1 << 20) /* bytes in one line, its newline left out */
+#define JSONL_MAX_DEPTH 64       /* arrays and objects inside each other */
+
 /* Enough for any number JsonLines_number writes. */
 #define JSONL_NUMBER_SIZE 32
 
@@ -22,16 +26,21 @@ cJSON *JsonLines_numberItem(double v);
 /* Whether the text stops inside a string, object or array: what a line cut short by a
  * killed writer looks like, as opposed to other broken JSON. */
 bool JsonLines_unfinished(const char *s);
+/* The byte offset in s of the first bracket nested deeper than JSONL_MAX_DEPTH, or -1. */
+long JsonLines_tooDeep(const char *s, size_t len);
 /* Parses one line of len bytes. NULL with *cause (the reason alone, no file or line)
- * when it is not JSON: a NUL byte, a line cut short as a killed writer leaves it, or
- * other broken text, shown around where parsing stopped. Safe from several threads. */
+ * when it is not JSON: a NUL byte, nesting deeper than JSONL_MAX_DEPTH, a line cut
+ * short as a killed writer leaves it, or other broken text, shown around where parsing
+ * stopped. Safe from several threads. */
 cJSON *JsonLines_parse(const char *line, size_t len, char **cause);
 
 /* Takes one parsed line, numbered from 1: 0, or -1 with *why (the reason alone). */
 typedef int (*JsonLinesTake)(void *ctx, const cJSON *root, int line, char **why);
 
 /* Reads a JSON-lines file whole, handing each line's tree to take. Blank lines are
- * skipped, and lines starting with '#' too when comments is set. A last line without
+ * skipped, and lines starting with '#' too when comments is set. A line longer than
+ * JSONL_MAX_LINE gives "FILE:LINE: longer than N bytes" without being read whole, one
+ * nested too deep "FILE:LINE:COL: nesting deeper than 64". A last line without
  * its newline that is not JSON (a killed writer's) ends the reading with *notice
  * "FILE:LINE: the last line is cut short (N bytes without a newline); it was skipped"
  * (notice may be NULL); any other bad line, or one take refuses, gives -1 with *cause

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -91,4 +93,45 @@ int Paths_makeDirs(const char *dir) {
    }
    free(path);
    return rc;
+}
+
+char *Paths_readFile(const char *path, size_t max, const char *what, size_t *len, char **cause) {
+   FILE *f = fopen(path, "rb");
+   if (!f) {
+      setCause(cause, "%s: cannot open: %s", path, strerror(errno));
+      return NULL;
+   }
+   /* a regular file's size says at once when it is too big; a pipe tells by reading */
+   struct stat st;
+   size_t cap = 4096;
+   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+      if ((uintmax_t)st.st_size > max) {
+         fclose(f);
+         setCause(cause, "%s: over %zu bytes, the most %s may have", path, max, what);
+         return NULL;
+      }
+      cap = (size_t)st.st_size + 2;
+   }
+   char *text = xMalloc(cap);
+   size_t n = 0, got;
+   while ((got = fread(text + n, 1, cap - n - 1, f)) > 0) {
+      n += got;
+      if (n > max)
+         break;
+      if (n + 1 == cap)
+         text = xRealloc(text, cap = cap * 2 > max + 2 ? max + 2 : cap * 2);
+   }
+   int err = ferror(f) ? errno : 0;
+   fclose(f);
+   if (err || n > max) {
+      if (err)
+         setCause(cause, "%s: cannot read: %s", path, strerror(err));
+      else
+         setCause(cause, "%s: over %zu bytes, the most %s may have", path, max, what);
+      free(text);
+      return NULL;
+   }
+   text[n] = '\0';
+   *len = n;
+   return text;
 }

@@ -3,6 +3,8 @@
 #ifndef HEADER_paths
 #define HEADER_paths
 
+#include <stddef.h>
+
 /* The first existing of $PRUNER_TUI_DATADIR/rel, the installed data directory and the
  * source tree this binary was built from; NULL when none exists. Caller frees. */
 char *Paths_dataFile(const char *rel);
@@ -20,6 +22,10 @@ char *Paths_configFile(const char *rel);
 char *Paths_userDataFile(const char *rel);
 /* $XDG_STATE_HOME/pruner-tui/rel (default ~/.local/state), whether or not it exists. */
 char *Paths_userStateFile(const char *rel);
+/* Reads a whole file (or a pipe) of at most max bytes, with a NUL after its last byte;
+ * *len gets its length. NULL with *cause "PATH: strerror" when it cannot be read, or
+ * "PATH: over MAX bytes, the most WHAT may have" before reading past max. */
+char *Paths_readFile(const char *path, size_t max, const char *what, size_t *len, char **cause);
 /* Makes the directory and its missing parents (mkdir -p); -1 with errno. */
 int Paths_makeDirs(const char *dir);
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/paths.h"
+
 static int parserError(const char *path, yaml_parser_t *p, char **cause) {
    const char *problem = p->problem ? p->problem : "unreadable YAML";
    if (p->error == YAML_READER_ERROR)
@@ -22,10 +24,7 @@ static int parserError(const char *path, yaml_parser_t *p, char **cause) {
                    p->problem_mark.line + 1, p->problem_mark.column + 1, problem);
 }
 
-static int loadFrom(YamlDoc *d, const char *name, yaml_parser_t *p, char **cause) {
-   memset(&d->doc, 0, sizeof d->doc);
-   d->loaded = false;
-   d->path = xStrdup(name);
+static int loadDocument(YamlDoc *d, const char *name, yaml_parser_t *p, char **cause) {
    if (!yaml_parser_load(p, &d->doc))
       return parserError(name, p, cause);
    d->loaded = true;
@@ -43,29 +42,82 @@ static int loadFrom(YamlDoc *d, const char *name, yaml_parser_t *p, char **cause
    return 0;
 }
 
-int YamlDoc_load(YamlDoc *d, const char *path, char **cause) {
-   memset(d, 0, sizeof *d);
-   FILE *f = fopen(path, "rb");
-   if (!f)
-      return setCause(cause, "%s: cannot open: %s", path, strerror(errno));
+/* The limits, in one pass over the events before the document is built. Counting as
+ * the events come also bounds libyaml's scanner, whose work per token grows with the
+ * depth of open brackets: it stops at the first bracket past the limit. */
+static int checkLimits(const char *name, const char *text, size_t len, char **cause) {
    yaml_parser_t p;
    yaml_parser_initialize(&p);
-   yaml_parser_set_input_file(&p, f);
-   int rc = loadFrom(d, path, &p, cause);
+   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+   int depth = 0, rc = 0;
+   long nodes = 0;
+   for (bool end = false; !end && rc == 0;) {
+      yaml_event_t e;
+      if (!yaml_parser_parse(&p, &e)) {
+         rc = parserError(name, &p, cause);
+         break;
+      }
+      size_t line = e.start_mark.line + 1, column = e.start_mark.column + 1;
+      switch (e.type) {
+      case YAML_SEQUENCE_START_EVENT:
+      case YAML_MAPPING_START_EVENT:
+         if (++depth > YAMLDOC_MAX_DEPTH)
+            rc = setCause(cause, "%s:%zu:%zu: nesting deeper than %d", name, line, column,
+                          YAMLDOC_MAX_DEPTH);
+         /* fall through */
+      case YAML_SCALAR_EVENT:
+      case YAML_ALIAS_EVENT:
+         if (rc == 0 && ++nodes > YAMLDOC_MAX_NODES)
+            rc = setCause(cause, "%s:%zu:%zu: more than %d values", name, line, column,
+                          YAMLDOC_MAX_NODES);
+         break;
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT:
+         depth--;
+         break;
+      case YAML_STREAM_END_EVENT:
+         end = true;
+         break;
+      default:
+         break;
+      }
+      yaml_event_delete(&e);
+   }
    yaml_parser_delete(&p);
-   fclose(f);
+   return rc;
+}
+
+static int loadFrom(YamlDoc *d, const char *name, const char *text, size_t len, char **cause) {
+   memset(d, 0, sizeof *d);
+   d->path = xStrdup(name);
+   if (len > YAMLDOC_MAX_BYTES)
+      return setCause(cause, "%s: over %d bytes, the most a YAML file may have", name,
+                      YAMLDOC_MAX_BYTES);
+   if (checkLimits(name, text, len, cause) < 0)
+      return -1;
+   yaml_parser_t p;
+   yaml_parser_initialize(&p);
+   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+   int rc = loadDocument(d, name, &p, cause);
+   yaml_parser_delete(&p);
+   return rc;
+}
+
+int YamlDoc_load(YamlDoc *d, const char *path, char **cause) {
+   size_t len;
+   char *text = Paths_readFile(path, YAMLDOC_MAX_BYTES, "a YAML file", &len, cause);
+   if (!text) {
+      memset(d, 0, sizeof *d);
+      return -1;
+   }
+   int rc = loadFrom(d, path, text, len, cause);
+   free(text);
    return rc;
 }
 
 int YamlDoc_loadString(YamlDoc *d, const char *name, const char *text, size_t len,
                        char **cause) {
-   memset(d, 0, sizeof *d);
-   yaml_parser_t p;
-   yaml_parser_initialize(&p);
-   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-   int rc = loadFrom(d, name, &p, cause);
-   yaml_parser_delete(&p);
-   return rc;
+   return loadFrom(d, name, text, len, cause);
 }
 
 void YamlDoc_done(YamlDoc *d) {

@@ -10,14 +10,20 @@
 
 #include "util/xalloc.h"
 
+/* What a loader takes before it refuses a file: every limit is checked in one linear
+ * pass over the parser's events, before the document is built. */
+#define YAMLDOC_MAX_BYTES (16 << 20)  /* the file's size */
+#define YAMLDOC_MAX_DEPTH 64          /* lists and mappings inside each other */
+#define YAMLDOC_MAX_NODES 1000000     /* scalars, lists and mappings in all */
+
 typedef struct YamlDoc_ {
    char *path;               /* as given, used in messages */
    yaml_document_t doc;
    bool loaded;
 } YamlDoc;
 
-/* Loads a file. A missing or unreadable file, a YAML syntax error, an empty file and a
- * file holding more than one document are errors. */
+/* Loads a file. A missing or unreadable file, a YAML syntax error, an empty file, a
+ * file holding more than one document and one past the limits above are errors. */
 int YamlDoc_load(YamlDoc *d, const char *path, char **cause);
 /* Loads text already in memory; `name` stands for the path in messages. */
 int YamlDoc_loadString(YamlDoc *d, const char *name, const char *text, size_t len, char **cause);
