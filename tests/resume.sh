@@ -2,9 +2,10 @@
 # Exact resume: a seeded simulator run cut short at 20 points (after every kind of
 # event, and in the middle of lines as a kill during a write leaves them) and resumed
 # to the end writes the session the uninterrupted run writes, the clock and the
-# resumed markers aside; the same after a real kill -9 and after SIGTERM, SIGHUP and
-# SIGINT; a second writer is refused with the holder's process ID; a session two runs
-# wrote at once is refused by every reader; as TAP.
+# resumed markers aside; the same after a real kill -9, after SIGTERM, SIGHUP and
+# SIGINT, and after a write that failed (a full disk); a second writer is refused with
+# the holder's process ID; a session two runs wrote at once is refused by every
+# reader; as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 task="$src/tests/data/tiny2.task"
@@ -45,10 +46,10 @@ resumed_equal() {
       "$bin" __session-compare "$full" "$session" >"$tmp/cmp" 2>&1
 }
 
-echo "1..29"
+echo "1..30"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
-   for i in $(seq 1 29); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 30); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -131,6 +132,20 @@ for sig in TERM HUP INT; do
              "$4" __session-compare "$5" "$6" >/dev/null' \
       _ "$src_rc" "$tmp/s$sig.out" "$tmp/s$sig.jsonl" "$bin" "$a" "$tmp/s$sig-cmp.jsonl"
 done
+
+# a full disk (a file size limit: writes fail with EFBIG, as with ENOSPC): exit 1 with
+# the file named, the session whole to its last line; resumed, the uninterrupted one.
+# (The random model: a learned one's training copies it through a temporary file,
+# which the limit would fail too, and the re-run without the limit could not match.)
+tune "$tmp/fr.jsonl" --trials 30 --seed 3 --cost-model random
+sh -c 'trap "" XFSZ; ulimit -f 16; exec "$@"' _ "$bin" --batch "$task" --device sim:h100_sxm --no-compile \
+   --per-round 5 --session "$tmp/f.jsonl" --trials 30 --seed 3 --cost-model random >"$tmp/f.out" 2>"$tmp/f.err"
+f_rc=$?
+ok "a write that fails: exit 1 with the file and the reason, whole lines kept, then resumed to the end" \
+   sh -c '[ "$1" -eq 1 ] && [ "$(cat "$2")" = "pruner-tui --batch: $3: File too large" ] &&
+          [ -z "$(tail -c1 "$3")" ] && [ "$(grep -c "\"event\":\"measure\"" "$3")" -lt 30 ] &&
+          "$4" --resume "$3" --no-compile >/dev/null 2>&1 && "$4" __session-compare "$5" "$3" >/dev/null' \
+   _ "$f_rc" "$tmp/f.err" "$tmp/f.jsonl" "$bin" "$tmp/fr.jsonl"
 
 # one writer: a second run on a session being written is refused, naming the first
 "$bin" --batch "$task" --device sim:h100_sxm --no-compile --per-round 5 --session "$tmp/l.jsonl" --trials 5000 \

@@ -82,6 +82,9 @@ struct Engine_ {
     * NULL once the re-run has caught up (or without --resume). */
    const SessionLog *replay;
    int cursor;
+   bool *boundary;              /* the replay's events no run makes again: resumed
+                                   markers, and finished events inside a round (a run
+                                   that ended on an error there) */
    char *divergence;            /* why the re-run left the session, when it did */
    double replayElapsed;        /* the session's last "t" */
    const char *resumeNotice;
@@ -138,10 +141,10 @@ static SessionEvent *newEvent(Engine *e, SessionEventKind kind) {
    return ev;
 }
 
-/* The next event of the session being re-run, past the resumed markers (which no run
- * makes again), or NULL when there is none. */
+/* The next event of the session being re-run, past the boundaries of its runs (which
+ * no run makes again), or NULL when there is none. */
 static const SessionEvent *replayPeek(Engine *e) {
-   while (e->cursor < e->replay->count && e->replay->events[e->cursor].kind == SESSION_RESUMED)
+   while (e->cursor < e->replay->count && e->boundary[e->cursor])
       e->cursor++;
    return e->cursor < e->replay->count ? &e->replay->events[e->cursor] : NULL;
 }
@@ -474,6 +477,13 @@ static int rerun(Engine *e, const EngineConfig *cfg, char **cause) {
    const SessionLog *log = cfg->resume;
    e->replay = log;
    e->cursor = 1;
+   e->boundary = xCalloc((size_t)log->count, sizeof *e->boundary);
+   bool inRound = false;
+   for (int i = 1; i < log->count; i++) {
+      SessionEventKind k = log->events[i].kind;
+      e->boundary[i] = k == SESSION_RESUMED || (k == SESSION_FINISHED && inRound);
+      inRound = k == SESSION_ROUND ? true : k == SESSION_ROUND_END ? false : inRound;
+   }
    e->resumeNotice = cfg->resumeNotice;
    e->resuming = true;
    for (int i = 1; i < log->count; i++)
@@ -504,6 +514,8 @@ static int rerun(Engine *e, const EngineConfig *cfg, char **cause) {
    e->paused = false;
    e->overlap = overlap;
    e->resuming = false;
+   free(e->boundary);
+   e->boundary = NULL;
    return rc < 0 ? -1 : 0;
 }
 
