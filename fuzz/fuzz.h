@@ -1,6 +1,6 @@
 /* What the fuzz harnesses share: the input as a file for the loaders that read a
  * path. Each harness is one loader's LLVMFuzzerTestOneInput; a broken invariant is
- * fatal(), whose exit libFuzzer reports as a crash, as it does a loader's own fatal().
+ * fatal(), whose abort libFuzzer reports as a crash, as it does a loader's own fatal().
  * `make fuzz` builds and runs them (fuzz/run). */
 #ifndef HEADER_fuzz
 #define HEADER_fuzz
