@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -379,6 +380,42 @@ static void test_protocol_round_trip(void **state) {
    WireBuf_done(&b);
 }
 
+/* A message whose length promises 1 GiB and whose peer then closes is cut short, and
+ * the buffer grew only as far as the bytes that came: found by fuzz/fuzz-wire.c. */
+static void test_wire_cut_promise(void **state) {
+   (void)state;
+   int sv[2];
+   assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+   const uint32_t head[3] = { WIRE_MAX_MESSAGE, MSG_RESULT, 42 };
+   assert_int_equal(write(sv[0], head, sizeof head), (ssize_t)sizeof head);
+   close(sv[0]);
+   WireBuf b;
+   WireBuf_init(&b);
+   uint32_t type = 0;
+   char *cause = NULL;
+   assert_int_equal(Wire_recv(sv[1], -1.0, &type, &b, &cause), WIRE_CUT);
+   assert_null(cause);
+   assert_int_equal(type, MSG_RESULT);
+   assert_int_equal(b.len, 0);
+   assert_true(b.cap <= ((size_t)2 << 20));
+   /* a message that arrives whole after the cut one is still read */
+   int sw[2];
+   assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sw), 0);
+   WireBuf out;
+   WireBuf_init(&out);
+   Wire_putU32(&out, 7);
+   assert_int_equal(Wire_send(sw[0], MSG_QUIT, &out, &cause), WIRE_OK);
+   close(sw[0]);
+   assert_int_equal(Wire_recv(sw[1], -1.0, &type, &b, &cause), WIRE_OK);
+   assert_int_equal(type, MSG_QUIT);
+   assert_int_equal(b.len, 4);
+   assert_int_equal(Wire_getU32(&b), 7);
+   WireBuf_done(&out);
+   WireBuf_done(&b);
+   close(sv[1]);
+   close(sw[1]);
+}
+
 int main(void) {
    for (int i = 0; i < 64; i++)
       inputData[i] = (float)i * 0.5f + 1.0f;
@@ -398,6 +435,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_reference_disagrees, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_runner_without_driver, setup, teardown),
       cmocka_unit_test(test_protocol_round_trip),
+      cmocka_unit_test(test_wire_cut_promise),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

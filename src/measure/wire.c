@@ -138,6 +138,9 @@ WireStatus Wire_send(int fd, uint32_t type, const WireBuf *payload, char **cause
    return st == WIRE_OK && n ? sendAll(fd, payload->data, n, cause) : st;
 }
 
+/* How much of a message Wire_recv reads (and makes room for) at a time. */
+#define WIRE_RECV_STEP ((size_t)1 << 20)
+
 /* Reads exactly n bytes; *got says how many arrived before a problem. */
 static WireStatus recvAll(int fd, double deadline, void *p, size_t n, size_t *got, char **cause) {
    uint8_t *q = p;
@@ -190,9 +193,15 @@ WireStatus Wire_recv(int fd, double deadline, uint32_t *type, WireBuf *payload, 
       return WIRE_MALFORMED;
    }
    *type = head[1];
-   size_t n = head[0] - 4;
-   reserve(payload, n);
-   st = recvAll(fd, deadline, payload->data, n, &got, cause);
+   /* The buffer grows as the bytes arrive, so a length that the peer never follows
+    * with its bytes costs no more memory than it sent. */
+   size_t n = head[0] - 4, have = 0;
+   while (st == WIRE_OK && have < n) {
+      size_t step = n - have < WIRE_RECV_STEP ? n - have : WIRE_RECV_STEP;
+      reserve(payload, have + step);
+      st = recvAll(fd, deadline, payload->data + have, step, &got, cause);
+      have += got;
+   }
    if (st == WIRE_EOF)
       st = WIRE_CUT;
    payload->len = st == WIRE_OK ? n : 0;
