@@ -11,14 +11,16 @@
 set -uo pipefail
 
 # NAME|ARGUMENTS, in order; $T is the scratch directory. Adjust the set here. The
-# tuning runs use the two tasks of tests/data/tiny2.task: a round of the search is
-# about 40 times slower under valgrind, and ResNet-18's 40 trials take 20 rounds.
+# tuning runs use the two tasks of tests/data/tiny2.task and XGBoost: a round of the
+# search is about 40 times slower under valgrind, and PAM's training through OpenBLAS
+# far more (40 trials of tiny2 with PAM took 50 minutes; 10 with XGBoost take 15 s).
+# The resume re-runs the session's rounds before it goes on.
 COMMANDS='
 list|--list models/resnet_18.task
 measure|measure models/resnet_18.task 0,17 --samples 2 --device sim:a100_40 --no-compile --records $T/records.jsonl
 dataset|dataset tests/data/tiny2.task --out $T/records.jsonl --states 12 --device sim:a100_40 --no-compile
-batch|--batch tests/data/tiny2.task --trials 40 --no-compile --device sim:a100_40 --session $T/session.jsonl
-resume|--resume $T/session.jsonl --trials 60 --no-compile
+batch|--batch tests/data/tiny2.task --trials 20 --per-round 5 --cost-model xgb --no-compile --device sim:a100_40 --session $T/session.jsonl
+resume|--resume $T/session.jsonl --trials 30 --no-compile
 replay|--replay $T/session.jsonl --speed 0
 train|train --records $T/records.jsonl --network tests/data/tiny2.task --model mlp --out $T/mlp.ckpt --epochs 2 --holdout 0.25
 eval|eval --records $T/records.jsonl --network tests/data/tiny2.task --model $T/mlp.ckpt
