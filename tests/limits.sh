@@ -1,14 +1,14 @@
 #!/bin/sh
-# The loaders of user files stop at their limits, in time linear in the file: a task
-# file, a devices file, a records file and a state nested 100,000 deep are refused at
-# the 65th level in well under a second, and a file or line past its size, a task
+# The loaders of user files stop at their limits: a task file, a devices file, a
+# records file and a state nested 100,000 deep are refused at the 65th level (the
+# times go to the log as comments; bench/limits measures them), and a file or line past its size, a task
 # file past its task count and a devices file past its device count are refused with
 # the limit named. A task whose buffers exceed --max-memory is not run on the CPU:
 # measure on the simulator measures it unchecked, check skips it and exits 1, before
 # anything is allocated.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 export XDG_CONFIG_HOME="$tmp/none"
-echo "1..17"
+echo "1..15"
 
 brackets() {   # brackets N: N '[' on one line
    awk -v n="$1" 'BEGIN { s = "["; while (length(s) < n) s = s s; print substr(s, 1, n) }'
@@ -26,14 +26,12 @@ timed --list "$tmp/deep.task"
 echo "# a task file 100,000 deep: refused in $ms ms"
 ok "a task file nested 100,000 deep is refused at the 65th level" \
    [ "$rc" -eq 1 -a "$err" = "pruner-tui: $tmp/deep.task:1:65: nesting deeper than 64" ]
-ok "... in less than a second" [ "$ms" -lt 1000 ]
 
 { printf 'devices: '; brackets 100000; } >"$tmp/deep.yaml"
 timed --devices "$tmp/deep.yaml" --list-devices
 echo "# a devices file 100,000 deep: refused in $ms ms"
 ok "a devices file nested 100,000 deep is refused at the 65th level" \
    [ "$rc" -eq 1 -a "$err" = "pruner-tui: $tmp/deep.yaml:1:73: nesting deeper than 64" ]
-ok "... in less than a second" [ "$ms" -lt 1000 ]
 
 awk 'BEGIN { s = "- "; for (i = 0; i < 17; i++) s = s s; print s "x" }' >"$tmp/block.task"
 run --list "$tmp/block.task"
@@ -43,8 +41,8 @@ ok "block lists nested 131,072 deep are refused at the 65th" \
 { printf '{"task": '; brackets 100000; } >"$tmp/deep.jsonl"
 timed eval --records "$tmp/deep.jsonl" --model random
 echo "# a records line 100,000 deep: refused in $ms ms"
-ok "a records line nested 100,000 deep is refused at the 65th level, in less than a second" \
-   [ "$rc" -eq 1 -a "$err" = "pruner-tui eval: $tmp/deep.jsonl:1:73: nesting deeper than 64" -a "$ms" -lt 1000 ]
+ok "a records line nested 100,000 deep is refused at the 65th level" \
+   [ "$rc" -eq 1 -a "$err" = "pruner-tui eval: $tmp/deep.jsonl:1:73: nesting deeper than 64" ]
 
 brackets 100000 >"$tmp/deep.json"
 run kernel "$src/tests/data/tiny2.task" 0 --state "@$tmp/deep.json"
