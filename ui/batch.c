@@ -101,17 +101,13 @@ static bool sessionState(const SessionLog *log, int *done, int *budget, SessionE
    bool over = false;
    for (int i = 1; i < log->count; i++) {
       const SessionEvent *ev = &log->events[i];
-      long n;
-      char end;
       if (ev->kind == SESSION_RESUMED)
          continue;
       over = ev->kind == SESSION_FINISHED;
       if (over)
          *why = ev->finished.why;
       *done += ev->kind == SESSION_MEASURE;
-      if (ev->kind == SESSION_COMMAND && ev->command.applied && ev->command.text &&
-          sscanf(ev->command.text, "budget %ld%c", &n, &end) == 1)
-         *budget = (int)n;
+      SessionEvent_budget(ev, log->events[0].header.ntasks, budget);
    }
    return over;
 }

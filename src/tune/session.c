@@ -21,6 +21,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "tune/command.h"
 #include "util/jsonl.h"
 #include "util/textbuf.h"
 #include "util/xalloc.h"
@@ -594,6 +595,19 @@ static int takeEvent(void *ctx, const cJSON *root, int line, char **why) {
    return 0;
 }
 
+bool SessionEvent_budget(const SessionEvent *e, int ntasks, int *trials) {
+   Command c;
+   char *why = NULL;
+   if (e->kind != SESSION_COMMAND || !e->command.applied || !e->command.text ||
+       Command_parse(e->command.text, ntasks, &c, &why) < 0) {
+      free(why);
+      return false;
+   }
+   if (c.kind == COMMAND_BUDGET)
+      *trials = (int)c.value;
+   return c.kind == COMMAND_BUDGET;
+}
+
 /* The way out of a session that breaks the order: the whole lines before the bad one. */
 static int refuseFrom(char **cause, const char *path, int line, const char *what) {
    return setCause(cause,
@@ -602,8 +616,9 @@ static int refuseFrom(char **cause, const char *path, int line, const char *what
                    path, line, what, line - 1, path);
 }
 
-/* The order one run after another writes: rounds numbered up and never back, every measurement inside a round of its task and within the round's size, no
- * round started with the budget spent, and after a finished event only a resumed one. */
+/* The order one run after another writes: rounds numbered up and never back, no round
+ * measuring more than its size, no round started with the budget spent, and after a
+ * finished event only a resumed one. */
 static int checkOrder(const SessionLog *log, const char *path, char **cause) {
    const SessionHeader *h = &log->events[0].header;
    int lastRound = 0, roundNo = 0, openTask = -1, inRound = 0, measures = 0, budget = h->trialBudget;
@@ -644,13 +659,7 @@ static int checkOrder(const SessionLog *log, const char *path, char **cause) {
          measures++;
          break;
       case SESSION_ROUND_END: openTask = -1; break;
-      case SESSION_COMMAND: {
-         long n;
-         char end;
-         if (e->command.applied && e->command.text && sscanf(e->command.text, "budget %ld%c", &n, &end) == 1)
-            budget = (int)n;
-         break;
-      }
+      case SESSION_COMMAND: SessionEvent_budget(e, h->ntasks, &budget); break;
       case SESSION_FINISHED: finished = true; break;
       case SESSION_RESUMED: finished = false; break;
       default: break;

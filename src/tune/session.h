@@ -160,6 +160,9 @@ char *SessionEvent_toJson(const SessionEvent *e, bool withClock);
  * On failure `out` is left zeroed. */
 int SessionEvent_fromJson(const char *line, SessionEvent *out, char **cause);
 
+/* Whether e is an applied `budget N` command; *trials = N when it is. */
+bool SessionEvent_budget(const SessionEvent *e, int ntasks, int *trials);
+
 typedef struct SessionLog_ {
    int count, cap;
    SessionEvent *events;        /* events[0] is the header; the log owns every string */
