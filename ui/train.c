@@ -285,11 +285,9 @@ int Cli_train(int argc, char **argv) {
    printf("training %s on %d samples of %d tasks%s\n", ModelKind_name(m->kind), fitOn->n, fitOn->ntasks,
           init ? " from the checkpoint given" : "");
    fflush(stdout);
-   /* MoA refreshes its fast network on every 4th update: train makes one refresh */
-   int updates = m->kind == MODEL_PAM_MOA ? 4 : 1, rcFit = 0;
-   for (int u = 0; u < updates && rcFit == 0; u++)
-      rcFit = CostModel_fit(m, fitOn, &cfg, &cause);
-   if (rcFit < 0) {
+   /* for pam-moa, one update: its fast network trained on everything, the slow copy
+    * kept as it was until a 4th update */
+   if (CostModel_fit(m, fitOn, &cfg, &cause) < 0) {
       fprintf(stderr, "\npruner-tui train: %s\n", cause);
       free(cause);
       rc = EXIT_INPUT;

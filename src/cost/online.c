@@ -94,9 +94,9 @@ static void *worker(void *arg) {
          Dataset part;
          Dataset_init(&part);
          const Dataset *on = &snapshot;
-         /* MoA refits its fast network from the slow one, not from where it was:
-          * it gets every sample and the whole recipe, never a replay or a cap */
-         bool warm = !cfg.fromScratch && trained > 0 && (kind == MODEL_MLP || kind == MODEL_PAM);
+         bool warm = !cfg.fromScratch && trained > 0 &&
+                     (kind == MODEL_MLP || kind == MODEL_PAM || kind == MODEL_PAM_MOA);
+         cfg.fresh = snapshot.n - trained;
          if (warm && cfg.roundEpochs > 0)
             cfg.epochs = cfg.roundEpochs;
          if (warm && cfg.replay > 0 && trained > cfg.replay) {
