@@ -160,6 +160,8 @@ int Cli_tune(int argc, char **argv);
 /* `--replay FILE [--speed X]`: a session played back as text, at its recorded pace
  * times X (0: no waiting); argv is main's. */
 int Cli_replay(int argc, char **argv);
+/* ui/compare.c: pruner-tui --compare SESSION SESSION [SESSION]... */
+int Cli_compare(int argc, char **argv);
 /* `__session-compare A B`: exit status 0 when the sessions agree but for the clock. */
 int Cli_sessionCompare(const char *a, const char *b);
 

@@ -40,12 +40,13 @@ static void usage(FILE *out) {
       "                  [--session FILE|--no-session] [--no-compile] [--devices FILE] [--jobs N]\n"
       "       pruner-tui --resume SESSION [--trials N] [--cost-model KIND] [--no-compile] ...\n"
       "       pruner-tui --replay FILE [--speed X]\n"
+      "       pruner-tui --compare SESSION SESSION [SESSION]...\n"
       "Auto-tune the CUDA kernels of a deep-learning network (Pruner's draft-then-verify\n"
       "search on Ansor's schedule space). This version reads networks and devices,\n"
       "generates and checks kernels, explains what PSA and the features see in them,\n"
       "measures them on a GPU or the simulator, trains and evaluates cost models on the\n"
       "records, tunes a network on the workbench screen or without it (--batch),\n"
-      "resumes, plays back (--replay) and exports tuning sessions.\n"
+      "resumes, plays back (--replay), compares (--compare) and exports tuning sessions.\n"
       "\n"
       "Subcommands (each answers -h, --help with its usage and options):\n"
       "  kernel     print a state of a task (sampled with --seed, default 1, or given with\n"
@@ -137,6 +138,11 @@ static void usage(FILE *out) {
       "                         (a line per round, the table every 10 rounds and at the\n"
       "                         end, the summary) and the commands, each event at its\n"
       "                         recorded time over --speed X (default 1; 0: no waiting)\n"
+      "      --compare SESSION SESSION [SESSION]...\n"
+      "                         sessions side by side as text (at most 8): the tuning\n"
+      "                         curves against trials and time, the trials each took to\n"
+      "                         reach the first's final latency, and per task the best\n"
+      "                         latencies with their ratios to the first's\n"
       "  -l, --list FILE.task   print the network's tuning tasks (ID, op, shape, epilogue,\n"
       "                         weight, FLOPs, weight x FLOPs) and the totals\n"
       "      --list-devices     print the GPUs described in devices.yaml\n"
@@ -198,6 +204,9 @@ static int dispatch(int argc, char **argv) {
    for (int i = 1; i < argc; i++)
       if (strcmp(argv[i], "--replay") == 0 || strncmp(argv[i], "--replay=", 9) == 0)
          return Cli_replay(argc, argv);
+   for (int i = 1; i < argc; i++)
+      if (strcmp(argv[i], "--compare") == 0)
+         return Cli_compare(argc, argv);
    if (argc > 1 && strcmp(argv[1], "kernel") == 0)
       return Cli_kernel(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "check") == 0)
