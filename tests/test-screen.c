@@ -84,6 +84,25 @@ static int tearDown(void **state) {
    return 0;
 }
 
+/* ---- events the fixture's session goes on with ---- */
+
+static void apply(Board *b, SessionEvent e) {
+   Board_apply(b, &e);
+   SessionEvent_done(&e);
+}
+
+/* --resume went on at t */
+static void resumed(Board *b, double t) {
+   apply(b, (SessionEvent){ .kind = SESSION_RESUMED, .round = 6, .elapsed = t,
+                            .resumed = { .trials = 12, .notice = xStrdup("") } });
+}
+
+/* the engine applied a command at t */
+static void applied(Board *b, double t, const char *text) {
+   apply(b, (SessionEvent){ .kind = SESSION_COMMAND, .round = 6, .elapsed = t,
+                            .command = { .text = xStrdup(text), .applied = true, .why = xStrdup("") } });
+}
+
 /* ---- drawing on a screen over /dev/null ---- */
 
 static SCREEN *screen;
@@ -396,6 +415,30 @@ static void testCommands(void **state) {
    b->view.finished = true;
 }
 
+/* --resume of a finished session: the commands go to the engine again, until the
+ * resumed run ends */
+static void testResumed(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   char run[64];
+   expectAnswer(f, "pause", -1, "pause: tuning is over");
+   resumed(b, 3.1);
+   assert_string_equal(Board_logLine(b, b->nlog - 1), "resumed: 12 trials done");
+   Board_runState(b, run, sizeof run);
+   assert_string_equal(run, "running");
+   assert_false(isnan(Board_eta(b)));
+   expectAnswer(f, "pause", 0, "sent: pause (applied before the next round)");
+   applied(b, 3.2, "pause");
+   Board_runState(b, run, sizeof run);
+   assert_string_equal(run, "paused");
+   apply(b, (SessionEvent){ .kind = SESSION_FINISHED, .round = 6, .elapsed = 3.3,
+                            .finished = { .why = SESSION_END_STOPPED } });
+   Board_runState(b, run, sizeof run);
+   assert_string_equal(run, "finished: stopped");
+   assert_true(isnan(Board_eta(b)));
+   expectAnswer(f, "resume", -1, "resume: tuning is over");
+}
+
 static char *joined(char **words) {
    char buf[512] = "";
    for (int i = 0; words && words[i]; i++) {
@@ -526,6 +569,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testLogAndHints, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testBoard, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testResumed, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCompletion, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testConsole, setUp, tearDown),
    };

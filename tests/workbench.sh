@@ -125,7 +125,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..25"
+echo "1..30"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -200,6 +200,22 @@ ok "SIGTERM: the terminal is back in canonical mode with echo" sane
 tail -n1 "$tmp/term.jsonl" >"$tmp/term.jsonl.last"
 ok "SIGTERM: the session ends with a finished event (stopped)" \
    grep -q '^{"event":"finished",.*"why":"stopped"}$' "$tmp/term.jsonl.last"
+
+# ---- --resume of the stopped session ----
+start resumed 200x40 --resume "$tmp/term.jsonl" --trials 600 --no-compile
+poll resumed 60 shows '\[running\]$'
+ok "--resume of a stopped session: the header says [running]" \
+   shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED .*\[running\]$'
+ok "--resume: the header's ETA is a time ($(sed -n 's/.*\(ETA [^ ]*\).*/\1/p' "$tmp/screen" | head -n1))" \
+   shows '^ trials [0-9]+/[0-9]+  round [0-9]+  elapsed [0-9]+:[0-9]{2}:[0-9]{2}  ETA [0-9]+:[0-9]{2}:[0-9]{2}  '
+tm send-keys -t resumed Space
+poll resumed 30 shows '\[paused\]$'
+ok "--resume: space pauses it, the header says [paused]" shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED .*\[paused\]$'
+seen=$(trials)
+tm send-keys -t resumed q
+poll resumed 30 shows '^EXIT=' && poll resumed 10 stty_shown
+ok "--resume: q exits 0 (EXIT=$(exit_status))" [ "$(exit_status)" = 0 ]
+ok "--resume: the summary counts the $seen trials, finished again: stopped" summary_counts "$seen"
 
 # ---- too small ----
 start small 70x20 "$src/models/resnet_50.task" --trials 100000 --no-compile --session "$tmp/small.jsonl"

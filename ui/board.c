@@ -223,7 +223,8 @@ void Board_apply(Board *b, const SessionEvent *e) {
       free(why);
    }
    TuneView_apply(&b->view, e);
-   if (e->kind == SESSION_FINISHED)
+   /* a whole-engine pause ends with its run */
+   if (e->kind == SESSION_FINISHED || e->kind == SESSION_RESUMED)
       b->pausedAll = false;
    logEvent(b, e);
    if (b->sort != SORT_ID && (e->kind == SESSION_ROUND_END || e->kind == SESSION_BEST))
