@@ -439,6 +439,63 @@ static void testResumed(void **state) {
    expectAnswer(f, "resume", -1, "resume: tuning is over");
 }
 
+/* The keys' commands: each acts on what the commands sent before it asked for, so
+ * that keys pressed within a round add up. */
+static void testKeys(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   resumed(b, 3.1);
+   static const struct {
+      int key;
+      const char *line;
+   } presses[] = {
+      { '+', "prio 0 2" }, { '+', "prio 0 4" }, { '-', "prio 0 2" }, { 'm', "model xgb" }, { 'm', "model mlp" },
+      { ' ', "pause" },    { ' ', "resume" },   { ' ', "pause" },    { 'f', "focus 0" },   { 'f', "focus off" },
+   };
+   int n = (int)(sizeof presses / sizeof presses[0]);
+   char line[128];
+   for (int i = 0; i < n; i++) {
+      assert_true(Commands_forKey(b, presses[i].key, line, sizeof line));
+      assert_string_equal(line, presses[i].line);
+      char *want = xAsprintf("sent: %s (applied before the next round)", line);
+      expectAnswer(f, line, 0, want);
+      free(want);
+   }
+   assert_false(Commands_forKey(b, 'x', line, sizeof line));
+   assert_int_equal(b->npending, n);
+   expectAnswer(f, "pause", -1, "pause: sent already (applied before the next round)");
+   /* the view has none of them yet; the engine applies them in their order */
+   BoardPending p;
+   Board_pending(b, 0, &p);
+   assert_true(b->view.tasks[0].priority == 1);
+   assert_true(p.priority == 2);
+   assert_string_equal(p.costModel, "mlp");
+   assert_true(p.pausedAll);
+   assert_false(p.focused);
+   for (int i = 0; i < 8; i++)
+      applied(b, 3.2, presses[i].line);
+   assert_int_equal(b->npending, n - 8);
+   assert_string_equal(b->view.costModel, "mlp");
+   assert_true(b->pausedAll);
+   applied(b, 3.2, "focus 0");
+   Board_pending(b, 1, &p);
+   assert_false(p.focused);
+   Board_pending(b, 0, &p);
+   assert_false(p.focused);
+   assert_true(b->view.tasks[0].focused);
+   for (int i = 9; i < n; i++)
+      applied(b, 3.2, presses[i].line);
+   assert_int_equal(b->npending, 0);
+   assert_true(b->view.tasks[0].priority == 2);
+   assert_false(b->view.tasks[0].focused);
+   /* what is sent as the run ends is never applied */
+   assert_true(Commands_forKey(b, '+', line, sizeof line));
+   expectAnswer(f, line, 0, "sent: prio 0 4 (applied before the next round)");
+   apply(b, (SessionEvent){ .kind = SESSION_FINISHED, .round = 6, .elapsed = 3.3,
+                            .finished = { .why = SESSION_END_STOPPED } });
+   assert_int_equal(b->npending, 0);
+}
+
 static char *joined(char **words) {
    char buf[512] = "";
    for (int i = 0; words && words[i]; i++) {
@@ -570,6 +627,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testBoard, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testResumed, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testKeys, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCompletion, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testConsole, setUp, tearDown),
    };

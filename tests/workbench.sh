@@ -81,6 +81,11 @@ rows() {
         on { exit }' "$tmp/screen" >"$tmp/rows"
 }
 
+task_prio_is() {   # task_prio_is ID PRIO
+   rows
+   awk -v id="$1" -v prio="$2" '$1 == id { found = $4 == prio } END { exit !found }' "$tmp/rows"
+}
+
 task_row_is() {   # task_row_is ID PRIO STATE
    rows
    awk -v id="$1" -v prio="$2" -v state="$3" '$1 == id { found = $4 == prio && $5 == state } END { exit !found }' \
@@ -125,7 +130,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..30"
+echo "1..31"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -164,6 +169,10 @@ ok "resume: [running] and the count goes on ($b, then $(trials))" running_past "
 console live "prio 3 0"
 poll live 20 task_row_is 3 0 paused
 ok "prio 3 0: after the round task 3 shows priority 0, paused ($(awk '$1 == 3' "$tmp/rows"))" task_row_is 3 0 paused
+# keys act on what was asked for and not yet applied: both presses count
+tm send-keys -t live -l '++'
+poll live 30 task_prio_is 0 4
+ok "+ + in one round: task 0's priority is 4 after the round ($(awk '$1 == 0' "$tmp/rows"))" task_prio_is 0 4
 console live "model $model"
 poll live 20 shows "^ pruner-tui  .*  model $model "
 ok "model $model: the header shows it after the round" \

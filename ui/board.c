@@ -63,7 +63,53 @@ void Board_done(Board *b) {
    free(b->order);
    for (int i = 0; i < b->nlog; i++)
       free(b->log[(b->logStart + i) % BOARD_LOG_MAX]);
+   for (int i = 0; i < b->npending; i++)
+      free(b->pending[i]);
+   free(b->pending);
    memset(b, 0, sizeof *b);
+}
+
+/* ---- the commands sent ---- */
+
+void Board_sent(Board *b, const char *command) {
+   b->pending = xReallocArray(b->pending, (size_t)b->npending + 1, sizeof *b->pending);
+   b->pending[b->npending++] = xStrdup(command);
+}
+
+/* the oldest n pending commands are applied or refused */
+static void dropPending(Board *b, int n) {
+   for (int i = 0; i < n; i++)
+      free(b->pending[i]);
+   b->npending -= n;
+   memmove(b->pending, b->pending + n, (size_t)b->npending * sizeof *b->pending);
+}
+
+void Board_pending(const Board *b, int task, BoardPending *out) {
+   const TuneView *v = &b->view;
+   out->priority = v->tasks[task].priority;
+   out->focused = v->tasks[task].focused;
+   out->pausedAll = b->pausedAll;
+   snprintf(out->costModel, sizeof out->costModel, "%s", v->costModel);
+   for (int i = 0; i < b->npending; i++) {
+      Command c;
+      char *why = NULL;
+      if (Command_parse(b->pending[i], v->ntasks, &c, &why) < 0) {
+         free(why);
+         continue;
+      }
+      switch (c.kind) {
+      case COMMAND_PAUSE_ALL: out->pausedAll = true; break;
+      case COMMAND_RESUME_ALL: out->pausedAll = false; break;
+      case COMMAND_PRIORITY:
+         if (c.task == task)
+            out->priority = c.value;
+         break;
+      case COMMAND_FOCUS: out->focused |= c.task == task; break;
+      case COMMAND_FOCUS_OFF: out->focused = false; break;
+      case COMMAND_MODEL: snprintf(out->costModel, sizeof out->costModel, "%s", c.model); break;
+      default: break;
+      }
+   }
 }
 
 /* ---- the log ---- */
@@ -211,6 +257,13 @@ static void logEvent(Board *b, const SessionEvent *e) {
 }
 
 void Board_apply(Board *b, const SessionEvent *e) {
+   /* the engine applies or refuses the commands in the order they were sent, and none
+    * after its run ended */
+   if (e->kind == SESSION_COMMAND && b->npending > 0 &&
+       strcmp(b->pending[0], e->command.text ? e->command.text : "") == 0)
+      dropPending(b, 1);
+   if (e->kind == SESSION_FINISHED)
+      dropPending(b, b->npending);
    if (e->kind == SESSION_COMMAND && e->command.applied) {
       Command c;
       char *why = NULL;

@@ -55,6 +55,9 @@ typedef struct Board_ {
    bool replay;                 /* fed from a file: no engine to command */
    double clock;                /* seconds shown as elapsed (live: the wall clock) */
    bool pausedAll;              /* the whole engine is paused */
+   char **pending;              /* the commands sent to the engine whose events have
+                                   not come yet, oldest first */
+   int npending;
    bool stopping;               /* quit was asked; the engine ends its round */
    double replaySpeed;          /* replay: 0 jumps, else times as recorded */
    bool replayPaused;
@@ -91,6 +94,19 @@ void Board_done(Board *b);
 /* Folds an event in, logs what the log panel shows of it (commands, refusals, model
  * failures, errors of a round, improvements, the end) and keeps the order sorted. */
 void Board_apply(Board *b, const SessionEvent *e);
+
+/* A command sent to the engine: pending until its command event comes. */
+void Board_sent(Board *b, const char *command);
+
+/* The values the keys change as they will be once the pending commands are applied:
+ * the view's, with each pending command folded in, in its order. */
+typedef struct BoardPending_ {
+   double priority;             /* the task's */
+   bool focused;                /* the task's */
+   bool pausedAll;
+   char costModel[64];
+} BoardPending;
+void Board_pending(const Board *b, int task, BoardPending *out);
 
 /* Appends a line to the log (printf style; a line per '\n'). */
 void Board_log(Board *b, const char *fmt, ...) ATTR_FORMAT(2, 3);

@@ -52,6 +52,7 @@ static int sendCommand(Board *b, const char *text, char **answer) {
       return -1;
    }
    b->actions.send(b->actions.ctx, text);
+   Board_sent(b, text);
    *answer = xAsprintf("sent: %s (applied before the next round)", text);
    return 0;
 }
@@ -62,8 +63,13 @@ static int runPause(Board *b, int argc, char **argv, char **answer) {
    int task;
    if (argc == 2 && !parseTask(b, argv[1], &task))
       return badTask(b, argv[0], argv[1], answer);
-   if (argc == 1 && (strcmp(argv[0], "pause") == 0) == b->pausedAll)
+   BoardPending p;
+   Board_pending(b, 0, &p);
+   if (argc == 1 && (strcmp(argv[0], "pause") == 0) == p.pausedAll) {
+      if (p.pausedAll != b->pausedAll)
+         return refuse(answer, "%s: sent already (applied before the next round)", argv[0]);
       return refuse(answer, "%s: tuning is %s", argv[0], b->pausedAll ? "paused already" : "not paused");
+   }
    char text[64];
    snprintf(text, sizeof text, argc == 2 ? "%s %d" : "%s", argv[0], argc == 2 ? task : 0);
    return sendCommand(b, text, answer);
@@ -464,6 +470,35 @@ static const char *const keys[][2] = {
    { "q", "quit (the session is saved)" },
 };
 
+/* ---- keys ---- */
+
+static const char *const modelCycle[] = { "pam", "xgb", "mlp", "random", "psa", "pam-moa" };
+
+bool Commands_forKey(const Board *b, int key, char *line, size_t size) {
+   int t = b->selected;
+   BoardPending p;
+   Board_pending(b, t, &p);
+   switch (key) {
+   case ' ': snprintf(line, size, "%s", p.pausedAll ? "resume" : "pause"); return true;
+   case '+': case '=': snprintf(line, size, "prio %d %g", t, p.priority > 0 ? p.priority * 2 : 1); return true;
+   case '-': snprintf(line, size, "prio %d %g", t, p.priority / 2); return true;
+   case 'f':
+      if (p.focused)
+         snprintf(line, size, "focus off");
+      else
+         snprintf(line, size, "focus %d", t);
+      return true;
+   case 'm': {
+      size_t n = sizeof modelCycle / sizeof modelCycle[0], i = 0;
+      while (i < n && strcmp(modelCycle[i], p.costModel) != 0)
+         i++;
+      snprintf(line, size, "model %s", modelCycle[(i + 1) % n]);
+      return true;
+   }
+   default: return false;
+   }
+}
+
 char *Commands_help(void) {
    char *text = NULL;
    size_t len = 0;
@@ -480,6 +515,8 @@ char *Commands_help(void) {
    fprintf(out, "\nKeys\n\n");
    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
       fprintf(out, "  %-34s %s\n", keys[i][0], keys[i][1]);
+   fprintf(out, "\nspace, +, -, f and m act on what the keys before them asked for, applied or not:\n"
+                "pressed within a round they add up (+ + quadruples a priority).\n");
    fclose(out);
    return text;
 }
