@@ -440,7 +440,7 @@ static void testResumed(void **state) {
 }
 
 /* The keys' commands: each acts on what the commands sent before it asked for, so
- * that keys pressed within a round add up. */
+ * that keys pressed within a round add up; '-' goes from 0.25 to 0. */
 static void testKeys(void **state) {
    Fixture *f = *state;
    Board *b = &f->board;
@@ -451,6 +451,8 @@ static void testKeys(void **state) {
    } presses[] = {
       { '+', "prio 0 2" }, { '+', "prio 0 4" }, { '-', "prio 0 2" }, { 'm', "model xgb" }, { 'm', "model mlp" },
       { ' ', "pause" },    { ' ', "resume" },   { ' ', "pause" },    { 'f', "focus 0" },   { 'f', "focus off" },
+      { '+', "prio 0 4" }, { '-', "prio 0 2" }, { '-', "prio 0 1" }, { '-', "prio 0 0.5" }, { '-', "prio 0 0.25" },
+      { '-', "prio 0 0" }, { '-', "prio 0 0" }, { '+', "prio 0 1" },
    };
    int n = (int)(sizeof presses / sizeof presses[0]);
    char line[128];
@@ -468,7 +470,7 @@ static void testKeys(void **state) {
    BoardPending p;
    Board_pending(b, 0, &p);
    assert_true(b->view.tasks[0].priority == 1);
-   assert_true(p.priority == 2);
+   assert_true(p.priority == 1);
    assert_string_equal(p.costModel, "mlp");
    assert_true(p.pausedAll);
    assert_false(p.focused);
@@ -486,11 +488,11 @@ static void testKeys(void **state) {
    for (int i = 9; i < n; i++)
       applied(b, 3.2, presses[i].line);
    assert_int_equal(b->npending, 0);
-   assert_true(b->view.tasks[0].priority == 2);
+   assert_true(b->view.tasks[0].priority == 1);
    assert_false(b->view.tasks[0].focused);
    /* what is sent as the run ends is never applied */
    assert_true(Commands_forKey(b, '+', line, sizeof line));
-   expectAnswer(f, line, 0, "sent: prio 0 4 (applied before the next round)");
+   expectAnswer(f, line, 0, "sent: prio 0 2 (applied before the next round)");
    apply(b, (SessionEvent){ .kind = SESSION_FINISHED, .round = 6, .elapsed = 3.3,
                             .finished = { .why = SESSION_END_STOPPED } });
    assert_int_equal(b->npending, 0);

@@ -130,7 +130,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..31"
+echo "1..32"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -173,6 +173,9 @@ ok "prio 3 0: after the round task 3 shows priority 0, paused ($(awk '$1 == 3' "
 tm send-keys -t live -l '++'
 poll live 30 task_prio_is 0 4
 ok "+ + in one round: task 0's priority is 4 after the round ($(awk '$1 == 0' "$tmp/rows"))" task_prio_is 0 4
+tm send-keys -t live -l -- '-----'
+poll live 30 task_row_is 0 0 paused
+ok "- five times from 4 (2, 1, 0.5, 0.25, 0): task 0 paused ($(awk '$1 == 0' "$tmp/rows"))" task_row_is 0 0 paused
 console live "model $model"
 poll live 20 shows "^ pruner-tui  .*  model $model "
 ok "model $model: the header shows it after the round" \

@@ -457,7 +457,7 @@ const int Commands_count = (int)(sizeof Commands_table / sizeof Commands_table[0
 static const char *const keys[][2] = {
    { "space", "pause or resume the tuning (a replay: the playback)" },
    { "up/down, PgUp/PgDn, Home/End", "select a task" },
-   { "+ / -", "double or halve the selected task's priority" },
+   { "+ / -", "double or halve the selected task's priority (a half below 0.25 is 0: paused)" },
    { "f", "focus on the selected task, or end the focus" },
    { "m", "the next cost model (pam, xgb, mlp, random, psa, pam-moa)" },
    { "s", "the next sort: id, share, latency, trials, roofline" },
@@ -474,6 +474,9 @@ static const char *const keys[][2] = {
 
 static const char *const modelCycle[] = { "pam", "xgb", "mlp", "random", "psa", "pam-moa" };
 
+/* the least priority '-' halves to; below it the task is paused */
+#define LEAST_PRIORITY 0.25
+
 bool Commands_forKey(const Board *b, int key, char *line, size_t size) {
    int t = b->selected;
    BoardPending p;
@@ -481,7 +484,7 @@ bool Commands_forKey(const Board *b, int key, char *line, size_t size) {
    switch (key) {
    case ' ': snprintf(line, size, "%s", p.pausedAll ? "resume" : "pause"); return true;
    case '+': case '=': snprintf(line, size, "prio %d %g", t, p.priority > 0 ? p.priority * 2 : 1); return true;
-   case '-': snprintf(line, size, "prio %d %g", t, p.priority / 2); return true;
+   case '-': snprintf(line, size, "prio %d %g", t, p.priority / 2 < LEAST_PRIORITY ? 0 : p.priority / 2); return true;
    case 'f':
       if (p.focused)
          snprintf(line, size, "focus off");
