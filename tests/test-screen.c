@@ -204,14 +204,14 @@ static void testTable(void **state) {
    char *text = drawn(&f->board, l.table, table);
    assert_int_equal(countLines(text), 9);
    assertLine(text, 0, " Tasks (2)  sort: id  [s]ort [enter] details [+/-] priority [f]ocus");
-   /* the description 80 - 52 - 1 = 27 columns wide; the task file names no task, so
+   /* the description 80 - 53 - 1 = 26 columns wide; the task file names no task, so
     * the table shows their keys, cut with '~' */
-   assertLine(text, 1, " ID Task                          Wt  Lat(ms)  GFLOPS Trials  Roof Prio State");
+   assertLine(text, 1, " ID Task                         Wt  Lat(ms)  GFLOPS Trials  Roof Prio State");
    /* task 0: best 4.1606e-6 s; 66560 FLOP / 4.1606e-6 s = 16.0 GFLOPS; roofline floor
     * max(66560 / 67e12, 4 * (1024 + 512 + 2048 + 64) / 3350e9) = 4.356e-9 s: 0% */
-   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias      2   0.0042      16      6    0%    1 ready");
+   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias     2   0.0042      16      6    0%    1 ready");
    /* task 1: 7.48e-6 then 4.1786e-6 s: 149504 / 4.1786e-6 = 35.8 GFLOPS */
-   assertLine(text, 3, "  1 conv2d_n1_c8_h8_w8_k16_g1_~    1   0.0042      36      6    0%    1 ready");
+   assertLine(text, 3, "  1 conv2d_n1_c8_h8_w8_k16_g1~    1   0.0042      36      6    0%    1 ready");
    assertLine(text, 4, "");
    free(text);
 }
@@ -338,6 +338,38 @@ static void testBoard(void **state) {
    Board_runState(b, run, sizeof run);
    assert_string_equal(run, "replay ended: budget");
    b->replay = false;
+}
+
+/* The state column tells what each task is doing: the round's task paused with the
+ * whole run, the tasks outside a focus excluded. */
+static void testStates(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   resumed(b, 3.1);
+   /* the last round tuned task 1 */
+   assert_string_equal(Board_taskState(b, 1), "tuning");
+   assert_string_equal(Board_taskState(b, 0), "ready");
+   applied(b, 3.2, "pause");
+   assert_string_equal(Board_taskState(b, 1), "paused");
+   assert_string_equal(Board_taskState(b, 0), "ready");
+   applied(b, 3.3, "resume");
+   assert_string_equal(Board_taskState(b, 1), "tuning");
+   applied(b, 3.4, "focus 1");
+   assert_string_equal(Board_taskState(b, 0), "excluded");
+   assert_string_equal(Board_taskState(b, 1), "tuning");
+   /* at 80x24 the column holds the longest */
+   resizeterm(24, 80);
+   Layout l;
+   Layout_compute(24, 80, &l);
+   char *text = drawn(b, l.table, table);
+   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias     2   0.0042      16      6    0%    1 excluded");
+   free(text);
+   applied(b, 3.5, "focus 0");
+   assert_string_equal(Board_taskState(b, 0), "focused");
+   applied(b, 3.6, "prio 0 0");
+   assert_string_equal(Board_taskState(b, 0), "paused");
+   applied(b, 3.7, "focus off");
+   assert_string_equal(Board_taskState(b, 1), "tuning");
 }
 
 /* ---- the console's commands ---- */
@@ -627,6 +659,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testCurves, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testLogAndHints, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testBoard, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testStates, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testResumed, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testKeys, setUp, tearDown),

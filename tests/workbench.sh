@@ -130,7 +130,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..32"
+echo "1..33"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -157,6 +157,9 @@ ok "the header's trial count goes up while it runs ($a, then $b)" [ "${b:-0}" -g
 console live pause
 poll live 20 shows '\[paused\]$'
 ok "pause: the header says [paused] after the round" shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED .*\[paused\]$'
+rows
+ok "paused: no task says tuning ($(awk '$5 == "tuning"' "$tmp/rows" | wc -l) rows do)" \
+   awk '$5 == "tuning" { n++ } END { exit n > 0 }' "$tmp/rows"
 a=$(trials)
 sleep 1.6
 capture live

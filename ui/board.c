@@ -296,10 +296,15 @@ double Board_roofline(const Board *b, int task) {
 const char *Board_taskState(const Board *b, int task) {
    const TuneView *v = &b->view;
    const TuneTaskView *t = &v->tasks[task];
-   if (task == v->roundTask && !v->finished)
-      return "tuning";
+   bool focus = false;
+   for (int i = 0; i < v->ntasks; i++)
+      focus |= v->tasks[i].focused;
    if (t->priority == 0)
       return "paused";
+   if (focus && !t->focused)
+      return "excluded";
+   if (task == v->roundTask && !v->finished)
+      return b->pausedAll ? "paused" : "tuning";
    if (t->focused)
       return "focused";
    return t->rounds == 0 ? "waiting" : "ready";

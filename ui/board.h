@@ -123,7 +123,9 @@ int Board_rowOf(const Board *b, int task);
 
 /* The share of the roofline a task's best reaches (floor over best, 0 to 1), or NAN. */
 double Board_roofline(const Board *b, int task);
-/* "tuning" (this round's), "paused", "focused", "waiting" (no round yet) or "ready". */
+/* "paused" (priority 0, or the round's task while the whole run is paused),
+ * "excluded" (outside the focus), "tuning" (this round's), "focused", "waiting" (no
+ * round yet) or "ready". */
 const char *Board_taskState(const Board *b, int task);
 /* The header's run state: "running", "paused", "stopping", "finished: budget",
  * "replay x4", "replay paused", "replay ended", ... */
