@@ -372,6 +372,29 @@ static void testStates(void **state) {
    assert_string_equal(Board_taskState(b, 1), "tuning");
 }
 
+/* The ETA: the trials left at the rate of the time not spent paused. */
+static void testEta(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   resumed(b, 3.1);
+   applied(b, 3.1, "budget 24");
+   /* 12 trials in 3.1 s, 12 to go */
+   assert_true(fabs(Board_eta(b) - 3.1) < 1e-9);
+   applied(b, 4.1, "pause");
+   assert_true(fabs(Board_eta(b) - 4.1) < 1e-9);
+   /* a command applied while paused moves the run's time on, not the ETA */
+   applied(b, 10.1, "prio 0 2");
+   assert_true(fabs(Board_eta(b) - 4.1) < 1e-9);
+   applied(b, 14.1, "resume");
+   assert_true(fabs(Board_eta(b) - 4.1) < 1e-9);
+   /* stopped while paused, then resumed: 1 s more paused */
+   applied(b, 15.1, "pause");
+   apply(b, (SessionEvent){ .kind = SESSION_FINISHED, .round = 6, .elapsed = 16.1,
+                            .finished = { .why = SESSION_END_STOPPED } });
+   resumed(b, 16.1);
+   assert_true(fabs(Board_eta(b) - 5.1) < 1e-9);
+}
+
 /* ---- the console's commands ---- */
 
 static void expectAnswer(Fixture *f, const char *line, int rc, const char *answer) {
@@ -660,6 +683,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testLogAndHints, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testBoard, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testStates, setUpScreen, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testEta, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testResumed, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testKeys, setUp, tearDown),

@@ -256,6 +256,13 @@ static void logEvent(Board *b, const SessionEvent *e) {
    }
 }
 
+/* the whole engine's pause ends at the run's time t */
+static void endPause(Board *b, double t) {
+   if (b->pausedAll)
+      b->pausedSeconds += t - b->pausedSince;
+   b->pausedAll = false;
+}
+
 void Board_apply(Board *b, const SessionEvent *e) {
    /* the engine applies or refuses the commands in the order they were sent, and none
     * after its run ended */
@@ -268,17 +275,19 @@ void Board_apply(Board *b, const SessionEvent *e) {
       Command c;
       char *why = NULL;
       if (Command_parse(e->command.text ? e->command.text : "", b->view.ntasks, &c, &why) == 0) {
-         if (c.kind == COMMAND_PAUSE_ALL)
+         if (c.kind == COMMAND_PAUSE_ALL && !b->pausedAll) {
             b->pausedAll = true;
-         else if (c.kind == COMMAND_RESUME_ALL)
-            b->pausedAll = false;
+            b->pausedSince = e->elapsed;
+         } else if (c.kind == COMMAND_RESUME_ALL) {
+            endPause(b, e->elapsed);
+         }
       }
       free(why);
    }
    TuneView_apply(&b->view, e);
    /* a whole-engine pause ends with its run */
    if (e->kind == SESSION_FINISHED || e->kind == SESSION_RESUMED)
-      b->pausedAll = false;
+      endPause(b, e->elapsed);
    logEvent(b, e);
    if (b->sort != SORT_ID && (e->kind == SESSION_ROUND_END || e->kind == SESSION_BEST))
       resort(b);
@@ -334,10 +343,11 @@ void Board_runState(const Board *b, char *buf, size_t size) {
 
 double Board_eta(const Board *b) {
    const TuneView *v = &b->view;
-   if (v->finished || v->trials <= 0 || !(v->elapsed > 0))
+   double running = (b->pausedAll ? b->pausedSince : v->elapsed) - b->pausedSeconds;
+   if (v->finished || v->trials <= 0 || !(running > 0))
       return NAN;
    int left = v->budget - v->trials;
-   return left <= 0 ? 0 : left * (v->elapsed / v->trials);
+   return left <= 0 ? 0 : left * (running / v->trials);
 }
 
 void Board_duration(double s, char *buf, size_t size) {

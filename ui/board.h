@@ -55,6 +55,8 @@ typedef struct Board_ {
    bool replay;                 /* fed from a file: no engine to command */
    double clock;                /* seconds shown as elapsed (live: the wall clock) */
    bool pausedAll;              /* the whole engine is paused */
+   double pausedSince;          /* the run's time it paused at */
+   double pausedSeconds;        /* the run's time spent paused before that */
    char **pending;              /* the commands sent to the engine whose events have
                                    not come yet, oldest first */
    int npending;
@@ -130,7 +132,8 @@ const char *Board_taskState(const Board *b, int task);
 /* The header's run state: "running", "paused", "stopping", "finished: budget",
  * "replay x4", "replay paused", "replay ended", ... */
 void Board_runState(const Board *b, char *buf, size_t size);
-/* Seconds left at the rate so far (trials per second), NAN before it is known. */
+/* Seconds left at the rate so far (trials per second of the run's time not spent
+ * paused), NAN before it is known. */
 double Board_eta(const Board *b);
 /* h:mm:ss, or "-" for NAN */
 void Board_duration(double seconds, char *buf, size_t size);
