@@ -84,6 +84,25 @@ static int tearDown(void **state) {
    return 0;
 }
 
+/* ---- events the fixture's session goes on with ---- */
+
+static void apply(Board *b, SessionEvent e) {
+   Board_apply(b, &e);
+   SessionEvent_done(&e);
+}
+
+/* --resume went on at t */
+static void resumed(Board *b, double t) {
+   apply(b, (SessionEvent){ .kind = SESSION_RESUMED, .round = 6, .elapsed = t,
+                            .resumed = { .trials = 12, .notice = xStrdup("") } });
+}
+
+/* the engine applied a command at t */
+static void applied(Board *b, double t, const char *text) {
+   apply(b, (SessionEvent){ .kind = SESSION_COMMAND, .round = 6, .elapsed = t,
+                            .command = { .text = xStrdup(text), .applied = true, .why = xStrdup("") } });
+}
+
 /* ---- drawing on a screen over /dev/null ---- */
 
 static SCREEN *screen;
@@ -185,14 +204,14 @@ static void testTable(void **state) {
    char *text = drawn(&f->board, l.table, table);
    assert_int_equal(countLines(text), 9);
    assertLine(text, 0, " Tasks (2)  sort: id  [s]ort [enter] details [+/-] priority [f]ocus");
-   /* the description 80 - 52 - 1 = 27 columns wide; the task file names no task, so
+   /* the description 80 - 53 - 1 = 26 columns wide; the task file names no task, so
     * the table shows their keys, cut with '~' */
-   assertLine(text, 1, " ID Task                          Wt  Lat(ms)  GFLOPS Trials  Roof Prio State");
+   assertLine(text, 1, " ID Task                         Wt  Lat(ms)  GFLOPS Trials  Roof Prio State");
    /* task 0: best 4.1606e-6 s; 66560 FLOP / 4.1606e-6 s = 16.0 GFLOPS; roofline floor
     * max(66560 / 67e12, 4 * (1024 + 512 + 2048 + 64) / 3350e9) = 4.356e-9 s: 0% */
-   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias      2   0.0042      16      6    0%    1 ready");
+   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias     2   0.0042      16      6    0%    1 ready");
    /* task 1: 7.48e-6 then 4.1786e-6 s: 149504 / 4.1786e-6 = 35.8 GFLOPS */
-   assertLine(text, 3, "  1 conv2d_n1_c8_h8_w8_k16_g1_~    1   0.0042      36      6    0%    1 ready");
+   assertLine(text, 3, "  1 conv2d_n1_c8_h8_w8_k16_g1~    1   0.0042      36      6    0%    1 ready");
    assertLine(text, 4, "");
    free(text);
 }
@@ -321,6 +340,61 @@ static void testBoard(void **state) {
    b->replay = false;
 }
 
+/* The state column tells what each task is doing: the round's task paused with the
+ * whole run, the tasks outside a focus excluded. */
+static void testStates(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   resumed(b, 3.1);
+   /* the last round tuned task 1 */
+   assert_string_equal(Board_taskState(b, 1), "tuning");
+   assert_string_equal(Board_taskState(b, 0), "ready");
+   applied(b, 3.2, "pause");
+   assert_string_equal(Board_taskState(b, 1), "paused");
+   assert_string_equal(Board_taskState(b, 0), "ready");
+   applied(b, 3.3, "resume");
+   assert_string_equal(Board_taskState(b, 1), "tuning");
+   applied(b, 3.4, "focus 1");
+   assert_string_equal(Board_taskState(b, 0), "excluded");
+   assert_string_equal(Board_taskState(b, 1), "tuning");
+   /* at 80x24 the column holds the longest */
+   resizeterm(24, 80);
+   Layout l;
+   Layout_compute(24, 80, &l);
+   char *text = drawn(b, l.table, table);
+   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias     2   0.0042      16      6    0%    1 excluded");
+   free(text);
+   applied(b, 3.5, "focus 0");
+   assert_string_equal(Board_taskState(b, 0), "focused");
+   applied(b, 3.6, "prio 0 0");
+   assert_string_equal(Board_taskState(b, 0), "paused");
+   applied(b, 3.7, "focus off");
+   assert_string_equal(Board_taskState(b, 1), "tuning");
+}
+
+/* The ETA: the trials left at the rate of the time not spent paused. */
+static void testEta(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   resumed(b, 3.1);
+   applied(b, 3.1, "budget 24");
+   /* 12 trials in 3.1 s, 12 to go */
+   assert_true(fabs(Board_eta(b) - 3.1) < 1e-9);
+   applied(b, 4.1, "pause");
+   assert_true(fabs(Board_eta(b) - 4.1) < 1e-9);
+   /* a command applied while paused moves the run's time on, not the ETA */
+   applied(b, 10.1, "prio 0 2");
+   assert_true(fabs(Board_eta(b) - 4.1) < 1e-9);
+   applied(b, 14.1, "resume");
+   assert_true(fabs(Board_eta(b) - 4.1) < 1e-9);
+   /* stopped while paused, then resumed: 1 s more paused */
+   applied(b, 15.1, "pause");
+   apply(b, (SessionEvent){ .kind = SESSION_FINISHED, .round = 6, .elapsed = 16.1,
+                            .finished = { .why = SESSION_END_STOPPED } });
+   resumed(b, 16.1);
+   assert_true(fabs(Board_eta(b) - 5.1) < 1e-9);
+}
+
 /* ---- the console's commands ---- */
 
 static void expectAnswer(Fixture *f, const char *line, int rc, const char *answer) {
@@ -394,6 +468,89 @@ static void testCommands(void **state) {
    b->replay = false;
    b->actions.send = fakeSend;
    b->view.finished = true;
+}
+
+/* --resume of a finished session: the commands go to the engine again, until the
+ * resumed run ends */
+static void testResumed(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   char run[64];
+   expectAnswer(f, "pause", -1, "pause: tuning is over");
+   resumed(b, 3.1);
+   assert_string_equal(Board_logLine(b, b->nlog - 1), "resumed: 12 trials done");
+   Board_runState(b, run, sizeof run);
+   assert_string_equal(run, "running");
+   assert_false(isnan(Board_eta(b)));
+   expectAnswer(f, "pause", 0, "sent: pause (applied before the next round)");
+   applied(b, 3.2, "pause");
+   Board_runState(b, run, sizeof run);
+   assert_string_equal(run, "paused");
+   apply(b, (SessionEvent){ .kind = SESSION_FINISHED, .round = 6, .elapsed = 3.3,
+                            .finished = { .why = SESSION_END_STOPPED } });
+   Board_runState(b, run, sizeof run);
+   assert_string_equal(run, "finished: stopped");
+   assert_true(isnan(Board_eta(b)));
+   expectAnswer(f, "resume", -1, "resume: tuning is over");
+}
+
+/* The keys' commands: each acts on what the commands sent before it asked for, so
+ * that keys pressed within a round add up; '-' goes from 0.25 to 0. */
+static void testKeys(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   resumed(b, 3.1);
+   static const struct {
+      int key;
+      const char *line;
+   } presses[] = {
+      { '+', "prio 0 2" }, { '+', "prio 0 4" }, { '-', "prio 0 2" }, { 'm', "model xgb" }, { 'm', "model mlp" },
+      { ' ', "pause" },    { ' ', "resume" },   { ' ', "pause" },    { 'f', "focus 0" },   { 'f', "focus off" },
+      { '+', "prio 0 4" }, { '-', "prio 0 2" }, { '-', "prio 0 1" }, { '-', "prio 0 0.5" }, { '-', "prio 0 0.25" },
+      { '-', "prio 0 0" }, { '-', "prio 0 0" }, { '+', "prio 0 1" },
+   };
+   int n = (int)(sizeof presses / sizeof presses[0]);
+   char line[128];
+   for (int i = 0; i < n; i++) {
+      assert_true(Commands_forKey(b, presses[i].key, line, sizeof line));
+      assert_string_equal(line, presses[i].line);
+      char *want = xAsprintf("sent: %s (applied before the next round)", line);
+      expectAnswer(f, line, 0, want);
+      free(want);
+   }
+   assert_false(Commands_forKey(b, 'x', line, sizeof line));
+   assert_int_equal(b->npending, n);
+   expectAnswer(f, "pause", -1, "pause: sent already (applied before the next round)");
+   /* the view has none of them yet; the engine applies them in their order */
+   BoardPending p;
+   Board_pending(b, 0, &p);
+   assert_true(b->view.tasks[0].priority == 1);
+   assert_true(p.priority == 1);
+   assert_string_equal(p.costModel, "mlp");
+   assert_true(p.pausedAll);
+   assert_false(p.focused);
+   for (int i = 0; i < 8; i++)
+      applied(b, 3.2, presses[i].line);
+   assert_int_equal(b->npending, n - 8);
+   assert_string_equal(b->view.costModel, "mlp");
+   assert_true(b->pausedAll);
+   applied(b, 3.2, "focus 0");
+   Board_pending(b, 1, &p);
+   assert_false(p.focused);
+   Board_pending(b, 0, &p);
+   assert_false(p.focused);
+   assert_true(b->view.tasks[0].focused);
+   for (int i = 9; i < n; i++)
+      applied(b, 3.2, presses[i].line);
+   assert_int_equal(b->npending, 0);
+   assert_true(b->view.tasks[0].priority == 1);
+   assert_false(b->view.tasks[0].focused);
+   /* what is sent as the run ends is never applied */
+   assert_true(Commands_forKey(b, '+', line, sizeof line));
+   expectAnswer(f, line, 0, "sent: prio 0 2 (applied before the next round)");
+   apply(b, (SessionEvent){ .kind = SESSION_FINISHED, .round = 6, .elapsed = 3.3,
+                            .finished = { .why = SESSION_END_STOPPED } });
+   assert_int_equal(b->npending, 0);
 }
 
 static char *joined(char **words) {
@@ -525,7 +682,11 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testCurves, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testLogAndHints, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testBoard, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testStates, setUpScreen, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testEta, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testResumed, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testKeys, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCompletion, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testConsole, setUp, tearDown),
    };

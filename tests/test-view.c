@@ -279,6 +279,14 @@ static void test_run(void **state) {
    assert_false(snap.tasks[1].dead);
    assert_true(isnan(snap.tasks[1].gradient));
    SchedulerSnapshot_done(&snap);
+
+   /* --resume went on with it: not finished until its next end */
+   feed(&v, (SessionEvent){ .kind = SESSION_RESUMED, .round = 2, .elapsed = 6.75,
+                            .resumed = { .trials = 5, .notice = xStrdup("") } });
+   assert_false(v.finished);
+   feed(&v, finished(2, 7.5, SESSION_END_BUDGET));
+   assert_true(v.finished);
+   assert_int_equal(v.why, SESSION_END_BUDGET);
    TuneView_done(&v);
 }
 

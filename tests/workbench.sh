@@ -81,6 +81,11 @@ rows() {
         on { exit }' "$tmp/screen" >"$tmp/rows"
 }
 
+task_prio_is() {   # task_prio_is ID PRIO
+   rows
+   awk -v id="$1" -v prio="$2" '$1 == id { found = $4 == prio } END { exit !found }' "$tmp/rows"
+}
+
 task_row_is() {   # task_row_is ID PRIO STATE
    rows
    awk -v id="$1" -v prio="$2" -v state="$3" '$1 == id { found = $4 == prio && $5 == state } END { exit !found }' \
@@ -125,7 +130,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..25"
+echo "1..33"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -152,6 +157,9 @@ ok "the header's trial count goes up while it runs ($a, then $b)" [ "${b:-0}" -g
 console live pause
 poll live 20 shows '\[paused\]$'
 ok "pause: the header says [paused] after the round" shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED .*\[paused\]$'
+rows
+ok "paused: no task says tuning ($(awk '$5 == "tuning"' "$tmp/rows" | wc -l) rows do)" \
+   awk '$5 == "tuning" { n++ } END { exit n > 0 }' "$tmp/rows"
 a=$(trials)
 sleep 1.6
 capture live
@@ -164,6 +172,13 @@ ok "resume: [running] and the count goes on ($b, then $(trials))" running_past "
 console live "prio 3 0"
 poll live 20 task_row_is 3 0 paused
 ok "prio 3 0: after the round task 3 shows priority 0, paused ($(awk '$1 == 3' "$tmp/rows"))" task_row_is 3 0 paused
+# keys act on what was asked for and not yet applied: both presses count
+tm send-keys -t live -l '++'
+poll live 30 task_prio_is 0 4
+ok "+ + in one round: task 0's priority is 4 after the round ($(awk '$1 == 0' "$tmp/rows"))" task_prio_is 0 4
+tm send-keys -t live -l -- '-----'
+poll live 30 task_row_is 0 0 paused
+ok "- five times from 4 (2, 1, 0.5, 0.25, 0): task 0 paused ($(awk '$1 == 0' "$tmp/rows"))" task_row_is 0 0 paused
 console live "model $model"
 poll live 20 shows "^ pruner-tui  .*  model $model "
 ok "model $model: the header shows it after the round" \
@@ -200,6 +215,22 @@ ok "SIGTERM: the terminal is back in canonical mode with echo" sane
 tail -n1 "$tmp/term.jsonl" >"$tmp/term.jsonl.last"
 ok "SIGTERM: the session ends with a finished event (stopped)" \
    grep -q '^{"event":"finished",.*"why":"stopped"}$' "$tmp/term.jsonl.last"
+
+# ---- --resume of the stopped session ----
+start resumed 200x40 --resume "$tmp/term.jsonl" --trials 600 --no-compile
+poll resumed 60 shows '\[running\]$'
+ok "--resume of a stopped session: the header says [running]" \
+   shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED .*\[running\]$'
+ok "--resume: the header's ETA is a time ($(sed -n 's/.*\(ETA [^ ]*\).*/\1/p' "$tmp/screen" | head -n1))" \
+   shows '^ trials [0-9]+/[0-9]+  round [0-9]+  elapsed [0-9]+:[0-9]{2}:[0-9]{2}  ETA [0-9]+:[0-9]{2}:[0-9]{2}  '
+tm send-keys -t resumed Space
+poll resumed 30 shows '\[paused\]$'
+ok "--resume: space pauses it, the header says [paused]" shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED .*\[paused\]$'
+seen=$(trials)
+tm send-keys -t resumed q
+poll resumed 30 shows '^EXIT=' && poll resumed 10 stty_shown
+ok "--resume: q exits 0 (EXIT=$(exit_status))" [ "$(exit_status)" = 0 ]
+ok "--resume: the summary counts the $seen trials, finished again: stopped" summary_counts "$seen"
 
 # ---- too small ----
 start small 70x20 "$src/models/resnet_50.task" --trials 100000 --no-compile --session "$tmp/small.jsonl"

@@ -63,7 +63,53 @@ void Board_done(Board *b) {
    free(b->order);
    for (int i = 0; i < b->nlog; i++)
       free(b->log[(b->logStart + i) % BOARD_LOG_MAX]);
+   for (int i = 0; i < b->npending; i++)
+      free(b->pending[i]);
+   free(b->pending);
    memset(b, 0, sizeof *b);
+}
+
+/* ---- the commands sent ---- */
+
+void Board_sent(Board *b, const char *command) {
+   b->pending = xReallocArray(b->pending, (size_t)b->npending + 1, sizeof *b->pending);
+   b->pending[b->npending++] = xStrdup(command);
+}
+
+/* the oldest n pending commands are applied or refused */
+static void dropPending(Board *b, int n) {
+   for (int i = 0; i < n; i++)
+      free(b->pending[i]);
+   b->npending -= n;
+   memmove(b->pending, b->pending + n, (size_t)b->npending * sizeof *b->pending);
+}
+
+void Board_pending(const Board *b, int task, BoardPending *out) {
+   const TuneView *v = &b->view;
+   out->priority = v->tasks[task].priority;
+   out->focused = v->tasks[task].focused;
+   out->pausedAll = b->pausedAll;
+   snprintf(out->costModel, sizeof out->costModel, "%s", v->costModel);
+   for (int i = 0; i < b->npending; i++) {
+      Command c;
+      char *why = NULL;
+      if (Command_parse(b->pending[i], v->ntasks, &c, &why) < 0) {
+         free(why);
+         continue;
+      }
+      switch (c.kind) {
+      case COMMAND_PAUSE_ALL: out->pausedAll = true; break;
+      case COMMAND_RESUME_ALL: out->pausedAll = false; break;
+      case COMMAND_PRIORITY:
+         if (c.task == task)
+            out->priority = c.value;
+         break;
+      case COMMAND_FOCUS: out->focused |= c.task == task; break;
+      case COMMAND_FOCUS_OFF: out->focused = false; break;
+      case COMMAND_MODEL: snprintf(out->costModel, sizeof out->costModel, "%s", c.model); break;
+      default: break;
+      }
+   }
 }
 
 /* ---- the log ---- */
@@ -210,21 +256,38 @@ static void logEvent(Board *b, const SessionEvent *e) {
    }
 }
 
+/* the whole engine's pause ends at the run's time t */
+static void endPause(Board *b, double t) {
+   if (b->pausedAll)
+      b->pausedSeconds += t - b->pausedSince;
+   b->pausedAll = false;
+}
+
 void Board_apply(Board *b, const SessionEvent *e) {
+   /* the engine applies or refuses the commands in the order they were sent, and none
+    * after its run ended */
+   if (e->kind == SESSION_COMMAND && b->npending > 0 &&
+       strcmp(b->pending[0], e->command.text ? e->command.text : "") == 0)
+      dropPending(b, 1);
+   if (e->kind == SESSION_FINISHED)
+      dropPending(b, b->npending);
    if (e->kind == SESSION_COMMAND && e->command.applied) {
       Command c;
       char *why = NULL;
       if (Command_parse(e->command.text ? e->command.text : "", b->view.ntasks, &c, &why) == 0) {
-         if (c.kind == COMMAND_PAUSE_ALL)
+         if (c.kind == COMMAND_PAUSE_ALL && !b->pausedAll) {
             b->pausedAll = true;
-         else if (c.kind == COMMAND_RESUME_ALL)
-            b->pausedAll = false;
+            b->pausedSince = e->elapsed;
+         } else if (c.kind == COMMAND_RESUME_ALL) {
+            endPause(b, e->elapsed);
+         }
       }
       free(why);
    }
    TuneView_apply(&b->view, e);
-   if (e->kind == SESSION_FINISHED)
-      b->pausedAll = false;
+   /* a whole-engine pause ends with its run */
+   if (e->kind == SESSION_FINISHED || e->kind == SESSION_RESUMED)
+      endPause(b, e->elapsed);
    logEvent(b, e);
    if (b->sort != SORT_ID && (e->kind == SESSION_ROUND_END || e->kind == SESSION_BEST))
       resort(b);
@@ -242,10 +305,15 @@ double Board_roofline(const Board *b, int task) {
 const char *Board_taskState(const Board *b, int task) {
    const TuneView *v = &b->view;
    const TuneTaskView *t = &v->tasks[task];
-   if (task == v->roundTask && !v->finished)
-      return "tuning";
+   bool focus = false;
+   for (int i = 0; i < v->ntasks; i++)
+      focus |= v->tasks[i].focused;
    if (t->priority == 0)
       return "paused";
+   if (focus && !t->focused)
+      return "excluded";
+   if (task == v->roundTask && !v->finished)
+      return b->pausedAll ? "paused" : "tuning";
    if (t->focused)
       return "focused";
    return t->rounds == 0 ? "waiting" : "ready";
@@ -275,10 +343,11 @@ void Board_runState(const Board *b, char *buf, size_t size) {
 
 double Board_eta(const Board *b) {
    const TuneView *v = &b->view;
-   if (v->finished || v->trials <= 0 || !(v->elapsed > 0))
+   double running = (b->pausedAll ? b->pausedSince : v->elapsed) - b->pausedSeconds;
+   if (v->finished || v->trials <= 0 || !(running > 0))
       return NAN;
    int left = v->budget - v->trials;
-   return left <= 0 ? 0 : left * (v->elapsed / v->trials);
+   return left <= 0 ? 0 : left * (running / v->trials);
 }
 
 void Board_duration(double s, char *buf, size_t size) {

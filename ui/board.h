@@ -55,6 +55,11 @@ typedef struct Board_ {
    bool replay;                 /* fed from a file: no engine to command */
    double clock;                /* seconds shown as elapsed (live: the wall clock) */
    bool pausedAll;              /* the whole engine is paused */
+   double pausedSince;          /* the run's time it paused at */
+   double pausedSeconds;        /* the run's time spent paused before that */
+   char **pending;              /* the commands sent to the engine whose events have
+                                   not come yet, oldest first */
+   int npending;
    bool stopping;               /* quit was asked; the engine ends its round */
    double replaySpeed;          /* replay: 0 jumps, else times as recorded */
    bool replayPaused;
@@ -92,6 +97,19 @@ void Board_done(Board *b);
  * failures, errors of a round, improvements, the end) and keeps the order sorted. */
 void Board_apply(Board *b, const SessionEvent *e);
 
+/* A command sent to the engine: pending until its command event comes. */
+void Board_sent(Board *b, const char *command);
+
+/* The values the keys change as they will be once the pending commands are applied:
+ * the view's, with each pending command folded in, in its order. */
+typedef struct BoardPending_ {
+   double priority;             /* the task's */
+   bool focused;                /* the task's */
+   bool pausedAll;
+   char costModel[64];
+} BoardPending;
+void Board_pending(const Board *b, int task, BoardPending *out);
+
 /* Appends a line to the log (printf style; a line per '\n'). */
 void Board_log(Board *b, const char *fmt, ...) ATTR_FORMAT(2, 3);
 /* The i-th line of the log, 0 the oldest kept. */
@@ -107,12 +125,15 @@ int Board_rowOf(const Board *b, int task);
 
 /* The share of the roofline a task's best reaches (floor over best, 0 to 1), or NAN. */
 double Board_roofline(const Board *b, int task);
-/* "tuning" (this round's), "paused", "focused", "waiting" (no round yet) or "ready". */
+/* "paused" (priority 0, or the round's task while the whole run is paused),
+ * "excluded" (outside the focus), "tuning" (this round's), "focused", "waiting" (no
+ * round yet) or "ready". */
 const char *Board_taskState(const Board *b, int task);
 /* The header's run state: "running", "paused", "stopping", "finished: budget",
  * "replay x4", "replay paused", "replay ended", ... */
 void Board_runState(const Board *b, char *buf, size_t size);
-/* Seconds left at the rate so far (trials per second), NAN before it is known. */
+/* Seconds left at the rate so far (trials per second of the run's time not spent
+ * paused), NAN before it is known. */
 double Board_eta(const Board *b);
 /* h:mm:ss, or "-" for NAN */
 void Board_duration(double seconds, char *buf, size_t size);

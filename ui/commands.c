@@ -52,6 +52,7 @@ static int sendCommand(Board *b, const char *text, char **answer) {
       return -1;
    }
    b->actions.send(b->actions.ctx, text);
+   Board_sent(b, text);
    *answer = xAsprintf("sent: %s (applied before the next round)", text);
    return 0;
 }
@@ -62,8 +63,13 @@ static int runPause(Board *b, int argc, char **argv, char **answer) {
    int task;
    if (argc == 2 && !parseTask(b, argv[1], &task))
       return badTask(b, argv[0], argv[1], answer);
-   if (argc == 1 && (strcmp(argv[0], "pause") == 0) == b->pausedAll)
+   BoardPending p;
+   Board_pending(b, 0, &p);
+   if (argc == 1 && (strcmp(argv[0], "pause") == 0) == p.pausedAll) {
+      if (p.pausedAll != b->pausedAll)
+         return refuse(answer, "%s: sent already (applied before the next round)", argv[0]);
       return refuse(answer, "%s: tuning is %s", argv[0], b->pausedAll ? "paused already" : "not paused");
+   }
    char text[64];
    snprintf(text, sizeof text, argc == 2 ? "%s %d" : "%s", argv[0], argc == 2 ? task : 0);
    return sendCommand(b, text, answer);
@@ -451,7 +457,7 @@ const int Commands_count = (int)(sizeof Commands_table / sizeof Commands_table[0
 static const char *const keys[][2] = {
    { "space", "pause or resume the tuning (a replay: the playback)" },
    { "up/down, PgUp/PgDn, Home/End", "select a task" },
-   { "+ / -", "double or halve the selected task's priority" },
+   { "+ / -", "double or halve the selected task's priority (a half below 0.25 is 0: paused)" },
    { "f", "focus on the selected task, or end the focus" },
    { "m", "the next cost model (pam, xgb, mlp, random, psa, pam-moa)" },
    { "s", "the next sort: id, share, latency, trials, roofline" },
@@ -463,6 +469,38 @@ static const char *const keys[][2] = {
    { "?", "this help" },
    { "q", "quit (the session is saved)" },
 };
+
+/* ---- keys ---- */
+
+static const char *const modelCycle[] = { "pam", "xgb", "mlp", "random", "psa", "pam-moa" };
+
+/* the least priority '-' halves to; below it the task is paused */
+#define LEAST_PRIORITY 0.25
+
+bool Commands_forKey(const Board *b, int key, char *line, size_t size) {
+   int t = b->selected;
+   BoardPending p;
+   Board_pending(b, t, &p);
+   switch (key) {
+   case ' ': snprintf(line, size, "%s", p.pausedAll ? "resume" : "pause"); return true;
+   case '+': case '=': snprintf(line, size, "prio %d %g", t, p.priority > 0 ? p.priority * 2 : 1); return true;
+   case '-': snprintf(line, size, "prio %d %g", t, p.priority / 2 < LEAST_PRIORITY ? 0 : p.priority / 2); return true;
+   case 'f':
+      if (p.focused)
+         snprintf(line, size, "focus off");
+      else
+         snprintf(line, size, "focus %d", t);
+      return true;
+   case 'm': {
+      size_t n = sizeof modelCycle / sizeof modelCycle[0], i = 0;
+      while (i < n && strcmp(modelCycle[i], p.costModel) != 0)
+         i++;
+      snprintf(line, size, "model %s", modelCycle[(i + 1) % n]);
+      return true;
+   }
+   default: return false;
+   }
+}
 
 char *Commands_help(void) {
    char *text = NULL;
@@ -480,6 +518,8 @@ char *Commands_help(void) {
    fprintf(out, "\nKeys\n\n");
    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
       fprintf(out, "  %-34s %s\n", keys[i][0], keys[i][1]);
+   fprintf(out, "\nspace, +, -, f and m act on what the keys before them asked for, applied or not:\n"
+                "pressed within a round they add up (+ + quadruples a priority).\n");
    fclose(out);
    return text;
 }

@@ -43,6 +43,13 @@ int Commands_run(Board *b, const char *line, char **answer);
  * model kinds, show's flags, export's kinds, command names after help. */
 char **Commands_complete(const Board *b, const char *word, int index, char *const *words);
 
+/* The console line a key of the workbench stands for: space pauses or resumes the
+ * tuning; +, -, f and m change the selected task's priority, its focus and the verify
+ * model. Each acts on the values the commands sent before it will give
+ * (Board_pending), so that keys pressed within a round add up. false for any other
+ * key. */
+bool Commands_forKey(const Board *b, int key, char *line, size_t size);
+
 /* The help text: every command with its arguments and help, then the keys. */
 char *Commands_help(void);
 

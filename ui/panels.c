@@ -106,7 +106,7 @@ int Panels_tableRows(int height) {
 
 /* the fixed columns after the description: weight, latency, GFLOPS, trials, roofline,
  * priority, state */
-#define TABLE_FIXED 52
+#define TABLE_FIXED 53
 
 void Panels_table(WINDOW *w, Board *b) {
    const TuneView *v = &b->view;
@@ -118,7 +118,7 @@ void Panels_table(WINDOW *w, Board *b) {
    if (desc < 8)
       desc = 8;
    wattron(w, A_BOLD);
-   mvwprintw(w, 1, 0, "%3s %-*.*s %4s %8s %7s %6s %5s %4s %-7s", "ID", desc, desc, "Task", "Wt", "Lat(ms)",
+   mvwprintw(w, 1, 0, "%3s %-*.*s %4s %8s %7s %6s %5s %4s %-8s", "ID", desc, desc, "Task", "Wt", "Lat(ms)",
              "GFLOPS", "Trials", "Roof", "Prio", "State");
    wattroff(w, A_BOLD);
    int shown = Panels_tableRows(rows);
@@ -152,10 +152,10 @@ void Panels_table(WINDOW *w, Board *b) {
       attr_t a = t == b->selected ? A_REVERSE : A_NORMAL;
       if (t != b->selected && strcmp(state, "tuning") == 0)
          a = pairAttr(PAIR_ACCENT) | A_BOLD;
-      else if (t != b->selected && strcmp(state, "paused") == 0)
+      else if (t != b->selected && (strcmp(state, "paused") == 0 || strcmp(state, "excluded") == 0))
          a = A_DIM;
       wattron(w, a);
-      mvwprintw(w, 2 + r, 0, "%3d %-*.*s %4.4s %8s %7s %6d %5s %4.4s %-7s", t, desc, desc, descText, weight, lat,
+      mvwprintw(w, 2 + r, 0, "%3d %-*.*s %4.4s %8s %7s %6d %5s %4.4s %-8s", t, desc, desc, descText, weight, lat,
                 gflops, tv->trials, roof, prio, state);
       if (t == b->selected)
          mvwchgat(w, 2 + r, 0, cols, A_REVERSE, 0, NULL);

@@ -299,14 +299,13 @@ static void keyCommand(Run *r, const char *fmt, ...) {
    free(answer);
 }
 
-static const char *const modelCycle[] = { "pam", "xgb", "mlp", "random", "psa", "pam-moa" };
-
-static void nextModel(Run *r) {
-   const char *now = r->board.view.costModel;
-   size_t n = sizeof modelCycle / sizeof modelCycle[0], i = 0;
-   while (i < n && strcmp(modelCycle[i], now) != 0)
-      i++;
-   keyCommand(r, "model %s", modelCycle[(i + 1) % n]);
+/* a key that commands the engine (Commands_forKey); false for another */
+static bool keyLine(Run *r, int ch) {
+   char line[128];
+   if (!Commands_forKey(&r->board, ch, line, sizeof line))
+      return false;
+   keyCommand(r, "%s", line);
+   return true;
 }
 
 static void replayToEnd(Run *r);
@@ -376,19 +375,8 @@ static void handleKey(Run *r, int ch) {
       if (b->replay)
          b->replayPaused = !b->replayPaused;
       else
-         keyCommand(r, "%s", b->pausedAll ? "resume" : "pause");
+         keyLine(r, ch);
       break;
-   case '+': case '=':
-      keyCommand(r, "prio %d %g", t, b->view.tasks[t].priority > 0 ? b->view.tasks[t].priority * 2 : 1);
-      break;
-   case '-': keyCommand(r, "prio %d %g", t, b->view.tasks[t].priority / 2); break;
-   case 'f':
-      if (b->view.tasks[t].focused)
-         keyCommand(r, "focus off");
-      else
-         keyCommand(r, "focus %d", t);
-      break;
-   case 'm': nextModel(r); break;
    case '>': case '.':
       if (b->replay && b->replaySpeed < 1024)
          b->replaySpeed *= 2;
@@ -402,7 +390,7 @@ static void handleKey(Run *r, int ch) {
          replayToEnd(r);
       break;
    default:
-      r->dirty = false;
+      r->dirty = keyLine(r, ch);
       break;
    }
 }

@@ -316,6 +316,10 @@ void TuneView_apply(TuneView *v, const SessionEvent *e) {
       v->finished = true;
       v->why = e->finished.why;
       break;
+   case SESSION_RESUMED:
+      /* --resume went on with the run that ended */
+      v->finished = false;
+      break;
    default:
       /* a kind added after this view: nothing it shows depends on it */
       break;

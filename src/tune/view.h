@@ -95,7 +95,7 @@ typedef struct TuneView_ {
    bool roundImproved;          /* the last round improved its task's best */
    double latencyMs;            /* the last round end's; NAN until every task has a cost */
    double elapsed;              /* the last event's time, seconds since the start */
-   bool finished;
+   bool finished;               /* the last run ended; a resumed event goes on */
    SessionEnd why;              /* when finished */
    bool paused;                 /* no task may be picked: each is paused or outside
                                    the focus; the next round would end the run */
