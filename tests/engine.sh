@@ -153,9 +153,9 @@ tune() {
    rc=$?
 }
 tune "$src/tests/data/tiny2.task"
-ok "--policy pruner without a model: pam from the shipped checkpoint, with a note" \
-   sh -c '[ "$1" -eq 0 ] && grep -qxF "note: pam from the shipped checkpoint $2, which has learned every operator of tiny2, fine-tuned every round (--cost-model pam-moa --load-model it for MoA, --cost-model pam from nothing)" "$3" &&
-          grep -q "^policy pruner, cost model pam (from $2), 20 trials" "$3"' _ "$rc" "$shipped" "$tmp/out"
+ok "--policy pruner without a model: MoA from the shipped checkpoint, with a note" \
+   sh -c '[ "$1" -eq 0 ] && grep -qxF "note: pam-moa from the shipped checkpoint $2, which has learned every operator of tiny2: its fast network fine-tuned every round, its slow one moved toward it every 4th (--cost-model pam from nothing)" "$3" &&
+          grep -q "^policy pruner, cost model pam-moa (from $2), 20 trials" "$3"' _ "$rc" "$shipped" "$tmp/out"
 printf 'network: soft\nbatch: 1\ntasks:\n  - {op: softmax, input: [4, 32], weight: 1}\n  - {op: dense, m: 4, n: 8, k: 32, weight: 1}\n' > "$tmp/soft.task"
 tune "$tmp/soft.task"
 ok "a network with an operator the checkpoint has not learned: pam from nothing, and why" \
@@ -175,6 +175,6 @@ ok "no checkpoint ships: pam from nothing, and why" \
 "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 20 --per-round 5 \
    --no-session >"$tmp/out" 2>&1
 ok "the source tree's own PAM checkpoint knows tiny2's operators" \
-   grep -q "^note: pam from the shipped checkpoint .*/models/pam-sim-t4-holdout5.ckpt, which has learned every operator of tiny2" "$tmp/out"
+   grep -q "^note: pam-moa from the shipped checkpoint .*/models/pam-sim-t4-holdout5.ckpt, which has learned every operator of tiny2" "$tmp/out"
 
 [ "$failed" -eq 0 ]

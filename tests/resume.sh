@@ -53,7 +53,7 @@ if ! "$bin" --version | grep -q "XGBoost yes"; then
    exit 0
 fi
 
-# A: the default policy and model (PAM from the shipped checkpoint, fine-tuned)
+# A: the default policy and model (MoA from the shipped PAM checkpoint)
 tune "$tmp/a.jsonl" --trials 30 --seed 3
 a="$tmp/a.jsonl"
 # B: xgb, 20 trials, then resumed to 40: a finished, a resumed and a budget command

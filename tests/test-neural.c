@@ -508,7 +508,7 @@ static void fitWithoutRefresh(CostModel *m, const Dataset *d, const TrainConfig 
 
 /* The refresh of the next fit: slow becomes 0.99 slow + 0.01 fast for every
  * parameter, exactly, with fast as trained in this fit, and keeps its running
- * statistics; the counts start again. */
+ * statistics. */
 static void fitWithRefresh(CostModel *m, const Dataset *d, const TrainConfig *cfg) {
    NeuralNet *slow, *fast;
    uint32_t updates;
@@ -539,9 +539,6 @@ static void fitWithRefresh(CostModel *m, const Dataset *d, const TrainConfig *cf
    size_t h = (size_t)slow->shape.hidden * sizeof(float);
    assert_memory_equal(slow->norm.runMean, before.runMean, h);
    assert_memory_equal(slow->norm.runVar, before.runVar, h);
-   uint32_t pairs, slow2, fast2;
-   PamMoa_counts(m, &pairs, &slow2, &fast2);
-   assert_int_equal(pairs + slow2 + fast2, 0);
    release(slow, &before);
 }
 
@@ -603,8 +600,8 @@ static void test_moa_updates(void **state) {
    assert_memory_not_equal(fast->params[0]->w, w.w[0], NnParam_size(fast->params[0]) * sizeof(float));
    assert_true(fast->rowNorm[0] == columnMax(&pre, 0));
    release(fast, &w);
-   /* without new samples to score (cfg.fresh 0) nothing is counted and the fast network
-    * never falls back: the 5th to 7th train it, the 8th refreshes again */
+   /* the fast network goes on, never replaced: the 5th to 7th train it, the 8th
+    * refreshes again */
    fitWithoutRefresh(m, &d, &cfg, 3);
    fitWithRefresh(m, &d, &cfg);
    PamMoa_state(m, &slow, &fast, &updates);
@@ -634,100 +631,43 @@ static void test_moa_updates(void **state) {
    Dataset_done(&d);
 }
 
-/* a and b score some sample of d differently */
-static void assertScoresDiffer(CostModel *a, CostModel *b, const Dataset *d) {
+/* a and b score every sample of d alike, to the bit */
+static void assertSameScores(CostModel *a, NeuralNet *b, const Dataset *d) {
    float *x = xMalloc((size_t)d->n * sizeof *x), *y = xMalloc((size_t)d->n * sizeof *y);
    CostModel_predict(a, d, x);
-   CostModel_predict(b, d, y);
-   assert_memory_not_equal(x, y, (size_t)d->n * sizeof *x);
+   NeuralNet_predict(b, d, y);
+   assert_memory_equal(x, y, (size_t)d->n * sizeof *x);
    free(x);
    free(y);
 }
 
-/* Twice the pairs of the last k samples of d (one task, all measured, distinct costs)
- * that net orders as their labels, by hand; the pairs into *pairs. */
-static uint32_t rightOfLast(NeuralNet *net, const Dataset *d, int k, uint32_t *pairs) {
-   float *sc = xMalloc((size_t)d->n * sizeof *sc);
-   NeuralNet_predict(net, d, sc);
-   uint32_t right2 = 0;
-   *pairs = 0;
-   for (int i = d->n - k; i < d->n; i++)
-      for (int j = i + 1; j < d->n; j++) {
-         assert_true(d->label[i] != d->label[j]);
-         (*pairs)++;
-         if (sc[i] == sc[j])
-            right2 += 1;
-         else if ((sc[i] > sc[j]) == (d->label[i] > d->label[j]))
-            right2 += 2;
-      }
-   free(sc);
-   return right2;
-}
-
-/* pam-moa scores each fit's new samples with both networks before it trains, and at a
- * refresh the fast network falls back to the slow one when the slow one ordered them
- * better by more than 0.05 of at least 100 pairs. Here the fast network first learns
- * the reverse of the pretrained order (rev: the same samples with their costs turned
- * around); then 40 new samples come, in the pretrained order or in the reverse one. */
-static void test_moa_falls_back(void **state) {
-   Dataset d, pre, rev;
-   CostModel *pam = pretrained(&pre, &d, 40);
-   Dataset_init(&rev);
-   for (int i = 0; i < pre.n; i++)
-      Dataset_addFrom(&rev, &pre, i);
-   for (int i = 0; i < rev.n; i++)
-      rev.cost[i] = 1e-6 / pre.cost[i];
-   Dataset_relabel(&rev);
-   Dataset_relabel(&pre);
-   char *cause = NULL;
-   for (int direction = 0; direction < 2; direction++) {
-      const Dataset *fresh = direction == 0 ? &pre : &rev;
-      CostModel *m = PamMoa_fromPretrained(pam, &cause);
-      TrainConfig cfg;
-      smallConfig(&cfg, 40, 16);
-      fitWithoutRefresh(m, &rev, &cfg, 2);
-      NeuralNet *slow, *fast;
-      uint32_t updates, pairs, slow2, fast2;
-      PamMoa_state(m, &slow, &fast, &updates);
-      /* the 3rd fit: its last 5 samples are new; nothing is trained (0 epochs) */
-      cfg.fresh = 5;
-      cfg.epochs = 0;
-      uint32_t p5, s5 = rightOfLast(slow, fresh, 5, &p5), f5 = rightOfLast(fast, fresh, 5, &p5);
-      fitWithoutRefresh(m, fresh, &cfg, 1);
-      PamMoa_counts(m, &pairs, &slow2, &fast2);
-      assert_int_equal(pairs, 10);
-      assert_int_equal(p5, 10);
-      assert_int_equal(slow2, s5);
-      assert_int_equal(fast2, f5);
-      /* the 4th: all 40 are new (780 pairs more) */
-      cfg.fresh = fresh->n;
-      uint32_t p40, s40 = rightOfLast(slow, fresh, 40, &p40), f40 = rightOfLast(fast, fresh, 40, &p40);
-      assert_int_equal(p40, 780);
-      if (direction == 0)
-         assert_true(s40 + s5 > f40 + f5 + 2 * 0.05 * 790);
-      else
-         assert_true(f40 + f5 > s40 + s5);
-      assert_int_equal(CostModel_fit(m, fresh, &cfg, &cause), 0);
-      PamMoa_counts(m, &pairs, &slow2, &fast2);
-      assert_int_equal(pairs + slow2 + fast2, 0);
-      if (direction == 0)
-         TestUtil_assertSameScores(m, pam, &d);   /* fell back to the slow copy */
-      else
-         assertScoresDiffer(m, pam, &d);
-      CostModel_free(m);
-   }
-   /* fewer than 100 pairs decide nothing: 3 fits, then a refresh with 10 pairs */
-   CostModel *m = PamMoa_fromPretrained(pam, &cause);
+/* pam-moa's fast network is trained exactly as a pretrained pam fine-tuned on the same
+ * data with the same bounds: after every fit, refreshes included, the two predict
+ * alike to the bit, whatever the slow copy does. */
+static void test_moa_is_the_finetuned_pam(void **state) {
+   Dataset d, pre, more;
+   CostModel *pam = pretrained(&pre, &d, 3);
+   synthetic(&more, 1, 25, 0, 10);
+   CostModel *moa = PamMoa_fromPretrained(pam, NULL);
    TrainConfig cfg;
-   smallConfig(&cfg, 40, 16);
-   fitWithoutRefresh(m, &rev, &cfg, 3);
-   cfg.fresh = 5;
-   cfg.epochs = 0;
-   assert_int_equal(CostModel_fit(m, &pre, &cfg, &cause), 0);
-   assertScoresDiffer(m, pam, &d);
-   CostModel_free(m);
+   smallConfig(&cfg, 3, 16);
+   char *cause = NULL;
+   for (int i = 0; i < 9; i++) {
+      const Dataset *on = i % 2 ? &more : &d;
+      cfg.epochs = i == 0 ? 4 : 2;   /* the first round trains longer, as online */
+      cfg.seed = 4 + (uint64_t)i;
+      assert_int_equal(CostModel_fit(pam, on, &cfg, &cause), 0);
+      assert_int_equal(CostModel_fit(moa, on, &cfg, &cause), 0);
+      NeuralNet *slow, *fast;
+      uint32_t updates;
+      PamMoa_state(moa, &slow, &fast, &updates);
+      assert_int_equal(updates, i + 1);
+      assertSameScores(moa, NeuralModel_net(pam), &d);
+      assertSameScores(moa, NeuralModel_net(pam), &more);
+   }
+   CostModel_free(moa);
    CostModel_free(pam);
-   Dataset_done(&rev);
+   Dataset_done(&more);
    Dataset_done(&pre);
    Dataset_done(&d);
 }
@@ -801,37 +741,31 @@ static void test_checkpoints_reload_exactly(void **state) {
       CostModel_free(m);
    }
 
-   /* pam-moa: before the first fit (no fast network) and after, with its counts */
+   /* pam-moa: before the first fit (no fast network) and after */
    CostModel *m = CostModel_new(MODEL_PAM_MOA, 5, &cause);
    NeuralNet *slow, *fast;
-   uint32_t updates, pairs, slow2, fast2;
+   uint32_t updates;
    PamMoa_state(m, &slow, &fast, &updates);
    size_t one = payloadBytes(slow);
-   CostModel *l = assertReloads(m, &d, "moa.ckpt", CHECKPOINT_HEADER_BYTES + 8 + one + 12);
+   CostModel *l = assertReloads(m, &d, "moa.ckpt", CHECKPOINT_HEADER_BYTES + 8 + one);
    CostModel_free(l);
-   for (int i = 0; i < 5; i++) {
-      cfg.fresh = i == 4 ? 20 : 0;
+   for (int i = 0; i < 5; i++)
       assert_int_equal(CostModel_fit(m, &d, &cfg, &cause), 0);
-   }
-   PamMoa_counts(m, &pairs, &slow2, &fast2);
-   assert_true(pairs > 0);
-   l = assertReloads(m, &d, "moa.ckpt", CHECKPOINT_HEADER_BYTES + 8 + 2 * one + 12);
+   l = assertReloads(m, &d, "moa.ckpt", CHECKPOINT_HEADER_BYTES + 8 + 2 * one);
    PamMoa_state(l, &slow, &fast, &updates);
    assert_int_equal(updates, 5);
    assert_non_null(fast);
-   uint32_t lp, ls, lf;
-   PamMoa_counts(l, &lp, &ls, &lf);
-   assert_int_equal(lp, pairs);
-   assert_int_equal(ls, slow2);
-   assert_int_equal(lf, fast2);
    /* the count goes on where it was: the third fit from here refreshes */
-   cfg.fresh = 0;
-   for (int i = 0; i < 3; i++)
+   Weights w;
+   snapshot(slow, &w);
+   for (int i = 0; i < 2; i++)
       assert_int_equal(CostModel_fit(l, &d, &cfg, &cause), 0);
+   assertUnchanged(slow, &w);
+   assert_int_equal(CostModel_fit(l, &d, &cfg, &cause), 0);
    PamMoa_state(l, &slow, &fast, &updates);
    assert_int_equal(updates, 8);
-   PamMoa_counts(l, &lp, &ls, &lf);
-   assert_int_equal(lp + ls + lf, 0);
+   assert_memory_not_equal(slow->params[0]->w, w.w[0], NnParam_size(slow->params[0]) * sizeof(float));
+   release(slow, &w);
    CostModel_free(l);
    CostModel_free(m);
    Dataset_done(&d);
@@ -931,39 +865,14 @@ static void test_checkpoint_errors(void **state) {
    /* pam-moa's own fields */
    CostModel *moa = CostModel_new(MODEL_PAM_MOA, 1, &cause);
    unsigned char *ob = savedBytes(moa, "moa.ckpt", &mn);
-   path = edited(ob, mn, 32, 4);
-   TestUtil_assertLoadFails(path, "pam-moa's flags are 4 (0 to 3)");
+   path = edited(ob, mn, 32, 2);
+   TestUtil_assertLoadFails(path, "pam-moa's fast-network flag is 2 (0 or 1)");
    free(path);
-   path = edited(ob, mn, 32, 3);
-   want = xAsprintf("cut short at byte %zu (expected the network's shape (7 u32), 28 bytes from byte %zu)", mn,
-                    mn - 12);
+   path = edited(ob, mn, 32, 1);
+   want = xAsprintf("cut short at byte %zu (expected the network's shape (7 u32), 28 bytes from byte %zu)", mn, mn);
    TestUtil_assertLoadFails(path, want);
    free(want);
    free(path);
-   path = edited(ob, mn, mn - 8, 1);
-   TestUtil_assertLoadFails(path, "pam-moa counts 1 and 0 half pairs ordered right of 0 pairs (at most twice the pairs)");
-   free(path);
-   /* a checkpoint from before the counts (flags 0, nothing after the network) loads,
-    * its counts at 0 */
-   {
-      unsigned char *old = xMalloc(mn);
-      memcpy(old, ob, mn);
-      old[32] = 0;
-      path = TestUtil_writeSealed(TestUtil_groupDir, "old.ckpt", old, mn - 12);
-      CostModel *back = CostModel_load(path, &cause);
-      if (!back)
-         fail_msg("%s", cause);
-      uint32_t p, s2, f2;
-      PamMoa_counts(back, &p, &s2, &f2);
-      assert_int_equal(p + s2 + f2, 0);
-      Dataset q;
-      synthetic(&q, 1, 10, 0, 3);
-      TestUtil_assertSameScores(back, moa, &q);
-      Dataset_done(&q);
-      CostModel_free(back);
-      free(path);
-      free(old);
-   }
    path = TestUtil_writeSealed(TestUtil_groupDir, "cut.ckpt", ob, 30);
    TestUtil_assertLoadFails(path, "cut short at byte 30 (expected pam-moa's update count, 4 bytes from byte 28)");
    free(path);
@@ -1065,7 +974,7 @@ int main(void) {
       cmocka_unit_test(test_training_errors_and_stops),
       cmocka_unit_test(test_training_is_deterministic),
       cmocka_unit_test(test_moa_updates),
-      cmocka_unit_test(test_moa_falls_back),
+      cmocka_unit_test(test_moa_is_the_finetuned_pam),
       cmocka_unit_test(test_checkpoints_reload_exactly),
       cmocka_unit_test(test_checkpoint_errors),
       cmocka_unit_test(test_checkpoint_nonfinite),

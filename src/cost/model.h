@@ -50,9 +50,6 @@ typedef struct TrainConfig_ {
                                    epochs (0: `epochs`). Both bounds apply to the models
                                    that warm-start (mlp, pam, pam-moa); the others
                                    retrain on every sample each round */
-   int fresh;                   /* the last `fresh` samples of the data given to fit are
-                                   new since the model's last fit (0: not known);
-                                   pam-moa scores them before it trains */
    uint64_t seed;
    /* called after every epoch, when set; return false to stop early */
    bool (*progress)(void *ctx, int epoch, int epochs, double loss);

@@ -36,9 +36,6 @@ CostModel *PamMoa_fromPretrained(const CostModel *pam, char **cause);
 /* A pam-moa model's networks (fast NULL before the first fit) and its count of
  * updates, for tests and displays. */
 void PamMoa_state(const CostModel *m, NeuralNet **slow, NeuralNet **fast, uint32_t *updates);
-/* Since its last refresh: the pairs of new samples both networks scored, and twice the
- * pairs each ordered right (a tie counts half). */
-void PamMoa_counts(const CostModel *m, uint32_t *pairs, uint32_t *slowRight2, uint32_t *fastRight2);
 
 #ifdef HAVE_XGBOOST
 /* cost/xgb_model.c: Ansor's XGBModel. */

@@ -96,7 +96,6 @@ static void *worker(void *arg) {
          const Dataset *on = &snapshot;
          bool warm = !cfg.fromScratch && trained > 0 &&
                      (kind == MODEL_MLP || kind == MODEL_PAM || kind == MODEL_PAM_MOA);
-         cfg.fresh = snapshot.n - trained;
          if (warm && cfg.roundEpochs > 0)
             cfg.epochs = cfg.roundEpochs;
          if (warm && cfg.replay > 0 && trained > cfg.replay) {

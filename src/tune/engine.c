@@ -559,11 +559,11 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
          ops |= 1u << e->net.tasks[t].op.kind;
       shipped = Checkpoint_findShipped(MODEL_PAM, ops);
       if (shipped) {
-         kind = "pam";
+         kind = "pam-moa";
          load = shipped;
-         e->modelNote = xAsprintf("pam from the shipped checkpoint %s, which has learned every operator of %s, "
-                                  "fine-tuned every round (--cost-model pam-moa --load-model it for MoA, "
-                                  "--cost-model pam from nothing)",
+         e->modelNote = xAsprintf("pam-moa from the shipped checkpoint %s, which has learned every operator of %s: "
+                                  "its fast network fine-tuned every round, its slow one moved toward it every 4th "
+                                  "(--cost-model pam from nothing)",
                                   shipped, e->net.name);
       } else {
          e->modelNote = xAsprintf("no shipped checkpoint has learned every operator of %s: pam learns from nothing",

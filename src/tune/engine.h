@@ -33,10 +33,9 @@ typedef struct EngineConfig_ {
    const char *policy;          /* "pruner" (NULL too) or "ansor" */
    const char *costModel;       /* the verify model's kind; NULL: "pam" */
    const char *loadModel;       /* a checkpoint to start the verify model from, or NULL */
-   /* with neither costModel nor loadModel: pam from the shipped PAM checkpoint that
-    * has learned every operator of the network, when one ships
-    * (Checkpoint_findShipped), fine-tuned every round, else pam from nothing; the
-    * pruner policy's default (bench/RESULTS.md: it beat MoA from the same checkpoint) */
+   /* with neither costModel nor loadModel: pam-moa from the shipped PAM checkpoint
+    * that has learned every operator of the network, when one ships
+    * (Checkpoint_findShipped), else pam from nothing; the pruner policy's default */
    bool pretrained;
    const char *sessionPath;     /* the session file to create (must not exist), or NULL */
    /* without a sessionPath: the directory (made when missing) where a session named
@@ -147,7 +146,7 @@ const char *Engine_policy(const Engine *e);
 const char *Engine_costModel(const Engine *e);
 /* The checkpoint the verify model started from (--load-model), "" when none. */
 const char *Engine_checkpoint(const Engine *e);
-/* What EngineConfig.pretrained found: "pam from the shipped checkpoint ..." or why
+/* What EngineConfig.pretrained found: "pam-moa from the shipped checkpoint ..." or why
  * none was used; "" when it was not asked for. */
 const char *Engine_modelNote(const Engine *e);
 /* The session's header, whether or not a file is written (a resumed session's own). */
