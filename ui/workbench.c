@@ -9,6 +9,7 @@
 #include <locale.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -231,6 +232,7 @@ typedef struct {
    EngineThread *thread;
    bool ended;
    double clockOffset, clockStart;
+   char threadName[16];         /* this thread's name before it was the screen's */
    /* replay */
    const SessionLog *log;
    int next;                    /* the next event to show */
@@ -447,6 +449,10 @@ static int startScreen(Run *r) {
    }
    cursesOn = 1;
    installSignals();
+   /* top -H and htop show the threads by name: this one is the screen's while it is up */
+   if (pthread_getname_np(pthread_self(), r->threadName, sizeof r->threadName) != 0)
+      snprintf(r->threadName, sizeof r->threadName, "pruner-tui");
+   pthread_setname_np(pthread_self(), "screen");
    set_escdelay(25);
    cbreak();
    noecho();
@@ -472,6 +478,7 @@ static void stopScreen(Run *r) {
    freeWindows(&r->screen);
    restoreTerminal();
    resetSignals();
+   pthread_setname_np(pthread_self(), r->threadName);
 }
 
 /* Waits for a key, the engine, or the timeout (ms); then reads what came. */
