@@ -579,6 +579,13 @@ static void testSortKeys(void **state) {
    assert_int_equal(b->selected, 0);
    press(b, ">");
    assert_int_equal(b->order[0], 23);
+   /* a measurement alone (before the round's best event) gives task 5 its best, 30
+    * us: it goes first at once, and the selection stays */
+   apply(b, (SessionEvent){ .kind = SESSION_MEASURE, .measure = { .task = 5, .ncosts = 1, .costs = { 30e-6 },
+         .error = xStrdup("ok"), .state = xStrdup(""), .message = xStrdup(""), .lineage = xStrdup("") } });
+   assert_int_equal(b->order[0], 5);
+   assert_int_equal(b->order[1], 23);
+   assert_int_equal(b->selected, 23);
    /* after a scroll, a sort shows the first row at the top again */
    press(b, "G");
    assertTitle(b, " Tasks 21-27/27  sort: latency\u25bc" TITLE_KEYS);

@@ -85,6 +85,11 @@ rows() {
         on { exit }' "$tmp/screen" >"$tmp/rows"
 }
 
+rows_are() {   # rows_are N: the table shows N rows
+   rows
+   [ "$(wc -l <"$tmp/rows")" -eq "$1" ]
+}
+
 task_prio_is() {   # task_prio_is ID PRIO
    rows
    awk -v id="$1" -v prio="$2" '$1 == id { found = $4 == prio } END { exit !found }' "$tmp/rows"
@@ -246,8 +251,7 @@ keys_move() {
 }
 
 all_conv() {   # every row shown is a conv2d task's (7 rows)
-   rows
-   [ "$(wc -l <"$tmp/rows")" -eq 7 ] && ! cut -d' ' -f1 "$tmp/rows" | grep -vqxFf "$tmp/conv.ids"
+   rows_are 7 && ! cut -d' ' -f1 "$tmp/rows" | grep -vqxFf "$tmp/conv.ids"
 }
 
 # latencies_sorted desc|asc: the rows' latencies in that order, "-" (none yet) last
@@ -300,10 +304,10 @@ tm send-keys -t keys Enter
 poll keys 20 title_starts ' Tasks 9-15/24  filter: conv (24 of 27)  sort: id▲'
 ok "/conv Enter: the title says 24 of the 27 tasks match ($(sed -n 3p "$tmp/screen" | cut -c1-45))" \
    title_starts ' Tasks 9-15/24  filter: conv (24 of 27)  sort: id▲'
-rows
+poll keys 20 all_conv
 ok "/conv: the 7 rows shown are conv2d tasks ($(cut -d' ' -f1 "$tmp/rows" | tr '\n' ' '))" all_conv
 tm send-keys -t keys G
-poll keys 20 title_starts ' Tasks 18-24/24  filter: conv'
+poll keys 20 title_starts ' Tasks 18-24/24  filter: conv' && poll keys 20 all_conv
 ok "/conv, G: rows 18-24 of 24, conv2d tasks all ($(rows; cut -d' ' -f1 "$tmp/rows" | tr '\n' ' '))" all_conv
 tm send-keys -t keys -l '\'
 tm send-keys -t keys C-u Enter
@@ -316,13 +320,15 @@ tm send-keys -t keys F6 F6
 poll keys 20 title_starts ' Tasks 1-7/27  sort: latency▼'
 ok "F6 F6: sorted by latency, descending, shown from the top" title_starts ' Tasks 1-7/27  sort: latency▼'
 ok "F6 F6: the latency column's head says descending" shows '^ ID Task +Wt Lat\(ms\)▼ +GFLOPS '
+poll keys 20 latencies_sorted desc
 ok "F6 F6: the rows' latencies go down ($(rows; awk '{ print $2 }' "$tmp/rows" | tr '\n' ' '))" latencies_sorted desc
 tm send-keys -t keys '<'
 poll keys 20 title_starts ' Tasks 1-7/27  sort: latency▲'
 ok "<: ascending, the head says so" shows '^ ID Task +Wt Lat\(ms\)▲ +GFLOPS '
+poll keys 20 latencies_sorted asc
 ok "<: the rows' latencies go up ($(rows; awk '{ print $2 }' "$tmp/rows" | tr '\n' ' '))" latencies_sorted asc
 tm send-keys -t keys '>'
-poll keys 20 title_starts ' Tasks 1-7/27  sort: latency▼'
+poll keys 20 title_starts ' Tasks 1-7/27  sort: latency▼' && poll keys 20 latencies_sorted desc
 ok ">: descending again" latencies_sorted desc
 
 # F5: the selection follows the task being tuned, round after round, until j
@@ -404,7 +410,8 @@ ok "--batch made the session to replay (exit $rc)" [ "$rc" -eq 0 ]
 # the final table: the last 27 rows "| ID | description | latency | GFLOPS | trials |"
 grep '^|  *[0-9]' "$tmp/batch.out" | tail -n 27 | awk -F'|' '{ print $2 + 0, $4 + 0, $6 + 0 }' >"$tmp/batch.rows"
 start replay 200x40 --replay "$tmp/replay.jsonl" --speed 0
-poll replay 20 shows 'replay ended'
+# the whole frame: the header, then all 27 rows (tmux may show a frame half written)
+poll replay 20 shows 'replay ended' && poll replay 20 rows_are 27
 ok "--replay --speed 0: the header says the replay ended at the budget" \
    shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED  policy pruner  model random .*\[replay ended: budget\]$'
 ok "--replay --speed 0: the header counts 60 of 60 trials in 30 rounds" shows '^ trials 60/60  round 30 '

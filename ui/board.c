@@ -358,9 +358,9 @@ void Board_apply(Board *b, const SessionEvent *e) {
    if (e->kind == SESSION_FINISHED || e->kind == SESSION_RESUMED)
       endPause(b, e->elapsed);
    logEvent(b, e);
-   /* the values sorted on change with these; the states filtered on with any */
-   if (*b->filter || e->kind == SESSION_ROUND_END || e->kind == SESSION_BEST)
-      arrange(b);
+   /* a measurement changes a task's trials and best, a command or a round its state:
+    * the rows are sorted and filtered anew after every event */
+   arrange(b);
    if (e->kind == SESSION_ROUND)
       followRound(b);
 }
