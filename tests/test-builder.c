@@ -123,6 +123,16 @@ static BuilderStats assertStats(const Builder *b, long compiled, long cacheHits,
 
 /* ---- without NVRTC ---- */
 
+/* The pool's threads show as "build" in /proc (top -H, htop), and end with it. */
+static void test_threadNames(void **state) {
+   (void)state;
+   assert_int_equal(TestUtil_threadsNamed("build"), 0);
+   Builder *b = newBuilder(3, 15, 0, fakeCompile);
+   assert_int_equal(TestUtil_threadsNamed("build"), 3);
+   Builder_free(b);
+   assert_int_equal(TestUtil_threadsNamed("build"), 0);
+}
+
 static void test_config(void **state) {
    (void)state;
    BuilderConfig cfg;
@@ -518,6 +528,7 @@ static void test_manyRequests(void **state) {
 
 int main(void) {
    struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_threadNames),
       cmocka_unit_test(test_config),
       cmocka_unit_test(test_timeout),
       cmocka_unit_test(test_queueTimeNotCounted),

@@ -310,6 +310,33 @@ static void test_thread_pause_resume(void **state) {
    SessionLog_done(&log);
 }
 
+/* /proc (top -H, htop) shows the engine's threads by name: the model's trainer from
+ * the start, the engine's thread while it runs. The random model, which starts no
+ * BLAS or OpenMP threads; the ones the tests before started from a trainer (and so
+ * named "train", as threads take the name of the thread that starts them) may live
+ * on, so the counts are against those before. */
+static void test_thread_names(void **state) {
+   (void)state;
+   int train = TestUtil_threadsNamed("train"), engine = TestUtil_threadsNamed("engine");
+   TestConfig c;
+   config(&c, "tests/data/tiny2.task", "names.jsonl", 10, NULL, "random");
+   char *cause = NULL;
+   Engine *e = Engine_new(&c.cfg, &cause);
+   if (!e)
+      fail_msg("%s", cause);
+   doneConfig(&c);
+   assert_int_equal(TestUtil_threadsNamed("train"), train + 1);
+   assert_int_equal(TestUtil_threadsNamed("engine"), engine);
+   EngineThread *t = EngineThread_start(e, &cause);
+   if (!t)
+      fail_msg("%s", cause);
+   assert_int_equal(TestUtil_threadsNamed("engine"), engine + 1);
+   assert_int_equal(EngineThread_join(t, &cause), 0);
+   assert_int_equal(TestUtil_threadsNamed("engine"), engine);
+   Engine_free(e);
+   assert_int_equal(TestUtil_threadsNamed("train"), train);
+}
+
 /* ---- --resume ---- */
 
 /* the text of the file's first `lines` lines */
@@ -438,6 +465,7 @@ int main(void) {
       cmocka_unit_test(test_stop_from_a_thread),
       cmocka_unit_test(test_model_swap),
       cmocka_unit_test(test_thread_pause_resume),
+      cmocka_unit_test(test_thread_names),
       cmocka_unit_test(test_resume_after_a_cut),
       cmocka_unit_test(test_resume_refusals),
    };

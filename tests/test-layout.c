@@ -1,6 +1,7 @@
 /* The screen layout and the text charts: exact rectangles for three terminal sizes
  * worked out by hand from the rules, the tiling and the minimums for every size from
- * 80x24 to 300x100, too small a terminal; braille and ASCII plots, sparklines, cuts
+ * 80x24 to 300x100, too small a terminal; the task table's columns with and without
+ * room for the sort's mark; braille and ASCII plots, sparklines, cuts
  * at whole characters, nice axis ranges and labels, all compared with hand-computed
  * text. */
 #include "config.h"
@@ -124,6 +125,43 @@ static void test_layoutTooSmall(void **state) {
    assertTooSmall(24, 79);
    assertTooSmall(23, 80);
    assertTooSmall(0, 0);
+}
+
+/* ---- the task table's columns ---- */
+
+static void assertColumns(int width, int markWidth, const int *want) {
+   int got[COLUMN_COUNT];
+   Layout_tableColumns(width, markWidth, got);
+   for (int c = 0; c < COLUMN_COUNT; c++)
+      if (got[c] != want[c])
+         fail_msg("%d columns, a mark of %d: %s is %d wide, want %d", width, markWidth, Layout_columns[c].name,
+                  got[c], want[c]);
+}
+
+/* ID, Lat(ms), Trials and Roof carry the sort's mark: 1 column (a triangle) makes
+ * "ID" 3 wide, "Lat(ms)" 8, "Trials" 7, "Roof" 5, i.e. 3 + 4 + 8 + 7 + 7 + 5 + 4 + 8 =
+ * 46 without the description; 2 (" v") makes them 4, 9, 8, 6: 50. The description is
+ * what is left after 9 spaces (8 between, 1 at the end), at least 8. */
+static void test_tableColumns(void **state) {
+   (void)state;
+   /* 80 - 9 - 46 = 25 */
+   assertColumns(80, 1, (const int[]){ 3, 25, 4, 8, 7, 7, 5, 4, 8 });
+   /* 80 - 9 - 50 = 21 */
+   assertColumns(80, 2, (const int[]){ 4, 21, 4, 9, 7, 8, 6, 4, 8 });
+   /* the wide layout's table at 200 columns: 110 - 9 - 46 = 55 */
+   assertColumns(110, 1, (const int[]){ 3, 55, 4, 8, 7, 7, 5, 4, 8 });
+   /* no mark: the values' widths, as before marks */
+   assertColumns(80, 0, (const int[]){ 3, 26, 4, 8, 7, 6, 5, 4, 8 });
+   /* too narrow: the description keeps 8 */
+   assertColumns(40, 1, (const int[]){ 3, 8, 4, 8, 7, 7, 5, 4, 8 });
+   /* every width from 80 to 300 fills the row but its last column */
+   for (int width = 80; width <= 300; width++) {
+      int w[COLUMN_COUNT], sum = COLUMN_COUNT;
+      Layout_tableColumns(width, 2, w);
+      for (int c = 0; c < COLUMN_COUNT; c++)
+         sum += w[c];
+      assert_int_equal(sum, width);
+   }
 }
 
 /* ---- plots ---- */
@@ -336,6 +374,7 @@ int main(void) {
       cmocka_unit_test(test_layoutExact),
       cmocka_unit_test(test_layoutEverySize),
       cmocka_unit_test(test_layoutTooSmall),
+      cmocka_unit_test(test_tableColumns),
       cmocka_unit_test(test_plotBrailleDiagonal),
       cmocka_unit_test(test_plotBrailleTop),
       cmocka_unit_test(test_plotBrailleDots),

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "measure/child.h"
 #include "measure/protocol.h"
 #include "measure/runner.h"
+#include "measure/wire.h"
 #include "testutil.h"
 #include "util/xalloc.h"
 
@@ -315,6 +318,48 @@ static void test_real_runner_without_driver(void **state) {
    free(prog);
 }
 
+/* The runner process's thread is named "measure" (ps, top and htop show the runner
+ * so): RunnerChild_main on a thread of this process, without a driver, names its
+ * thread, answers that there is none and returns 1. */
+typedef struct {
+   int fd, rc, named;
+} ChildRun;
+
+static void *runChild(void *arg) {
+   ChildRun *c = arg;
+   c->rc = RunnerChild_main(c->fd, 0);
+   c->named = TestUtil_threadsNamed("measure");
+   return NULL;
+}
+
+static void test_runner_thread_name(void **state) {
+   (void)state;
+   int sv[2];
+   assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+   setenv("PRUNER_TUI_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+   ChildRun c = { .fd = sv[1] };
+   pthread_t t;
+   assert_int_equal(pthread_create(&t, NULL, runChild, &c), 0);
+   assert_int_equal(pthread_join(t, NULL), 0);
+   unsetenv("PRUNER_TUI_LIBCUDA");
+   assert_int_equal(c.rc, 1);
+   assert_int_equal(c.named, 1);
+   assert_int_equal(TestUtil_threadsNamed("measure"), 0);
+   /* what it said: that there is no driver, naming the library */
+   WireBuf in;
+   WireBuf_init(&in);
+   uint32_t type = 0;
+   assert_int_equal(Wire_recv(sv[0], -1.0, &type, &in, NULL), WIRE_OK);
+   assert_int_equal(type, MSG_FATAL);
+   char *why = Wire_getStr(&in);
+   assert_string_equal(why, "no CUDA driver: cannot open /nonexistent/libcuda.so.1 (/nonexistent/libcuda.so.1: "
+                            "cannot open shared object file: No such file or directory)");
+   free(why);
+   WireBuf_done(&in);
+   close(sv[0]);
+   close(sv[1]);
+}
+
 /* ---- the protocol's encoding ---- */
 
 static void test_protocol_round_trip(void **state) {
@@ -434,6 +479,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_start_failures, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reference_disagrees, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_runner_without_driver, setup, teardown),
+      cmocka_unit_test(test_runner_thread_name),
       cmocka_unit_test(test_protocol_round_trip),
       cmocka_unit_test(test_wire_cut_promise),
    };

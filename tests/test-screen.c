@@ -3,7 +3,9 @@
  * screen over /dev/null at 80x24, 120x40 and 200x60 and read back, the board's log,
  * sort, selection and states, the console's commands on it (what they send to the
  * engine, what they answer, what they refuse), their completion, and readline fed a
- * byte at a time. */
+ * byte at a time; the table's keys (navigation, sort and direction, filter, search,
+ * follow) pressed on a board of ResNet-50's 27 tasks, and what the title, the column
+ * heads and the rows then show. */
 #include "config.h"
 
 #include "testutil.h"
@@ -19,6 +21,7 @@
 #include "board.h"
 #include "commands.h"
 #include "console.h"
+#include "keys.h"
 #include "layout.h"
 #include "panels.h"
 #include "util/xalloc.h"
@@ -108,7 +111,7 @@ static void applied(Board *b, double t, const char *text) {
 static SCREEN *screen;
 static FILE *devnull;
 
-static int setUpScreen(void **state) {
+static void openScreen(void) {
    setlocale(LC_ALL, "C.UTF-8");
    devnull = fopen("/dev/null", "r+");
    setenv("TERM", "xterm-256color", 1);
@@ -116,13 +119,21 @@ static int setUpScreen(void **state) {
    assert_non_null(screen);
    set_term(screen);
    Panels_initColors(false);
+}
+
+static void closeScreen(void) {
+   endwin();
+   delscreen(screen);
+   fclose(devnull);
+}
+
+static int setUpScreen(void **state) {
+   openScreen();
    return setUp(state);
 }
 
 static int tearDownScreen(void **state) {
-   endwin();
-   delscreen(screen);
-   fclose(devnull);
+   closeScreen();
    return tearDown(state);
 }
 
@@ -203,15 +214,16 @@ static void testTable(void **state) {
    assert_int_equal(l.table.h, 9);
    char *text = drawn(&f->board, l.table, table);
    assert_int_equal(countLines(text), 9);
-   assertLine(text, 0, " Tasks (2)  sort: id  [s]ort [enter] details [+/-] priority [f]ocus");
-   /* the description 80 - 53 - 1 = 26 columns wide; the task file names no task, so
-    * the table shows their keys, cut with '~' */
-   assertLine(text, 1, " ID Task                         Wt  Lat(ms)  GFLOPS Trials  Roof Prio State");
+   /* rows 1 to 2 of 2; sorted by ID, ascending: the ID column's head is marked */
+   assertLine(text, 0, " Tasks 1-2/2  sort: id\u25b2  [s]ort [enter] details [+/-] priority [f]ocus");
+   /* the description 80 - 9 - 46 = 25 columns wide (Layout_tableColumns); the task
+    * file names no task, so the table shows their keys, cut with '~' */
+   assertLine(text, 1, "ID\u25b2 Task                        Wt  Lat(ms)  GFLOPS  Trials  Roof Prio State");
    /* task 0: best 4.1606e-6 s; 66560 FLOP / 4.1606e-6 s = 16.0 GFLOPS; roofline floor
     * max(66560 / 67e12, 4 * (1024 + 512 + 2048 + 64) / 3350e9) = 4.356e-9 s: 0% */
-   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias     2   0.0042      16      6    0%    1 ready");
+   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias    2   0.0042      16       6    0%    1 ready");
    /* task 1: 7.48e-6 then 4.1786e-6 s: 149504 / 4.1786e-6 = 35.8 GFLOPS */
-   assertLine(text, 3, "  1 conv2d_n1_c8_h8_w8_k16_g1~    1   0.0042      36      6    0%    1 ready");
+   assertLine(text, 3, "  1 conv2d_n1_c8_h8_w8_k16_g~    1   0.0042      36       6    0%    1 ready");
    assertLine(text, 4, "");
    free(text);
 }
@@ -299,7 +311,8 @@ static void testLogAndHints(void **state) {
    assertLine(text, 7, "finished: budget after 12 trials");
    free(text);
    text = drawn(&f->board, l.console, hints);
-   assertLine(text, 0, "?:help  ::console  space:pause  +/-:prio  f:focus  m:model  s:sort  enter:details  q:quit");
+   assertLine(text, 0, "F1:help  F3:search  F4:filter  F5:follow  F6:sort  F10:quit  space:pause  +/-:prio  f:focus  "
+                       "m:model  enter:details  ::console");
    free(text);
    snprintf(f->board.message, sizeof f->board.message, "error: unknown command 'frob' (help lists them)");
    text = drawn(&f->board, l.console, hints);
@@ -362,7 +375,7 @@ static void testStates(void **state) {
    Layout l;
    Layout_compute(24, 80, &l);
    char *text = drawn(b, l.table, table);
-   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias     2   0.0042      16      6    0%    1 excluded");
+   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias    2   0.0042      16       6    0%    1 excluded");
    free(text);
    applied(b, 3.5, "focus 0");
    assert_string_equal(Board_taskState(b, 0), "focused");
@@ -393,6 +406,370 @@ static void testEta(void **state) {
                             .finished = { .why = SESSION_END_STOPPED } });
    resumed(b, 16.1);
    assert_true(fabs(Board_eta(b) - 5.1) < 1e-9);
+}
+
+/* ---- the table's keys, on ResNet-50's 27 tasks ---- */
+
+/* The fixture over a board of models/resnet_50.task's tasks (no session), with no
+ * round yet, but bests: task t's is ((7t mod 27) + 1) us, but for task 5, which has
+ * none. 7 x 4 = 28 = 1 (mod 27), so task 23 (7 x 23 = 161 = 26 mod 27) has the
+ * largest, 27 us, and task 0 the least, 1 us. Task t has t trials. Drawn at 80x24: 7
+ * rows of tasks. */
+#define RESNET_ROWS 7
+
+static int setUpResnet(void **state) {
+   openScreen();
+   resizeterm(24, 80);
+   Fixture *r = xCalloc(1, sizeof *r);
+   SessionLog_init(&r->log);
+   TestUtil_loadNetwork(&r->net, "models/resnet_50.task");
+   TestUtil_loadDevices(&r->devices);
+   char *keys[27];
+   for (int t = 0; t < r->net.ntasks; t++)
+      keys[t] = r->net.tasks[t].key;
+   char network[] = "resnet_50", device[] = "a100_40", policy[] = "pruner", model[] = "pam", none[] = "";
+   SessionHeader h = { .network = network, .networkFile = r->net.path, .device = device, .simulated = true,
+                       .policy = policy, .costModel = model, .checkpoint = none, .trialBudget = 1000,
+                       .measuresPerRound = 10, .ntasks = r->net.ntasks, .tasks = keys };
+   assert_int_equal(h.ntasks, 27);
+   Board_init(&r->board, &h, &r->net, &r->devices);
+   for (int t = 0; t < 27; t++) {
+      for (int i = 0; i < t; i++)
+         apply(&r->board, (SessionEvent){ .kind = SESSION_MEASURE, .measure = { .task = t, .ncosts = 1,
+               .costs = { 1 }, .error = xStrdup("compile_error"), .state = xStrdup(""),
+               .message = xStrdup(""), .lineage = xStrdup("") } });
+      if (t != 5)
+         apply(&r->board, (SessionEvent){ .kind = SESSION_BEST,
+                                          .best = { .task = t, .latency = (t * 7 % 27 + 1) * 1e-6 } });
+   }
+   *state = r;
+   return 0;
+}
+
+/* presses the keys of text one by one (the table showing RESNET_ROWS rows); each
+ * must be the table's */
+static void press(Board *b, const char *text) {
+   for (const char *k = text; *k; k++)
+      assert_true(Keys_table(b, (unsigned char)*k, RESNET_ROWS));
+}
+
+static void pressKey(Board *b, int key) {
+   assert_true(Keys_table(b, key, RESNET_ROWS));
+}
+
+static Rect resnetTable(void) {
+   Layout l;
+   Layout_compute(24, 80, &l);
+   assert_int_equal(Panels_tableRows(l.table.h), RESNET_ROWS);
+   return l.table;
+}
+
+/* the table's title bar, drawn: want as far as 80 columns hold it */
+static void assertTitle(Board *b, const char *want) {
+   char *text = drawn(b, resnetTable(), table);
+   char cut[256];
+   size_t n = 0;
+   for (int cols = 0; want[n] && cols < 80 && n + 4 < sizeof cut; cols++)
+      do
+         n++;
+      while (((unsigned char)want[n] & 0xc0) == 0x80);
+   memcpy(cut, want, n);
+   while (n > 0 && cut[n - 1] == ' ')
+      n--;
+   cut[n] = '\0';
+   assertLine(text, 0, cut);
+   free(text);
+}
+
+/* the IDs of the rows drawn, space-separated */
+static void assertRowsShown(Board *b, const char *want) {
+   char *text = drawn(b, resnetTable(), table);
+   char ids[256] = "";
+   for (int r = 2; r < 2 + RESNET_ROWS; r++) {
+      char *line = lineOf(text, r);
+      if (*line)
+         snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", *ids ? " " : "", atoi(line));
+      free(line);
+   }
+   free(text);
+   assert_string_equal(ids, want);
+}
+
+/* the console row at 80x24 */
+static void assertConsoleRow(Board *b, const char *want) {
+   char *text = drawn(b, (Rect){ 23, 0, 1, 80 }, hints);
+   assertLine(text, 0, want);
+   free(text);
+}
+
+#define TITLE_KEYS "  [s]ort [enter] details [+/-] priority [f]ocus"
+
+/* Navigation: the arrows and their letters, pages, the ends; the title says which
+ * rows show. */
+static void testNavigation(void **state) {
+   Fixture *r = *state;
+   Board *b = &r->board;
+   assertTitle(b, " Tasks 1-7/27  sort: id\u25b2" TITLE_KEYS);
+   press(b, "jjjjjjjjjjjjj");
+   assert_int_equal(b->selected, 13);
+   assertTitle(b, " Tasks 8-14/27  sort: id\u25b2" TITLE_KEYS);
+   assertRowsShown(b, "7 8 9 10 11 12 13");
+   press(b, "k");
+   assert_int_equal(b->selected, 12);
+   pressKey(b, KEY_DOWN);
+   assert_int_equal(b->selected, 13);
+   pressKey(b, KEY_CTRL('F'));
+   assert_int_equal(b->selected, 20);
+   assertTitle(b, " Tasks 15-21/27  sort: id\u25b2" TITLE_KEYS);
+   pressKey(b, KEY_NPAGE);
+   assert_int_equal(b->selected, 26);
+   assertTitle(b, " Tasks 21-27/27  sort: id\u25b2" TITLE_KEYS);
+   pressKey(b, KEY_CTRL('B'));
+   assert_int_equal(b->selected, 19);
+   press(b, "g");
+   assert_int_equal(b->selected, 0);
+   assertTitle(b, " Tasks 1-7/27  sort: id\u25b2" TITLE_KEYS);
+   press(b, "G");
+   assert_int_equal(b->selected, 26);
+   pressKey(b, KEY_HOME);
+   assert_int_equal(b->selected, 0);
+   pressKey(b, KEY_UP);
+   assert_int_equal(b->selected, 0);
+   pressKey(b, KEY_END);
+   assert_int_equal(b->selected, 26);
+   pressKey(b, KEY_PPAGE);
+   assert_int_equal(b->selected, 19);
+   /* the rest is the workbench's */
+   assert_false(Keys_table(b, 'q', RESNET_ROWS));
+   assert_false(Keys_table(b, '+', RESNET_ROWS));
+   assert_false(Keys_table(b, KEY_F(10), RESNET_ROWS));
+   assert_false(Keys_table(b, KEY_F(1), RESNET_ROWS));
+}
+
+/* The sort: s and F6 go on to the next in its own direction, < and > set the
+ * direction; the first row is selected and shows at the top; the sorted column's head
+ * and the title carry the mark, ASCII without UTF-8. */
+static void testSortKeys(void **state) {
+   Fixture *r = *state;
+   Board *b = &r->board;
+   press(b, "jjjjjjjjjjjjj");
+   press(b, "ss");
+   assert_int_equal(b->sort, SORT_LATENCY);
+   assert_true(b->descending);
+   assert_string_equal(b->message, "sorted by latency, descending");
+   /* 27 us first; no best last */
+   assert_int_equal(b->order[0], 23);
+   assert_int_equal(b->order[26], 5);
+   assert_int_equal(b->selected, 23);
+   assert_int_equal(b->top, 0);
+   char *text = drawn(b, resnetTable(), table);
+   assertLine(text, 0, " Tasks 1-7/27  sort: latency\u25bc" TITLE_KEYS);
+   assertLine(text, 1, " ID Task                        Wt Lat(ms)\u25bc  GFLOPS  Trials  Roof Prio State");
+   /* task 23, layer4.1-2.conv1: 27 us; 102.811 MFLOP / 27 us = 3808 GFLOPS; 23 trials;
+    * a100_40's floor: max(102.811e6 / 19.5e12, 4 x (2048x7x7 + 512x2048 + 512x7x7 +
+    * 512) / 1555e9) = 5.27e-6 s of 27e-6: 20% */
+   assertLine(text, 2, " 23 layer4.1-2.conv1             2   0.0270    3808      23   20%    1 waiting");
+   free(text);
+   press(b, "<");
+   assert_false(b->descending);
+   assert_string_equal(b->message, "sorted by latency, ascending");
+   assert_int_equal(b->order[0], 0);
+   assert_int_equal(b->order[25], 23);
+   assert_int_equal(b->order[26], 5);
+   assert_int_equal(b->selected, 0);
+   press(b, ">");
+   assert_int_equal(b->order[0], 23);
+   /* a measurement alone (before the round's best event) gives task 5 its best, 30
+    * us: it goes first at once, and the selection stays */
+   apply(b, (SessionEvent){ .kind = SESSION_MEASURE, .measure = { .task = 5, .ncosts = 1, .costs = { 30e-6 },
+         .error = xStrdup("ok"), .state = xStrdup(""), .message = xStrdup(""), .lineage = xStrdup("") } });
+   assert_int_equal(b->order[0], 5);
+   assert_int_equal(b->order[1], 23);
+   assert_int_equal(b->selected, 23);
+   /* after a scroll, a sort shows the first row at the top again */
+   press(b, "G");
+   assertTitle(b, " Tasks 21-27/27  sort: latency\u25bc" TITLE_KEYS);
+   pressKey(b, KEY_F(6));
+   assert_int_equal(b->sort, SORT_TRIALS);
+   assert_true(b->descending);
+   assert_int_equal(b->order[0], 26);
+   assert_int_equal(b->selected, 26);
+   assertTitle(b, " Tasks 1-7/27  sort: trials\u25bc" TITLE_KEYS);
+   assertRowsShown(b, "26 25 24 23 22 21 20");
+   /* the roofline's least first; then share, which has no column of its own */
+   press(b, "s");
+   assert_int_equal(b->sort, SORT_ROOFLINE);
+   assert_false(b->descending);
+   press(b, "ss");
+   assert_int_equal(b->sort, SORT_SHARE);
+   /* ASCII: " v" and " ^", and the sortable columns one wider */
+   b->unicode = false;
+   text = drawn(b, resnetTable(), table);
+   assertLine(text, 0, " Tasks 1-7/27  sort: share v" TITLE_KEYS);
+   assertLine(text, 1, "  ID Task                    Wt   Lat(ms)  GFLOPS   Trials   Roof Prio State");
+   free(text);
+   press(b, "s<");
+   assert_string_equal(b->message, "sorted by latency, ascending");
+   text = drawn(b, resnetTable(), table);
+   assertLine(text, 0, " Tasks 1-7/27  sort: latency ^" TITLE_KEYS);
+   assertLine(text, 1, "  ID Task                    Wt Lat(ms) ^  GFLOPS   Trials   Roof Prio State");
+   free(text);
+}
+
+/* The filter: / (or \ or F4), text, Enter; the title says how many of the tasks it
+ * shows; an empty one shows every task again, Esc puts the one before back. */
+static void testFilterKeys(void **state) {
+   Fixture *r = *state;
+   Board *b = &r->board;
+   press(b, "jj");
+   press(b, "/conv");
+   assert_int_equal(b->prompt.kind, PROMPT_FILTER);
+   /* applied as it is typed */
+   assert_int_equal(b->nrows, 24);
+   assertConsoleRow(b, "filter: conv  Enter: done (empty: every task)  Esc: back");
+   press(b, "\r");
+   assert_int_equal(b->prompt.kind, PROMPT_NONE);
+   assert_string_equal(b->filter, "conv");
+   /* every conv2d: tasks 0 and 2 to 24 */
+   assertTitle(b, " Tasks 1-7/24  filter: conv (24 of 27)  sort: id\u25b2" TITLE_KEYS);
+   assertRowsShown(b, "0 2 3 4 5 6 7");
+   for (int row = 0; row < b->nrows; row++)
+      assert_int_equal(strncmp(b->view.tasks[b->order[row]].key, "conv2d_", 7), 0);
+   assert_int_equal(b->order[0], 0);
+   assert_int_equal(b->order[1], 2);
+   /* the selection, task 2, stays; G goes to the last match */
+   assert_int_equal(b->selected, 2);
+   press(b, "G");
+   assert_int_equal(b->selected, 24);
+   /* the name: downsample; case does not matter */
+   pressKey(b, KEY_F(4));
+   assert_string_equal(b->prompt.text, "conv");
+   pressKey(b, KEY_CTRL('U'));
+   press(b, "DownSample\r");
+   assert_int_equal(b->nrows, 4);
+   assertRowsShown(b, "4 9 15 21");
+   /* the selection was hidden: the first row */
+   assert_int_equal(b->selected, 4);
+   /* Esc puts the filter before back */
+   press(b, "\\xyz");
+   assert_int_equal(b->nrows, 0);
+   assertTitle(b, " Tasks 0-0/0  filter: DownSamplexyz (0 of 27)  sort: id\u25b2" TITLE_KEYS);
+   char *text = drawn(b, resnetTable(), table);
+   assertLine(text, 2, "no task contains 'DownSamplexyz' (/ or F4 changes the filter)");
+   free(text);
+   pressKey(b, 27);
+   assert_string_equal(b->filter, "DownSample");
+   assert_int_equal(b->nrows, 4);
+   assert_int_equal(b->selected, 4);
+   /* the state: a round of task 7 makes it the one tuning */
+   apply(b, (SessionEvent){ .kind = SESSION_ROUND, .round = 1, .roundStart = { .task = 7 } });
+   press(b, "/");
+   pressKey(b, KEY_CTRL('U'));
+   press(b, "tuning\r");
+   assertRowsShown(b, "7");
+   /* backspace, to nothing, and Enter: every task */
+   press(b, "/");
+   for (int i = 0; i < 6; i++)
+      pressKey(b, KEY_BACKSPACE);
+   assert_string_equal(b->prompt.text, "");
+   press(b, "\r");
+   assert_string_equal(b->filter, "");
+   assert_int_equal(b->nrows, 27);
+   assert_int_equal(b->selected, 7);
+   assertTitle(b, " Tasks 2-8/27  sort: id\u25b2" TITLE_KEYS);
+   /* while typing, every key is the prompt's */
+   press(b, "/q");
+   assert_string_equal(b->prompt.text, "q");
+   Keys_cancel(b, RESNET_ROWS);
+   assert_int_equal(b->prompt.kind, PROMPT_NONE);
+   assert_int_equal(b->nrows, 27);
+}
+
+/* The search: F3, text (the selection goes to the first task from where it was that
+ * contains it), F3 the next, Enter keeps it, n the next after; Esc goes back. */
+static void testSearchKeys(void **state) {
+   Fixture *r = *state;
+   Board *b = &r->board;
+   pressKey(b, KEY_F(3));
+   assert_int_equal(b->prompt.kind, PROMPT_SEARCH);
+   press(b, "layer3");
+   /* layer3.0.conv1 is task 13 */
+   assert_int_equal(b->selected, 13);
+   assertConsoleRow(b, "search: layer3  Enter: done  F3: next  Esc: back");
+   pressKey(b, KEY_F(3));
+   assert_int_equal(b->selected, 14);
+   press(b, "\r");
+   assert_string_equal(b->search, "layer3");
+   assert_int_equal(b->nrows, 27);
+   press(b, "n");
+   assert_int_equal(b->selected, 15);
+   /* layer3 is tasks 13 to 18: n wraps around to the first */
+   press(b, "nnn");
+   assert_int_equal(b->selected, 18);
+   press(b, "n");
+   assert_int_equal(b->selected, 13);
+   /* the op and shapes: the dense task's key */
+   pressKey(b, KEY_F(3));
+   press(b, "DENSE_b1");
+   assert_int_equal(b->selected, 26);
+   assertTitle(b, " Tasks 21-27/27  sort: id\u25b2" TITLE_KEYS);
+   /* Esc: back to where the search started */
+   pressKey(b, 27);
+   assert_int_equal(b->selected, 13);
+   assert_string_equal(b->search, "layer3");
+   /* nothing found: the selection stays, the row says so */
+   pressKey(b, KEY_F(3));
+   press(b, "winograd");
+   assert_int_equal(b->selected, 13);
+   assertConsoleRow(b, "search: winograd  no task contains 'winograd'");
+   b->message[0] = '\0';
+   press(b, "\r");
+   assert_string_equal(b->message, "no task contains 'winograd'");
+   b->message[0] = '\0';
+   press(b, "n");
+   assert_string_equal(b->message, "no task contains 'winograd'");
+   assert_int_equal(b->selected, 13);
+}
+
+/* F5: the selection follows each round's task until a key moves it. */
+static void testFollow(void **state) {
+   Fixture *r = *state;
+   Board *b = &r->board;
+   apply(b, (SessionEvent){ .kind = SESSION_ROUND, .round = 1, .roundStart = { .task = 3 } });
+   assert_int_equal(b->selected, 0);
+   pressKey(b, KEY_F(5));
+   assert_true(b->follow);
+   assert_int_equal(b->selected, 3);
+   assert_string_equal(b->message, "following the task being tuned (a navigation key stops)");
+   apply(b, (SessionEvent){ .kind = SESSION_ROUND, .round = 2, .roundStart = { .task = 20 } });
+   assert_int_equal(b->selected, 20);
+   assertTitle(b, " Tasks 15-21/27  sort: id\u25b2  following" TITLE_KEYS);
+   /* a sort or a filter keeps following */
+   press(b, "s");
+   apply(b, (SessionEvent){ .kind = SESSION_ROUND, .round = 3, .roundStart = { .task = 11 } });
+   assert_int_equal(b->selected, 11);
+   /* a task the filter hides is not selected: the downsamples by latency are tasks
+    * 15 (25 us), 21, 9 and 4 */
+   press(b, "/downsample\r");
+   assert_int_equal(b->selected, 15);
+   apply(b, (SessionEvent){ .kind = SESSION_ROUND, .round = 4, .roundStart = { .task = 12 } });
+   assert_int_equal(b->selected, 15);
+   apply(b, (SessionEvent){ .kind = SESSION_ROUND, .round = 5, .roundStart = { .task = 9 } });
+   assert_int_equal(b->selected, 9);
+   press(b, "/");
+   pressKey(b, KEY_CTRL('U'));
+   press(b, "\r");
+   /* a navigation key stops it */
+   press(b, "j");
+   assert_false(b->follow);
+   int selected = b->selected;
+   apply(b, (SessionEvent){ .kind = SESSION_ROUND, .round = 6, .roundStart = { .task = 2 } });
+   assert_int_equal(b->selected, selected);
+   pressKey(b, KEY_F(5));
+   assert_int_equal(b->selected, 2);
+   pressKey(b, KEY_F(5));
+   assert_false(b->follow);
+   assert_string_equal(b->message, "not following");
 }
 
 /* ---- the console's commands ---- */
@@ -684,6 +1061,11 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testBoard, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testStates, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testEta, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testNavigation, setUpResnet, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testSortKeys, setUpResnet, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testFilterKeys, setUpResnet, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testSearchKeys, setUpResnet, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testFollow, setUpResnet, tearDownScreen),
       cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testResumed, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testKeys, setUp, tearDown),

@@ -3,6 +3,7 @@
 
 #include "testutil.h"
 
+#include <dirent.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
@@ -61,6 +62,27 @@ static int removeEntry(const char *path, const struct stat *sb, int type, struct
 
 void TestUtil_removeTree(const char *dir) {
    nftw(dir, removeEntry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int TestUtil_threadsNamed(const char *name) {
+   DIR *d = opendir("/proc/self/task");
+   assert_non_null(d);
+   int n = 0;
+   for (struct dirent *e; (e = readdir(d));) {
+      if (e->d_name[0] == '.')
+         continue;
+      char path[300], comm[32] = "";
+      snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+      FILE *f = fopen(path, "r");
+      if (!f)
+         continue;   /* the thread ended meanwhile */
+      if (fgets(comm, sizeof comm, f))
+         comm[strcspn(comm, "\n")] = '\0';
+      fclose(f);
+      n += strcmp(comm, name) == 0;
+   }
+   closedir(d);
+   return n;
 }
 
 const char *TestUtil_srcdir(void) {

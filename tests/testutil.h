@@ -31,6 +31,9 @@ void TestUtil_removeTree(const char *dir);
 /* The whole file as a string (caller frees); fails the current test when it cannot be
  * read. */
 char *TestUtil_readFile(const char *path);
+/* How many of this process's threads have the name `name`, as
+ * /proc/self/task/TID/comm (and so top -H and htop) shows them. */
+int TestUtil_threadsNamed(const char *name);
 /* The source tree ($PTUI_SRCDIR, else "."), and a path inside it (caller frees). */
 const char *TestUtil_srcdir(void);
 char *TestUtil_srcPath(const char *rel);

@@ -1,8 +1,11 @@
 #!/bin/sh
 # The workbench end to end, in tmux: the screen of a live run on ResNet-50 (simulator,
 # no NVRTC) read back with capture-pane, the console's commands and their effect after
-# the next round, q and SIGTERM leaving the terminal sane, the message on a terminal
-# below 80x24, and --replay showing the final table that --batch printed; as TAP.
+# the next round, q and SIGTERM leaving the terminal sane; htop's keys at 80x24 (the
+# letters for the arrows, pages and ends, F3 and n searching, /conv filtering to the
+# conv2d tasks, F6 and < > sorting, F5 following the task being tuned, F1's help, F10
+# quitting) and the threads' names; the message on a terminal below 80x24, and
+# --replay showing the final table that --batch printed; as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
@@ -75,10 +78,16 @@ more_trials() {   # more_trials N: the header counts more than N trials
 }
 
 # rows: the task table's rows as "ID Lat(ms) Trials Prio State", one a line, in $tmp/rows
+# (the column heads: "ID Task", a sort's mark after a head)
 rows() {
-   awk '/^ *ID Task / { on = 1; next }
+   awk '/^ *ID[^ ]* +Task / { on = 1; next }
         on && $1 ~ /^[0-9]+$/ { print $1, $4, $6, $8, $9; next }
         on { exit }' "$tmp/screen" >"$tmp/rows"
+}
+
+rows_are() {   # rows_are N: the table shows N rows
+   rows
+   [ "$(wc -l <"$tmp/rows")" -eq "$1" ]
 }
 
 task_prio_is() {   # task_prio_is ID PRIO
@@ -108,6 +117,18 @@ stty_shown() {   # the pane's shell has printed `stty -a` (its icanon flag, set 
    grep -Eq -- '(^| )-?icanon( |;|$)' "$tmp/screen"
 }
 
+# stopped NAME HOW SESSION: once the pane's program has gone, three checks: it exited 0
+# after HOW, the terminal is back in canonical mode with echo, and the session ends
+# with a finished event (stopped)
+stopped() {
+   poll "$1" 30 shows '^EXIT=' && poll "$1" 10 stty_shown
+   ok "$2: pruner-tui exits 0 (EXIT=$(exit_status))" [ "$(exit_status)" = 0 ]
+   ok "$2: the terminal is back in canonical mode with echo" sane
+   tail -n1 "$3" >"$3.last"
+   ok "$2: the session ends with a finished event (stopped)" \
+      grep -q '^{"event":"finished",.*"why":"stopped"}$' "$3.last"
+}
+
 running_past() {   # running_past N: [running] and more than N trials
    more_trials "$1" && shows '\[running\]$'
 }
@@ -130,7 +151,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..33"
+echo "1..66"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -202,6 +223,152 @@ ok "q: the terminal is back in canonical mode with echo" sane
 ok "q: the summary counts at least the $seen trials seen, stopped" summary_counts "$seen"
 ok "q: the summary says the screen thread's CPU ($(grep '^screen thread:' "$tmp/screen"))" screen_thread_line
 
+# ---- htop's keys, at 80x24: the table shows 7 rows ----
+# the conv2d tasks' IDs, as --list shows them
+"$bin" --list "$src/models/resnet_50.task" | awk '$2 == "conv2d" { print $1 }' >"$tmp/conv.ids"
+
+title_starts() {   # title_starts TEXT: the task table's title bar (the screen's 3rd row) starts with TEXT
+   case "$(sed -n 3p "$tmp/screen")" in "$1"*) true ;; *) false ;; esac
+}
+
+# selected NAME: the selected row (reverse video), its escapes taken out, in $tmp/selected
+selected() {
+   tm capture-pane -e -p -J -t "$1" | sed -E 's/\x1b\[([0-9]*;)*7m/@REVERSE@/g; s/\x1b\[[0-9;]*m//g' |
+      sed -n 's/^@REVERSE@//p' >"$tmp/selected"
+}
+
+selected_is() {   # selected_is NAME ID: the selected row is task ID's
+   selected "$1"
+   [ "$(awk '{ print $1 }' "$tmp/selected")" = "$2" ]
+}
+
+# keys_move NAME KEYS ID TITLE: sends KEYS (tmux key names), then waits for the title to
+# start with TITLE and the selection to be task ID's
+keys_move() {
+   name=$1 keys=$2 id=$3 want=$4
+   tm send-keys -t "$name" $keys
+   poll "$name" 20 title_starts "$want" && selected_is "$name" "$id"
+}
+
+all_conv() {   # every row shown is a conv2d task's (7 rows)
+   rows_are 7 && ! cut -d' ' -f1 "$tmp/rows" | grep -vqxFf "$tmp/conv.ids"
+}
+
+# latencies_sorted desc|asc: the rows' latencies in that order, "-" (none yet) last
+latencies_sorted() {
+   rows
+   awk -v dir="$1" '{ if ($2 == "-") { dash = 1; next }
+                      if (dash || (n && (dir == "desc" ? $2 > last : $2 < last))) bad = 1
+                      last = $2; n++ }
+                    END { exit bad || n == 0 }' "$tmp/rows"
+}
+
+# follows NAME: the selected row is the task being tuned; its ID is added to $tmp/followed
+follows() {
+   selected "$1"
+   [ "$(awk '{ print $NF }' "$tmp/selected")" = tuning ] || return 1
+   awk '{ print $1 }' "$tmp/selected" >>"$tmp/followed"
+   [ "$(sort -u "$tmp/followed" | wc -l)" -ge 2 ]
+}
+
+start keys 80x24 "$src/models/resnet_50.task" --device sim:a100_40 --trials 100000 --no-compile \
+   --session "$tmp/keys.jsonl"
+poll keys 30 more_trials 0 && poll keys 10 title_starts ' Tasks 1-7/27  sort: id▲'
+ok "80x24: the title shows rows 1-7 of 27, sorted by ID, ascending ($(sed -n 3p "$tmp/screen" | cut -c1-30))" \
+   title_starts ' Tasks 1-7/27  sort: id▲'
+ok "80x24: the ID column's head is marked ascending" shows '^ID▲ Task +Wt +Lat\(ms\) +GFLOPS +Trials +Roof +Prio +State$'
+ok "j 13 times: task 13 selected, the title says rows 8-14 of 27" keys_move keys "j j j j j j j j j j j j j" 13 \
+   ' Tasks 8-14/27  '
+ok "k: task 12" keys_move keys k 12 ' Tasks 8-14/27  '
+ok "G: the last task, rows 21-27" keys_move keys G 26 ' Tasks 21-27/27  '
+ok "g: the first task, rows 1-7" keys_move keys g 0 ' Tasks 1-7/27  '
+ok "Ctrl-F: a page down, task 7, rows 2-8" keys_move keys C-f 7 ' Tasks 2-8/27  '
+ok "Ctrl-B: a page up, task 0, rows 1-7" keys_move keys C-b 0 ' Tasks 1-7/27  '
+ok "End: the last task, rows 21-27" keys_move keys End 26 ' Tasks 21-27/27  '
+ok "Home: the first task, rows 1-7" keys_move keys Home 0 ' Tasks 1-7/27  '
+
+# the search: F3, the text, Enter; n the next
+tm send-keys -t keys F3
+tm send-keys -t keys -l layer3
+poll keys 20 last_row_is "search: layer3  Enter: done  F3: next  Esc: back"
+ok "F3 layer3: the console row is the search's prompt" \
+   last_row_is "search: layer3  Enter: done  F3: next  Esc: back"
+ok "F3 layer3 Enter: task 13 (layer3.0.conv1) selected, rows 8-14" keys_move keys Enter 13 ' Tasks 8-14/27  '
+ok "n: the next layer3 task, 14, rows 9-15" keys_move keys n 14 ' Tasks 9-15/27  '
+
+# the filter: /conv Enter shows the conv2d tasks only; task 14 stays selected, the 14th
+# of them
+tm send-keys -t keys -l /conv
+poll keys 20 last_row_is "filter: conv  Enter: done (empty: every task)  Esc: back"
+tm send-keys -t keys Enter
+poll keys 20 title_starts ' Tasks 9-15/24  filter: conv (24 of 27)  sort: id▲'
+ok "/conv Enter: the title says 24 of the 27 tasks match ($(sed -n 3p "$tmp/screen" | cut -c1-45))" \
+   title_starts ' Tasks 9-15/24  filter: conv (24 of 27)  sort: id▲'
+poll keys 20 all_conv
+ok "/conv: the 7 rows shown are conv2d tasks ($(cut -d' ' -f1 "$tmp/rows" | tr '\n' ' '))" all_conv
+tm send-keys -t keys G
+poll keys 20 title_starts ' Tasks 18-24/24  filter: conv' && poll keys 20 all_conv
+ok "/conv, G: rows 18-24 of 24, conv2d tasks all ($(rows; cut -d' ' -f1 "$tmp/rows" | tr '\n' ' '))" all_conv
+tm send-keys -t keys -l '\'
+tm send-keys -t keys C-u Enter
+poll keys 20 title_starts ' Tasks 19-25/27  sort: id▲'
+ok "\\, nothing, Enter: the filter is off, task 24 still selected in rows 19-25 of 27" \
+   keys_move keys '' 24 ' Tasks 19-25/27  sort: id▲'
+
+# the sort: F6 twice is latency, descending; < and > set the direction
+tm send-keys -t keys F6 F6
+poll keys 20 title_starts ' Tasks 1-7/27  sort: latency▼'
+ok "F6 F6: sorted by latency, descending, shown from the top" title_starts ' Tasks 1-7/27  sort: latency▼'
+ok "F6 F6: the latency column's head says descending" shows '^ ID Task +Wt Lat\(ms\)▼ +GFLOPS '
+poll keys 20 latencies_sorted desc
+ok "F6 F6: the rows' latencies go down ($(rows; awk '{ print $2 }' "$tmp/rows" | tr '\n' ' '))" latencies_sorted desc
+tm send-keys -t keys '<'
+poll keys 20 title_starts ' Tasks 1-7/27  sort: latency▲'
+ok "<: ascending, the head says so" shows '^ ID Task +Wt Lat\(ms\)▲ +GFLOPS '
+poll keys 20 latencies_sorted asc
+ok "<: the rows' latencies go up ($(rows; awk '{ print $2 }' "$tmp/rows" | tr '\n' ' '))" latencies_sorted asc
+tm send-keys -t keys '>'
+poll keys 20 title_starts ' Tasks 1-7/27  sort: latency▼' && poll keys 20 latencies_sorted desc
+ok ">: descending again" latencies_sorted desc
+
+# F5: the selection follows the task being tuned, round after round, until j
+: >"$tmp/followed"
+tm send-keys -t keys F5
+poll keys 60 follows keys
+ok "F5: the selection is the tuning task in round after round ($(sort -u "$tmp/followed" | tr '\n' ' '))" \
+   sh -c '[ "$(sort -u "$1" | wc -l)" -ge 2 ]' _ "$tmp/followed"
+ok "F5: the title says following" shows '^ Tasks [0-9]+-[0-9]+/27  sort: latency▼  following'
+tm send-keys -t keys j
+poll keys 20 sh -c '! grep -q "  following" "$1"' _ "$tmp/screen"
+selected keys
+stay=$(awk '{ print $1 }' "$tmp/selected")
+capture keys
+seen=$(trials)
+poll keys 30 more_trials $((seen + 20))
+ok "j ends following: task $stay stays selected while $seen trials become $(trials)" selected_is keys "$stay"
+
+# the threads, by name, as top -H and htop show them
+pane=$(tm list-panes -t keys -F '#{pane_pid}')
+pid=$(pgrep -P "$pane" -f "$tmp/keys.jsonl")
+cat /proc/"$pid"/task/*/comm >"$tmp/comm" 2>/dev/null
+named() {   # named NAME: how many of the program's threads are called NAME
+   grep -cx "$1" "$tmp/comm"
+}
+ok "threads: one screen, an engine, a trainer ($(sort "$tmp/comm" | uniq -c | tr -s ' \n' '  '))" \
+   sh -c '[ "$1" -eq 1 ] && [ "$2" -ge 1 ] && [ "$3" -ge 1 ]' _ "$(named screen)" "$(named engine)" "$(named train)"
+ok "threads: the search's workers, $(named search) (cores: $(nproc))" \
+   sh -c '[ "$1" -le 1 ] || [ "$2" -ge 1 ]' _ "$(nproc)" "$(named search)"
+
+# F1 opens the help, F10 quits
+tm send-keys -t keys F1
+poll keys 20 shows '^ help  \(lines 1-'
+ok "F1: the help, which lists F1" shows '^  F1, \?, h +this help$'
+tm send-keys -t keys q
+poll keys 20 title_starts ' Tasks '
+ok "q closes the help" title_starts ' Tasks '
+tm send-keys -t keys F10
+stopped keys F10 "$tmp/keys.jsonl"
+
 # ---- SIGTERM ----
 start term 200x40 "$src/models/resnet_50.task" --trials 100000 --no-compile --session "$tmp/term.jsonl"
 poll term 30 more_trials 0
@@ -209,12 +376,7 @@ pane=$(tm list-panes -t term -F '#{pane_pid}')
 pid=$(pgrep -P "$pane" -f "$tmp/term.jsonl")
 ok "SIGTERM: found the program ($pid) under the pane's shell ($pane)" [ -n "$pid" ]
 kill -TERM $pid
-poll term 30 shows '^EXIT=' && poll term 10 stty_shown
-ok "SIGTERM: pruner-tui exits 0 (EXIT=$(exit_status))" [ "$(exit_status)" = 0 ]
-ok "SIGTERM: the terminal is back in canonical mode with echo" sane
-tail -n1 "$tmp/term.jsonl" >"$tmp/term.jsonl.last"
-ok "SIGTERM: the session ends with a finished event (stopped)" \
-   grep -q '^{"event":"finished",.*"why":"stopped"}$' "$tmp/term.jsonl.last"
+stopped term SIGTERM "$tmp/term.jsonl"
 
 # ---- --resume of the stopped session ----
 start resumed 200x40 --resume "$tmp/term.jsonl" --trials 600 --no-compile
@@ -248,7 +410,8 @@ ok "--batch made the session to replay (exit $rc)" [ "$rc" -eq 0 ]
 # the final table: the last 27 rows "| ID | description | latency | GFLOPS | trials |"
 grep '^|  *[0-9]' "$tmp/batch.out" | tail -n 27 | awk -F'|' '{ print $2 + 0, $4 + 0, $6 + 0 }' >"$tmp/batch.rows"
 start replay 200x40 --replay "$tmp/replay.jsonl" --speed 0
-poll replay 20 shows 'replay ended'
+# the whole frame: the header, then all 27 rows (tmux may show a frame half written)
+poll replay 20 shows 'replay ended' && poll replay 20 rows_are 27
 ok "--replay --speed 0: the header says the replay ended at the budget" \
    shows '^ pruner-tui  resnet_50 on h100_sxm SIMULATED  policy pruner  model random .*\[replay ended: budget\]$'
 ok "--replay --speed 0: the header counts 60 of 60 trials in 30 rounds" shows '^ trials 60/60  round 30 '

@@ -12,10 +12,23 @@
 #include "te/op.h"
 #include "tune/command.h"
 
-static const char *const sortNames[SORT_COUNT] = { "id", "share", "latency", "trials", "roofline" };
+static const struct {
+   const char *name;
+   bool descending;
+} sorts[SORT_COUNT] = {
+   [SORT_ID] = { "id", false },
+   [SORT_SHARE] = { "share", true },
+   [SORT_LATENCY] = { "latency", true },
+   [SORT_TRIALS] = { "trials", true },
+   [SORT_ROOFLINE] = { "roofline", false },
+};
 
 const char *SortKey_name(SortKey k) {
-   return (unsigned)k < SORT_COUNT ? sortNames[k] : "?";
+   return (unsigned)k < SORT_COUNT ? sorts[k].name : "?";
+}
+
+bool SortKey_descending(SortKey k) {
+   return (unsigned)k < SORT_COUNT && sorts[k].descending;
 }
 
 static double product(const int64_t *shape, int rank) {
@@ -53,6 +66,7 @@ void Board_init(Board *b, const SessionHeader *h, const Network *net, const Devi
       b->floor[t] = b->net ? floorOf(&b->net->tasks[t], b->device) : NAN;
       b->order[t] = t;
    }
+   b->nrows = h->ntasks > 0 ? h->ntasks : 0;
    b->replaySpeed = 1;
    b->unicode = true;
 }
@@ -139,55 +153,99 @@ const char *Board_logLine(const Board *b, int i) {
    return i >= 0 && i < b->nlog ? b->log[(b->logStart + i) % BOARD_LOG_MAX] : "";
 }
 
-/* ---- the table's order ---- */
+/* ---- the table's rows ---- */
 
 static const Board *sorting;
 
+/* the sort's value of task t; NAN when the task has none */
 static double sortValue(const Board *b, int t) {
    const TuneTaskView *tv = &b->view.tasks[t];
    switch (b->sort) {
-   case SORT_SHARE: return isnan(tv->best) ? -1 : tv->weight * tv->best;
-   case SORT_LATENCY: return isnan(tv->best) ? -1 : tv->best;
+   case SORT_SHARE: return tv->weight * tv->best;
+   case SORT_LATENCY: return tv->best;
    case SORT_TRIALS: return tv->trials;
-   case SORT_ROOFLINE: {
-      double r = Board_roofline(b, t);
-      return isnan(r) ? -2 : -r;   /* least first; unknown last */
-   }
-   default: return -t;
+   case SORT_ROOFLINE: return Board_roofline(b, t);
+   default: return t;
    }
 }
 
 static int compareTasks(const void *pa, const void *pb) {
    int a = *(const int *)pa, c = *(const int *)pb;
    double va = sortValue(sorting, a), vc = sortValue(sorting, c);
-   if (va != vc)
-      return va > vc ? -1 : 1;
+   if (isnan(va) != isnan(vc))
+      return isnan(va) ? 1 : -1;
+   if (va != vc && !isnan(va))
+      return (va > vc) == sorting->descending ? -1 : 1;
    return a - c;
 }
 
-static void resort(Board *b) {
+bool Board_matches(const Board *b, int task, const char *text) {
+   if (!*text)
+      return true;
+   const TuneTaskView *t = &b->view.tasks[task];
+   return strcasestr(t->key, text) || (t->label && strcasestr(t->label, text)) ||
+          strcasestr(Board_taskState(b, task), text);
+}
+
+/* the rows anew from the filter and the sort; a hidden selection goes to the first */
+static void arrange(Board *b) {
+   b->nrows = 0;
+   for (int t = 0; t < b->view.ntasks; t++)
+      if (Board_matches(b, t, b->filter))
+         b->order[b->nrows++] = t;
    sorting = b;
-   qsort(b->order, (size_t)b->view.ntasks, sizeof *b->order, compareTasks);
+   qsort(b->order, (size_t)b->nrows, sizeof *b->order, compareTasks);
    sorting = NULL;
+   if (b->nrows > 0 && Board_rowOf(b, b->selected) < 0)
+      b->selected = b->order[0];
+   if (b->top > b->nrows - 1)
+      b->top = b->nrows > 0 ? b->nrows - 1 : 0;
+}
+
+static void sortAnew(Board *b, SortKey k, bool descending) {
+   b->sort = k;
+   b->descending = descending;
+   arrange(b);
+   b->top = 0;
+   if (b->nrows > 0)
+      b->selected = b->order[0];
 }
 
 void Board_sort(Board *b, SortKey k) {
-   b->sort = k;
-   resort(b);
+   sortAnew(b, k, SortKey_descending(k));
+}
+
+void Board_sortDirection(Board *b, bool descending) {
+   sortAnew(b, b->sort, descending);
+}
+
+void Board_filter(Board *b, const char *text) {
+   snprintf(b->filter, sizeof b->filter, "%s", text);
+   arrange(b);
+}
+
+int Board_find(const Board *b, const char *text, int from) {
+   for (int i = 0; i < b->nrows; i++) {
+      int row = ((from + i) % b->nrows + b->nrows) % b->nrows;
+      if (Board_matches(b, b->order[row], text))
+         return row;
+   }
+   return -1;
 }
 
 int Board_rowOf(const Board *b, int task) {
-   for (int r = 0; r < b->view.ntasks; r++)
+   for (int r = 0; r < b->nrows; r++)
       if (b->order[r] == task)
          return r;
-   return 0;
+   return -1;
 }
 
 void Board_move(Board *b, int delta, int rows) {
-   int n = b->view.ntasks;
+   int n = b->nrows;
    if (n == 0)
       return;
-   int row = Board_rowOf(b, b->selected) + delta;
+   int row = Board_rowOf(b, b->selected);
+   row = (row < 0 ? 0 : row) + delta;
    row = row < 0 ? 0 : row >= n ? n - 1 : row;
    b->selected = b->order[row];
    if (rows < 1)
@@ -198,6 +256,17 @@ void Board_move(Board *b, int delta, int rows) {
       b->top = row - rows + 1;
    if (b->top > n - rows)
       b->top = n - rows > 0 ? n - rows : 0;
+}
+
+/* a following selection goes to the round's task, when the filter shows it */
+static void followRound(Board *b) {
+   if (b->follow && b->view.roundTask >= 0 && Board_rowOf(b, b->view.roundTask) >= 0)
+      b->selected = b->view.roundTask;
+}
+
+void Board_follow(Board *b, bool on) {
+   b->follow = on;
+   followRound(b);
 }
 
 /* ---- events ---- */
@@ -289,8 +358,11 @@ void Board_apply(Board *b, const SessionEvent *e) {
    if (e->kind == SESSION_FINISHED || e->kind == SESSION_RESUMED)
       endPause(b, e->elapsed);
    logEvent(b, e);
-   if (b->sort != SORT_ID && (e->kind == SESSION_ROUND_END || e->kind == SESSION_BEST))
-      resort(b);
+   /* a measurement changes a task's trials and best, a command or a round its state:
+    * the rows are sorted and filtered anew after every event */
+   arrange(b);
+   if (e->kind == SESSION_ROUND)
+      followRound(b);
 }
 
 /* ---- what the header and the table show ---- */

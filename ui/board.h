@@ -1,6 +1,7 @@
 /* The workbench's state: the view model folded from a run's events (live or replayed)
- * and what the screen adds to it (the selected task, the sort, the log, the console's
- * last answer). The panels draw a board (panels.h) and the console's commands act on
+ * and what the screen adds to it (the selected task, the sort and its direction, the
+ * filter, the search, following the round's task, the log, the console's last
+ * answer). The panels draw a board (panels.h) and the console's commands act on
  * one (commands.h); neither knows whether an engine or a session file feeds it, and
  * neither needs a terminal, so both are tested on a board built from events. */
 #ifndef HEADER_board
@@ -14,16 +15,20 @@
 #include "tune/view.h"
 #include "util/xalloc.h"
 
+/* The table's sorts, each with the direction it starts in; a task without the value
+ * (no best yet, no roofline) comes last either way, and ties go by ID. */
 typedef enum {
-   SORT_ID,                     /* the task file's order */
-   SORT_SHARE,                  /* weight x best latency, largest first */
-   SORT_LATENCY,                /* best latency, largest first */
-   SORT_TRIALS,                 /* trials, most first */
-   SORT_ROOFLINE,               /* share of the roofline, least first */
+   SORT_ID,                     /* the task file's order, ascending */
+   SORT_SHARE,                  /* weight x best latency, descending */
+   SORT_LATENCY,                /* best latency, descending */
+   SORT_TRIALS,                 /* trials, descending */
+   SORT_ROOFLINE,               /* share of the roofline, ascending */
    SORT_COUNT
 } SortKey;
 
 const char *SortKey_name(SortKey k);
+/* The direction k starts in: true for descending. */
+bool SortKey_descending(SortKey k);
 
 typedef enum {
    CURVE_TRIALS,                /* estimated total latency against trials */
@@ -42,6 +47,22 @@ typedef struct BoardActions_ {
 } BoardActions;
 
 #define BOARD_LOG_MAX 1000
+/* the longest search or filter text, with its '\0' */
+#define BOARD_TEXT_MAX 64
+
+/* The search or the filter being typed on the console row. */
+typedef enum {
+   PROMPT_NONE,
+   PROMPT_SEARCH,               /* the selection goes to the first task that contains the text */
+   PROMPT_FILTER,               /* the table shows only the tasks that contain the text */
+} PromptKind;
+
+typedef struct BoardPrompt_ {
+   PromptKind kind;
+   char text[BOARD_TEXT_MAX];
+   int selected;                /* the selection when it opened: Esc goes back to it */
+   char filter[BOARD_TEXT_MAX]; /* the filter when it opened: Esc puts it back */
+} BoardPrompt;
 
 typedef struct Board_ {
    TuneView view;
@@ -66,10 +87,17 @@ typedef struct Board_ {
    bool replayDone;             /* every event of the file was shown */
 
    /* the table */
-   int selected;                /* a task ID */
-   int top;                     /* the first row shown, in the sorted order */
+   int selected;                /* a task ID; one of the rows while there are rows */
+   int top;                     /* the first row shown */
    SortKey sort;
-   int *order;                  /* task IDs in the sort's order */
+   bool descending;             /* the sort's direction */
+   int *order;                  /* the rows: the IDs of the tasks the filter lets
+                                   through, in the sort's order */
+   int nrows;
+   char filter[BOARD_TEXT_MAX]; /* the rows are the tasks that contain it; "" all */
+   char search[BOARD_TEXT_MAX]; /* the last search's text */
+   bool follow;                 /* the selection goes to each round's task */
+   BoardPrompt prompt;
    CurveKind curve;             /* the first of the curves shown */
 
    /* the log: the engine's messages and the console's answers, oldest first */
@@ -94,7 +122,8 @@ void Board_init(Board *b, const SessionHeader *h, const Network *net, const Devi
 void Board_done(Board *b);
 
 /* Folds an event in, logs what the log panel shows of it (commands, refusals, model
- * failures, errors of a round, improvements, the end) and keeps the order sorted. */
+ * failures, errors of a round, improvements, the end), keeps the rows sorted and
+ * filtered and, when following, selects a new round's task. */
 void Board_apply(Board *b, const SessionEvent *e);
 
 /* A command sent to the engine: pending until its command event comes. */
@@ -115,13 +144,28 @@ void Board_log(Board *b, const char *fmt, ...) ATTR_FORMAT(2, 3);
 /* The i-th line of the log, 0 the oldest kept. */
 const char *Board_logLine(const Board *b, int i);
 
-/* Re-sorts the table; the selected task stays selected. */
+/* Sorts the table by k in the direction k starts in (SortKey_descending), or by its
+ * sort in the direction given; either way the first row is selected and shown at the
+ * top. The events keep the order sorted without moving the selection. */
 void Board_sort(Board *b, SortKey k);
-/* Moves the selection by delta rows of the sorted table (clamped) and scrolls so that
- * it shows in `rows` rows. */
+void Board_sortDirection(Board *b, bool descending);
+/* The rows become the tasks that contain text (Board_matches; "" all of them), in the
+ * sort's order. A selection the filter hides goes to the first row. */
+void Board_filter(Board *b, const char *text);
+/* Whether task t's key (its op and shapes), its name in the task file or its state
+ * (Board_taskState) contains text, ignoring case; "" is in every task. */
+bool Board_matches(const Board *b, int task, const char *text);
+/* The first row from row `from` on (wrapping around past the last) whose task
+ * contains text, or -1 when none does. */
+int Board_find(const Board *b, const char *text, int from);
+/* Moves the selection by delta rows (clamped) and scrolls so that it shows in `rows`
+ * rows. */
 void Board_move(Board *b, int delta, int rows);
-/* The row of task t in the sorted table. */
+/* The row of task t, or -1 when the filter hides it. */
 int Board_rowOf(const Board *b, int task);
+/* Follows the task being tuned, or stops: while on, each round selects its task
+ * (when the filter shows it); turning it on selects the last round's. */
+void Board_follow(Board *b, bool on);
 
 /* The share of the roofline a task's best reaches (floor over best, 0 to 1), or NAN. */
 double Board_roofline(const Board *b, int task);

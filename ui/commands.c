@@ -455,19 +455,28 @@ const ConsoleCommand Commands_table[] = {
 const int Commands_count = (int)(sizeof Commands_table / sizeof Commands_table[0]);
 
 static const char *const keys[][2] = {
+   { "F1, ?, h", "this help" },
+   { "up/down, k/j", "select the task above or below" },
+   { "PgUp/PgDn, Ctrl-B/Ctrl-F", "a page up or down" },
+   { "Home/End, g/G", "the first or the last task" },
+   { "F3", "search: type, the selection goes to the first task that contains it" },
+   { "", "(its op and shapes, name or state); F3 the next, Enter keeps it, Esc goes back" },
+   { "n", "the next task the last search finds" },
+   { "/, \\, F4", "filter: type, the table shows only the tasks that contain it; Enter" },
+   { "", "keeps it (an empty filter shows every task), Esc goes back" },
+   { "F5", "follow the task being tuned, each round, until a key moves the selection" },
+   { "s, F6", "the next sort: id, share, latency, trials, roofline; the first row selected" },
+   { "< / >", "sort ascending / descending" },
    { "space", "pause or resume the tuning (a replay: the playback)" },
-   { "up/down, PgUp/PgDn, Home/End", "select a task" },
    { "+ / -", "double or halve the selected task's priority (a half below 0.25 is 0: paused)" },
    { "f", "focus on the selected task, or end the focus" },
    { "m", "the next cost model (pam, xgb, mlp, random, psa, pam-moa)" },
-   { "s", "the next sort: id, share, latency, trials, roofline" },
    { "c", "the next curve" },
    { "enter", "the selected task's details" },
    { ":", "the console (Tab completes, Up/Down history, Esc leaves)" },
-   { "< / >", "a replay: slower or faster" },
-   { "G", "a replay: jump to the end" },
-   { "?", "this help" },
-   { "q", "quit (the session is saved)" },
+   { ", / .", "a replay: slower or faster" },
+   { "e", "a replay: jump to the end" },
+   { "q, F10", "quit (the session is saved)" },
 };
 
 /* ---- keys ---- */

@@ -308,7 +308,8 @@ int Cli_check(int argc, char **argv) {
       int nthreads = (int)(jobs < job.nresults ? jobs : job.nresults);
       pthread_t *th = xCalloc((size_t)(nthreads ? nthreads : 1), sizeof *th);
       for (int i = 0; i < nthreads; i++)
-         pthread_create(&th[i], NULL, checkWorker, &job);
+         if (pthread_create(&th[i], NULL, checkWorker, &job) == 0)
+            pthread_setname_np(th[i], "check");
       for (int i = 0; i < nthreads; i++)
          pthread_join(th[i], NULL);
       free(th);

@@ -1,4 +1,5 @@
-/* The screen layout for a terminal size; the arrangement is described in layout.h. */
+/* The screen layout for a terminal size, and the task table's columns for a width;
+ * the arrangement is described in layout.h. */
 #include "config.h"
 
 #include "layout.h"
@@ -47,4 +48,26 @@ int Layout_compute(int rows, int cols, Layout *out) {
    else
       arrangeNarrow(out, cols, 2, logY - 2);
    return 0;
+}
+
+const ColumnSpec Layout_columns[COLUMN_COUNT] = {
+   [COLUMN_ID] = { "ID", 3, false, true },
+   [COLUMN_TASK] = { "Task", 0, true, false },
+   [COLUMN_WEIGHT] = { "Wt", 4, false, false },
+   [COLUMN_LATENCY] = { "Lat(ms)", 8, false, true },
+   [COLUMN_GFLOPS] = { "GFLOPS", 7, false, false },
+   [COLUMN_TRIALS] = { "Trials", 6, false, true },
+   [COLUMN_ROOF] = { "Roof", 5, false, true },
+   [COLUMN_PRIO] = { "Prio", 4, false, false },
+   [COLUMN_STATE] = { "State", 8, true, false },
+};
+
+void Layout_tableColumns(int width, int markWidth, int out[COLUMN_COUNT]) {
+   int rest = width - COLUMN_COUNT;
+   for (int c = 0; c < COLUMN_COUNT; c++) {
+      const ColumnSpec *s = &Layout_columns[c];
+      out[c] = s->sortable ? maxInt(s->width, (int)strlen(s->name) + markWidth) : s->width;
+      rest -= out[c];
+   }
+   out[COLUMN_TASK] = maxInt(8, rest);
 }

@@ -43,4 +43,33 @@ typedef struct Layout_ {
 /* 0, or -1 when the terminal is smaller than 80x24 (out zeroed). */
 int Layout_compute(int rows, int cols, Layout *out);
 
+/* The task table's columns, left to right. */
+typedef enum {
+   COLUMN_ID,
+   COLUMN_TASK,                 /* the description: the width the others leave */
+   COLUMN_WEIGHT,
+   COLUMN_LATENCY,
+   COLUMN_GFLOPS,
+   COLUMN_TRIALS,
+   COLUMN_ROOF,
+   COLUMN_PRIO,
+   COLUMN_STATE,
+   COLUMN_COUNT
+} Column;
+
+typedef struct ColumnSpec_ {
+   const char *name;            /* its header */
+   int width;                   /* what its values need */
+   bool left;                   /* aligned left; else right */
+   bool sortable;               /* its header may carry the sort's mark */
+} ColumnSpec;
+
+extern const ColumnSpec Layout_columns[COLUMN_COUNT];
+
+/* The columns' widths in a table `width` columns wide: each its values' width, a
+ * sortable one's at least its header and the sort's mark (markWidth columns), the
+ * description what is left of the width after a space between columns and one at
+ * the right end, but at least 8. */
+void Layout_tableColumns(int width, int markWidth, int out[COLUMN_COUNT]);
+
 #endif

@@ -12,6 +12,8 @@
 #include <wchar.h>
 
 #include "chart.h"
+#include "layout.h"
+#include "util/textbuf.h"
 #include "util/xalloc.h"
 
 enum { PAIR_TITLE = 1, PAIR_GOOD, PAIR_WARN, PAIR_BAD, PAIR_ACCENT };
@@ -49,9 +51,15 @@ static void titleBar(WINDOW *w, const char *fmt, ...) {
    va_start(ap, fmt);
    vsnprintf(text, sizeof text, fmt, ap);
    va_end(ap);
+   /* cut at a column, not a byte: a sort's mark takes 3 bytes */
+   wchar_t wide[512];
+   size_t n = mbstowcs(wide, text, sizeof wide / sizeof wide[0] - 1);
    wattron(w, titleAttr());
    mvwhline(w, 0, 0, ' ', cols);
-   mvwaddnstr(w, 0, 0, text, cols);
+   if (n == (size_t)-1)
+      mvwaddnstr(w, 0, 0, text, cols);
+   else
+      mvwaddnwstr(w, 0, 0, wide, cols);
    wattroff(w, titleAttr());
 }
 
@@ -104,59 +112,124 @@ int Panels_tableRows(int height) {
    return height > 2 ? height - 2 : 0;
 }
 
-/* the fixed columns after the description: weight, latency, GFLOPS, trials, roofline,
- * priority, state */
-#define TABLE_FIXED 53
+/* the sort's mark after its column's header and its name in the title: a triangle,
+ * or " ^" and " v" without UTF-8 */
+static const char *sortMark(const Board *b) {
+   if (b->unicode)
+      return b->descending ? "\u25bc" : "\u25b2";
+   return b->descending ? " v" : " ^";
+}
+
+static int sortMarkWidth(const Board *b) {
+   return b->unicode ? 1 : 2;
+}
+
+/* the column that shows the value the table is sorted on; COLUMN_COUNT for none */
+static Column sortedColumn(SortKey k) {
+   switch (k) {
+   case SORT_ID: return COLUMN_ID;
+   case SORT_LATENCY: return COLUMN_LATENCY;
+   case SORT_TRIALS: return COLUMN_TRIALS;
+   case SORT_ROOFLINE: return COLUMN_ROOF;
+   default: return COLUMN_COUNT;
+   }
+}
+
+/* Appends text (of `cols` display columns) to t in column c, `width` wide, aligned as
+ * the column is, after a space from the column before. */
+static void addCell(TextBuf *t, Column c, int width, const char *text, int cols) {
+   int pad = width > cols ? width - cols : 0;
+   const char *space = c > 0 ? " " : "";
+   if (Layout_columns[c].left)
+      TextBuf_add(t, "%s%s%*s", space, text, pad, "");
+   else
+      TextBuf_add(t, "%s%*s%s", space, pad, "", text);
+}
+
+/* the row of column heads, the sorted one marked */
+static void headRow(const Board *b, const int *width, char *line, size_t size) {
+   TextBuf t = TextBuf_over(line, size);
+   for (int c = 0; c < COLUMN_COUNT; c++) {
+      const char *name = Layout_columns[c].name;
+      char head[32];
+      int cols = (int)strlen(name);
+      if ((Column)c == sortedColumn(b->sort)) {
+         snprintf(head, sizeof head, "%s%s", name, sortMark(b));
+         cols += sortMarkWidth(b);
+      } else {
+         snprintf(head, sizeof head, "%s", name);
+      }
+      addCell(&t, (Column)c, width[c], head, cols);
+   }
+}
+
+/* task t's row; the cells are ASCII, the description cut to its width with '~' */
+static void taskRow(const Board *b, int t, const int *width, char *line, size_t size) {
+   const TuneTaskView *tv = &b->view.tasks[t];
+   char cell[COLUMN_COUNT][256];
+   snprintf(cell[COLUMN_ID], sizeof cell[0], "%d", t);
+   snprintf(cell[COLUMN_TASK], sizeof cell[0], "%s", TuneView_describe(&b->view, t));
+   int desc = width[COLUMN_TASK];
+   if ((int)strlen(cell[COLUMN_TASK]) > desc && desc < (int)sizeof cell[0]) {
+      cell[COLUMN_TASK][desc - 1] = '~';
+      cell[COLUMN_TASK][desc] = '\0';
+   }
+   snprintf(cell[COLUMN_WEIGHT], sizeof cell[0], "%g", tv->weight);
+   ms(cell[COLUMN_LATENCY], sizeof cell[0], tv->best, 4);
+   double g = tv->flops / tv->best / 1e9;
+   if (isnan(g))
+      snprintf(cell[COLUMN_GFLOPS], sizeof cell[0], "-");
+   else
+      snprintf(cell[COLUMN_GFLOPS], sizeof cell[0], "%.0f", g);
+   snprintf(cell[COLUMN_TRIALS], sizeof cell[0], "%d", tv->trials);
+   double share = Board_roofline(b, t);
+   if (isnan(share))
+      snprintf(cell[COLUMN_ROOF], sizeof cell[0], "-");
+   else
+      snprintf(cell[COLUMN_ROOF], sizeof cell[0], "%.0f%%", share * 100);
+   snprintf(cell[COLUMN_PRIO], sizeof cell[0], "%g", tv->priority);
+   snprintf(cell[COLUMN_STATE], sizeof cell[0], "%s", Board_taskState(b, t));
+   /* a weight or priority such as 0.125 shows its first digits */
+   cell[COLUMN_WEIGHT][width[COLUMN_WEIGHT]] = '\0';
+   cell[COLUMN_PRIO][width[COLUMN_PRIO]] = '\0';
+   TextBuf text = TextBuf_over(line, size);
+   for (int c = 0; c < COLUMN_COUNT; c++)
+      addCell(&text, (Column)c, width[c], cell[c], (int)strlen(cell[c]));
+}
 
 void Panels_table(WINDOW *w, Board *b) {
    const TuneView *v = &b->view;
    int rows = getmaxy(w), cols = getmaxx(w);
    werase(w);
-   titleBar(w, " Tasks (%d)  sort: %s  [s]ort [enter] details [+/-] priority [f]ocus", v->ntasks,
-            SortKey_name(b->sort));
-   int desc = cols - TABLE_FIXED - 1;
-   if (desc < 8)
-      desc = 8;
-   wattron(w, A_BOLD);
-   mvwprintw(w, 1, 0, "%3s %-*.*s %4s %8s %7s %6s %5s %4s %-8s", "ID", desc, desc, "Task", "Wt", "Lat(ms)",
-             "GFLOPS", "Trials", "Roof", "Prio", "State");
-   wattroff(w, A_BOLD);
    int shown = Panels_tableRows(rows);
    Board_move(b, 0, shown);
-   for (int r = 0; r < shown && b->top + r < v->ntasks; r++) {
+   int last = b->top + shown < b->nrows ? b->top + shown : b->nrows;
+   char filter[BOARD_TEXT_MAX + 48] = "";
+   if (*b->filter)
+      snprintf(filter, sizeof filter, "  filter: %s (%d of %d)", b->filter, b->nrows, v->ntasks);
+   titleBar(w, " Tasks %d-%d/%d%s  sort: %s%s%s  [s]ort [enter] details [+/-] priority [f]ocus",
+            b->nrows ? b->top + 1 : 0, last, b->nrows, filter, SortKey_name(b->sort), sortMark(b),
+            b->follow ? "  following" : "");
+   int width[COLUMN_COUNT];
+   Layout_tableColumns(cols, sortMarkWidth(b), width);
+   char line[1024];
+   headRow(b, width, line, sizeof line);
+   wattron(w, A_BOLD);
+   mvwaddstr(w, 1, 0, line);
+   wattroff(w, A_BOLD);
+   if (b->nrows == 0 && *b->filter && shown > 0)
+      mvwprintw(w, 2, 0, "no task contains '%s' (/ or F4 changes the filter)", b->filter);
+   for (int r = 0; r < shown && b->top + r < b->nrows; r++) {
       int t = b->order[b->top + r];
-      const TuneTaskView *tv = &v->tasks[t];
-      char lat[32], gflops[32], roof[16], prio[16], weight[16];
-      ms(lat, sizeof lat, tv->best, 4);
-      double g = tv->flops / tv->best / 1e9;
-      if (isnan(g))
-         snprintf(gflops, sizeof gflops, "-");
-      else
-         snprintf(gflops, sizeof gflops, "%.0f", g);
-      double share = Board_roofline(b, t);
-      if (isnan(share))
-         snprintf(roof, sizeof roof, "-");
-      else
-         snprintf(roof, sizeof roof, "%.0f%%", share * 100);
-      snprintf(prio, sizeof prio, "%g", tv->priority);
-      snprintf(weight, sizeof weight, "%g", tv->weight);
-      /* a description cut short ends in '~' */
-      const char *d = TuneView_describe(v, t);
-      char descText[256];
-      snprintf(descText, sizeof descText, "%s", d);
-      if ((int)strlen(d) > desc && desc < (int)sizeof descText) {
-         descText[desc - 1] = '~';
-         descText[desc] = '\0';
-      }
       const char *state = Board_taskState(b, t);
       attr_t a = t == b->selected ? A_REVERSE : A_NORMAL;
       if (t != b->selected && strcmp(state, "tuning") == 0)
          a = pairAttr(PAIR_ACCENT) | A_BOLD;
       else if (t != b->selected && (strcmp(state, "paused") == 0 || strcmp(state, "excluded") == 0))
          a = A_DIM;
+      taskRow(b, t, width, line, sizeof line);
       wattron(w, a);
-      mvwprintw(w, 2 + r, 0, "%3d %-*.*s %4.4s %8s %7s %6d %5s %4.4s %-8s", t, desc, desc, descText, weight, lat,
-                gflops, tv->trials, roof, prio, state);
+      mvwaddnstr(w, 2 + r, 0, line, cols);
       if (t == b->selected)
          mvwchgat(w, 2 + r, 0, cols, A_REVERSE, 0, NULL);
       wattroff(w, a);
@@ -353,18 +426,36 @@ void Panels_log(WINDOW *w, const Board *b) {
    wnoutrefresh(w);
 }
 
+/* the search or filter being typed, the cursor after it */
+static void prompt(WINDOW *w, const Board *b) {
+   int cols = getmaxx(w);
+   const BoardPrompt *p = &b->prompt;
+   bool search = p->kind == PROMPT_SEARCH;
+   mvwprintw(w, 0, 0, "%s: %s", search ? "search" : "filter", p->text);
+   int x = getcurx(w);
+   const char *help = search ? "Enter: done  F3: next  Esc: back" : "Enter: done (empty: every task)  Esc: back";
+   wattron(w, A_DIM);
+   if (x + 3 < cols)
+      mvwaddnstr(w, 0, x + 2, b->message[0] ? b->message : help, cols - x - 3);
+   wattroff(w, A_DIM);
+   wmove(w, 0, x < cols ? x : cols - 1);
+}
+
 void Panels_hints(WINDOW *w, const Board *b) {
    int cols = getmaxx(w);
    werase(w);
-   if (b->message[0]) {
+   if (b->prompt.kind != PROMPT_NONE) {
+      prompt(w, b);
+   } else if (b->message[0]) {
       wattron(w, A_BOLD);
       mvwaddnstr(w, 0, 0, b->message, cols);
       wattroff(w, A_BOLD);
    } else if (b->replay) {
-      mvwaddnstr(w, 0, 0, "?:help  ::console  space:pause  </>:speed  G:end  s:sort  enter:details  q:quit", cols);
-   } else {
-      mvwaddnstr(w, 0, 0, "?:help  ::console  space:pause  +/-:prio  f:focus  m:model  s:sort  enter:details  q:quit",
+      mvwaddnstr(w, 0, 0, "F1:help  F3:search  F4:filter  F6:sort  F10:quit  space:pause  ,/.:speed  e:end  ::console",
                  cols);
+   } else {
+      mvwaddnstr(w, 0, 0, "F1:help  F3:search  F4:filter  F5:follow  F6:sort  F10:quit  space:pause  +/-:prio  "
+                 "f:focus  m:model  enter:details  ::console", cols);
    }
    wnoutrefresh(w);
 }

@@ -9,6 +9,7 @@
 #include <locale.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "board.h"
 #include "commands.h"
 #include "console.h"
+#include "keys.h"
 #include "layout.h"
 #include "panels.h"
 #include "tune/thread.h"
@@ -127,6 +129,11 @@ static void layOut(Screen *s) {
    s->pager = newwin(LINES - 1, COLS, 0, 0);
 }
 
+/* the task rows the table shows */
+static int tableRows(const Screen *s) {
+   return s->tooSmall ? 1 : Panels_tableRows(s->layout.table.h);
+}
+
 static void closePager(Screen *s) {
    s->paging = false;
    free(s->pageTitle);
@@ -215,7 +222,7 @@ static void draw(Screen *s, Board *b) {
       curs_set(1);
    } else {
       Panels_hints(s->console, b);
-      curs_set(0);
+      curs_set(b->prompt.kind != PROMPT_NONE);
    }
    doupdate();
 }
@@ -231,6 +238,7 @@ typedef struct {
    EngineThread *thread;
    bool ended;
    double clockOffset, clockStart;
+   char threadName[16];         /* this thread's name before it was the screen's */
    /* replay */
    const SessionLog *log;
    int next;                    /* the next event to show */
@@ -342,31 +350,25 @@ static void handleKey(Run *r, int ch) {
       switch (ch) {
       case KEY_UP: case 'k': scrollPager(s, -1); break;
       case KEY_DOWN: case 'j': scrollPager(s, 1); break;
-      case KEY_PPAGE: case 'b': scrollPager(s, -shown); break;
-      case KEY_NPAGE: case ' ': scrollPager(s, shown); break;
+      case KEY_PPAGE: case 'b': case KEY_CTRL('B'): scrollPager(s, -shown); break;
+      case KEY_NPAGE: case ' ': case KEY_CTRL('F'): scrollPager(s, shown); break;
       case KEY_HOME: case 'g': scrollPager(s, -s->pageLines); break;
       case KEY_END: case 'G': scrollPager(s, s->pageLines); break;
-      case 'q': case 27: case '\n': case '\r': case KEY_ENTER: closePager(s); break;
+      case 'q': case KEY_F(10): case 27: case '\n': case '\r': case KEY_ENTER: closePager(s); break;
       default: break;
       }
       return;
    }
-   if (s->tooSmall && ch != 'q')
+   if (s->tooSmall && ch != 'q' && ch != KEY_F(10))
       return;
-   int rows = s->tooSmall ? 1 : Panels_tableRows(s->layout.table.h);
-   int t = b->selected;
+   int rows = tableRows(s);
+   if (!s->tooSmall && Keys_table(b, ch, rows))
+      return;
    switch (ch) {
-   case 'q': askQuit(r); break;
-   case KEY_UP: case 'k': Board_move(b, -1, rows); break;
-   case KEY_DOWN: case 'j': Board_move(b, 1, rows); break;
-   case KEY_PPAGE: Board_move(b, -rows, rows); break;
-   case KEY_NPAGE: Board_move(b, rows, rows); break;
-   case KEY_HOME: Board_move(b, -b->view.ntasks, rows); break;
-   case KEY_END: Board_move(b, b->view.ntasks, rows); break;
-   case 's': Board_sort(b, (SortKey)((b->sort + 1) % SORT_COUNT)); break;
+   case 'q': case KEY_F(10): askQuit(r); break;
    case 'c': b->curve = (CurveKind)((b->curve + 1) % CURVE_COUNT); break;
-   case '?': openPager(s, "help", Commands_help()); break;
-   case '\n': case '\r': case KEY_ENTER: keyCommand(r, "show %d", t); break;
+   case '?': case 'h': case KEY_F(1): openPager(s, "help", Commands_help()); break;
+   case '\n': case '\r': case KEY_ENTER: keyCommand(r, "show %d", b->selected); break;
    case ':':
       keypad(stdscr, FALSE);
       Console_start();
@@ -377,15 +379,15 @@ static void handleKey(Run *r, int ch) {
       else
          keyLine(r, ch);
       break;
-   case '>': case '.':
+   case '.':
       if (b->replay && b->replaySpeed < 1024)
          b->replaySpeed *= 2;
       break;
-   case '<': case ',':
+   case ',':
       if (b->replay && b->replaySpeed > 1.0 / 64)
          b->replaySpeed /= 2;
       break;
-   case 'G':
+   case 'e':
       if (b->replay)
          replayToEnd(r);
       break;
@@ -447,6 +449,10 @@ static int startScreen(Run *r) {
    }
    cursesOn = 1;
    installSignals();
+   /* top -H and htop show the threads by name: this one is the screen's while it is up */
+   if (pthread_getname_np(pthread_self(), r->threadName, sizeof r->threadName) != 0)
+      snprintf(r->threadName, sizeof r->threadName, "pruner-tui");
+   pthread_setname_np(pthread_self(), "screen");
    set_escdelay(25);
    cbreak();
    noecho();
@@ -472,6 +478,7 @@ static void stopScreen(Run *r) {
    freeWindows(&r->screen);
    restoreTerminal();
    resetSignals();
+   pthread_setname_np(pthread_self(), r->threadName);
 }
 
 /* Waits for a key, the engine, or the timeout (ms); then reads what came. */
@@ -513,6 +520,8 @@ static void handleSignals(Run *r) {
       if (Console_active()) {
          Console_cancel();
          keypad(stdscr, TRUE);
+      } else if (r->board.prompt.kind != PROMPT_NONE) {
+         Keys_cancel(&r->board, tableRows(&r->screen));
       } else {
          askQuit(r);
       }

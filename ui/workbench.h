@@ -1,9 +1,10 @@
 /* The workbench (DESIGN.md 3.8): the screen over a tuning run. One loop on the UI
  * thread waits in poll() for the keyboard and the engine's wake descriptor, folds the
  * new events into the board, and redraws the panels with one doupdate. A replay is
- * the same screen fed from a session file at its recorded pace. The terminal is
- * restored on every way out: q, the console's quit, SIGINT, SIGTERM, SIGHUP, a fatal
- * signal or exit(). */
+ * the same screen fed from a session file at its recorded pace. While the screen is
+ * up its thread is named "screen" (top -H, htop). The terminal is restored on every
+ * way out: q or F10, the console's quit, SIGINT, SIGTERM, SIGHUP, a fatal signal or
+ * exit(). */
 #ifndef HEADER_workbench
 #define HEADER_workbench
 

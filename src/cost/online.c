@@ -149,6 +149,7 @@ OnlineModel *OnlineModel_new(CostModel *m, const TrainConfig *cfg) {
    Nn_setThreads(1);
    if (pthread_create(&o->thread, NULL, worker, o) != 0)
       fatal("cannot start the model trainer's thread");
+   pthread_setname_np(o->thread, "train");
    return o;
 }
 

@@ -13,7 +13,7 @@
 
 typedef struct OnlineModel_ OnlineModel;
 
-/* Takes ownership of m. cfg bounds each round's training (its epochs; fromScratch
+/* Takes ownership of m and starts the worker, a thread named "train". cfg bounds each round's training (its epochs; fromScratch
  * makes every round a full retrain, for comparison). A frozen model never trains.
  * Sets OpenBLAS to one thread (Nn_setThreads), since training and predictions then
  * run at once. */

@@ -372,6 +372,7 @@ Builder *Builder_new(const BuilderConfig *cfg, char **cause) {
          freeBuilder(b);
          return NULL;
       }
+      pthread_setname_np(b->threads[i], "build");
    }
    return b;
 }

@@ -70,7 +70,7 @@ typedef struct BuildRequest_ {
 
 typedef struct Builder_ Builder;
 
-/* Starts the pool's threads. Fails, with *cause, when the configuration is out of range
+/* Starts the pool's threads, named "build". Fails, with *cause, when the configuration is out of range
  * (arch not "sm_" and 2 or 3 digits, threads or cacheEntries below 0, timeoutSeconds not
  * above 0) or, with no compile hook, when NVRTC cannot be loaded (Nvrtc_open's message). */
 Builder *Builder_new(const BuilderConfig *cfg, char **cause);

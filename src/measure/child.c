@@ -4,6 +4,7 @@
 #include "measure/child.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +386,8 @@ static bool handleTask(Child *c, WireBuf *in, WireBuf *out) {
 }
 
 int RunnerChild_main(int fd, int ordinal) {
+   /* the runner process shows as what it does */
+   pthread_setname_np(pthread_self(), "measure");
    Child c;
    memset(&c, 0, sizeof c);
    c.fd = fd;

@@ -80,6 +80,7 @@ WorkPool *WorkPool_new(int threads) {
       w->worker = t;
       if (pthread_create(&p->ids[t], NULL, workerMain, w) != 0)
          fatal("cannot start a search worker thread");
+      pthread_setname_np(p->ids[t], "search");
    }
    return p;
 }

@@ -11,7 +11,7 @@ typedef void (*WorkFn)(void *ctx, int worker, int begin, int end);
 
 typedef struct WorkPool_ WorkPool;
 
-/* threads <= 0: one per online core. */
+/* threads <= 0: one per online core. The threads it starts are named "search". */
 WorkPool *WorkPool_new(int threads);
 void WorkPool_free(WorkPool *p);   /* NULL is fine */
 int WorkPool_threads(const WorkPool *p);

@@ -109,6 +109,7 @@ EngineThread *EngineThread_start(Engine *e, char **cause) {
       destroy(t);
       return NULL;
    }
+   pthread_setname_np(t->thread, "engine");
    return t;
 }
 

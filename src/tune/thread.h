@@ -3,7 +3,8 @@
  * the events (EngineThread_take) when the wake descriptor is readable, so that one
  * select() or poll() waits for the keyboard and the engine alike. While the engine is
  * paused as a whole the thread sleeps until the next command. The thread blocks every
- * signal, so that the UI's thread gets them. Only the UI thread calls
+ * signal, so that the UI's thread gets them, and is named "engine" (as top -H, htop
+ * and /proc/PID/task/TID/comm show it). Only the UI thread calls
  * these functions; nothing else of the engine may be touched while the thread runs. */
 #ifndef HEADER_thread
 #define HEADER_thread
