@@ -354,8 +354,8 @@ cat /proc/"$pid"/task/*/comm >"$tmp/comm" 2>/dev/null
 named() {   # named NAME: how many of the program's threads are called NAME
    grep -cx "$1" "$tmp/comm"
 }
-ok "threads: one screen, an engine, a trainer ($(sort "$tmp/comm" | uniq -c | tr -s ' \n' '  '))" \
-   sh -c '[ "$1" -eq 1 ] && [ "$2" -ge 1 ] && [ "$3" -ge 1 ]' _ "$(named screen)" "$(named engine)" "$(named train)"
+ok "threads: the screen keeps the program's name, an engine, a trainer ($(sort "$tmp/comm" | uniq -c | tr -s ' \n' '  '))" \
+   sh -c '[ "$1" = pruner-tui ] && [ "$2" -ge 1 ] && [ "$3" -ge 1 ]' _ "$(cat /proc/"$pid"/comm)" "$(named engine)" "$(named train)"
 ok "threads: the search's workers, $(named search) (cores: $(nproc))" \
    sh -c '[ "$1" -le 1 ] || [ "$2" -ge 1 ]' _ "$(nproc)" "$(named search)"
 

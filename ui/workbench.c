@@ -238,7 +238,6 @@ typedef struct {
    EngineThread *thread;
    bool ended;
    double clockOffset, clockStart;
-   char threadName[16];         /* this thread's name before it was the screen's */
    /* replay */
    const SessionLog *log;
    int next;                    /* the next event to show */
@@ -449,10 +448,6 @@ static int startScreen(Run *r) {
    }
    cursesOn = 1;
    installSignals();
-   /* top -H and htop show the threads by name: this one is the screen's while it is up */
-   if (pthread_getname_np(pthread_self(), r->threadName, sizeof r->threadName) != 0)
-      snprintf(r->threadName, sizeof r->threadName, "pruner-tui");
-   pthread_setname_np(pthread_self(), "screen");
    set_escdelay(25);
    cbreak();
    noecho();
@@ -478,7 +473,6 @@ static void stopScreen(Run *r) {
    freeWindows(&r->screen);
    restoreTerminal();
    resetSignals();
-   pthread_setname_np(pthread_self(), r->threadName);
 }
 
 /* Waits for a key, the engine, or the timeout (ms); then reads what came. */
