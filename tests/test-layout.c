@@ -164,6 +164,23 @@ static void test_tableColumns(void **state) {
    }
 }
 
+/* The column under each x of the row at 80 columns, a mark of 1: ID 0-2, Task 4-28,
+ * Wt 30-33, Lat(ms) 35-42, GFLOPS 44-50, Trials 52-58, Roof 60-64, Prio 66-69, State
+ * 71-78; the spaces between and x 79 and beyond are none's. */
+static void test_columnAt(void **state) {
+   (void)state;
+   int w[COLUMN_COUNT];
+   Layout_tableColumns(80, 1, w);
+   const char *want = "III TTTTTTTTTTTTTTTTTTTTTTTTT WWWW LLLLLLLL GGGGGGG RRRRRRR OOOOO PPPP SSSSSSSS  ";
+   const char names[COLUMN_COUNT + 1] = "ITWLGROPS ";
+   for (int x = -1; x <= 81; x++) {
+      char c = x < 0 || x >= (int)strlen(want) ? ' ' : want[x];
+      Column got = Layout_columnAt(w, x);
+      if (names[got] != c)
+         fail_msg("x %d: column %c, want %c", x, names[got], c);
+   }
+}
+
 /* ---- plots ---- */
 
 #define PLOT_MAX_W 8
@@ -375,6 +392,7 @@ int main(void) {
       cmocka_unit_test(test_layoutEverySize),
       cmocka_unit_test(test_layoutTooSmall),
       cmocka_unit_test(test_tableColumns),
+      cmocka_unit_test(test_columnAt),
       cmocka_unit_test(test_plotBrailleDiagonal),
       cmocka_unit_test(test_plotBrailleTop),
       cmocka_unit_test(test_plotBrailleDots),

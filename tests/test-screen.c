@@ -5,7 +5,8 @@
  * engine, what they answer, what they refuse), their completion, and readline fed a
  * byte at a time; the table's keys (navigation, sort and direction, filter, search,
  * follow) pressed on a board of ResNet-50's 27 tasks, and what the title, the column
- * heads and the rows then show. */
+ * heads and the rows then show; the mouse's clicks, double clicks and wheel on that
+ * table, one of them through curses' own queue (ungetmouse). */
 #include "config.h"
 
 #include "testutil.h"
@@ -772,6 +773,142 @@ static void testFollow(void **state) {
    assert_string_equal(b->message, "not following");
 }
 
+/* ---- the mouse on the table ---- */
+
+/* a mouse event of kind `bstate` at row y, column x of the screen */
+static int mouse(Board *b, int y, int x, mmask_t bstate) {
+   MEVENT e = { .id = 0, .x = x, .y = y, .z = 0, .bstate = bstate };
+   return Keys_mouse(b, &e, resnetTable());
+}
+
+/* the screen column of the first character of `head` in the drawn table's row of
+ * heads (the sort's mark before it is one column of 3 bytes) */
+static int headColumn(Board *b, const char *head) {
+   char *text = drawn(b, resnetTable(), table);
+   char *line = lineOf(text, 1);
+   const char *at = strstr(line, head);
+   assert_non_null(at);
+   int x = 0;
+   for (const char *c = line; c < at; c++)
+      x += ((unsigned char)*c & 0xc0) != 0x80;
+   free(line);
+   free(text);
+   return x;
+}
+
+/* At 80x24 the table's title is screen row 2, its heads row 3, its first task row 4:
+ * a click selects a row, a click on a sortable head sorts (again: the other way), the
+ * wheel scrolls 3 rows, a double click asks for the details (Enter's "show"); outside
+ * the table, on its title, on a head without a sort or between heads nothing
+ * changes. */
+static void testMouse(void **state) {
+   Fixture *r = *state;
+   Board *b = &r->board;
+   Rect t = resnetTable();
+   assert_int_equal(t.y, 2);
+   r->board.actions = (BoardActions){ .ctx = r, .send = fakeSend, .page = fakePage, .quit = fakeQuit };
+   /* the 3rd row shown, task 2; following ends */
+   pressKey(b, KEY_F(5));
+   assert_int_equal(mouse(b, 6, 10, BUTTON1_CLICKED), 0);
+   assert_int_equal(b->selected, 2);
+   assert_false(b->follow);
+   /* a notch down: rows 4-10, the selection kept in sight; up again: 1-7 */
+   assert_int_equal(mouse(b, 8, 40, BUTTON5_PRESSED), 0);
+   assert_int_equal(b->top, 3);
+   assert_int_equal(b->selected, 3);
+   assertTitle(b, " Tasks 4-10/27  sort: id\u25b2" TITLE_KEYS);
+   assertRowsShown(b, "3 4 5 6 7 8 9");
+   assert_int_equal(mouse(b, 6, 10, BUTTON1_CLICKED), 0);
+   assert_int_equal(b->selected, 5);
+   mouse(b, 8, 40, BUTTON5_PRESSED);
+   assertTitle(b, " Tasks 7-13/27  sort: id\u25b2" TITLE_KEYS);
+   assert_int_equal(b->selected, 6);
+   mouse(b, 8, 40, BUTTON4_PRESSED);
+   mouse(b, 8, 40, BUTTON4_PRESSED);
+   mouse(b, 8, 40, BUTTON4_PRESSED);
+   assertTitle(b, " Tasks 1-7/27  sort: id\u25b2" TITLE_KEYS);
+   assert_int_equal(b->selected, 6);
+   /* the latency's head: by latency, descending, the first row selected at the top */
+   mouse(b, 8, 40, BUTTON5_PRESSED);
+   /* Lat(ms) right-aligned in its 8 columns, 35 to 42, the first one for the mark */
+   assert_int_equal(headColumn(b, "Lat(ms)"), 36);
+   int lat = 35;
+   assert_int_equal(mouse(b, 3, lat + 3, BUTTON1_CLICKED), 0);
+   assert_int_equal(b->sort, SORT_LATENCY);
+   assert_true(b->descending);
+   assert_string_equal(b->message, "sorted by latency, descending");
+   assert_int_equal(b->top, 0);
+   assert_int_equal(b->selected, 23);
+   char *text = drawn(b, t, table);
+   assertLine(text, 1, " ID Task                        Wt Lat(ms)\u25bc  GFLOPS  Trials  Roof Prio State");
+   free(text);
+   /* 27, 26, 25, 24, 23, 22 and 21 us */
+   assertRowsShown(b, "23 19 15 11 7 3 26");
+   /* again, on its last column: ascending, 1 to 7 us */
+   assert_int_equal(mouse(b, 3, lat + 7, BUTTON1_CLICKED), 0);
+   assert_false(b->descending);
+   assert_string_equal(b->message, "sorted by latency, ascending");
+   assert_int_equal(b->selected, 0);
+   assertRowsShown(b, "0 4 8 12 16 20 24");
+   text = drawn(b, t, table);
+   assertLine(text, 1, " ID Task                        Wt Lat(ms)\u25b2  GFLOPS  Trials  Roof Prio State");
+   free(text);
+   /* the trials' head sorts by trials; the ID's by ID */
+   mouse(b, 3, headColumn(b, "Trials"), BUTTON1_CLICKED);
+   assert_int_equal(b->sort, SORT_TRIALS);
+   assertRowsShown(b, "26 25 24 23 22 21 20");
+   mouse(b, 3, 1, BUTTON1_CLICKED);
+   assert_int_equal(b->sort, SORT_ID);
+   assert_false(b->descending);
+   mouse(b, 3, lat, BUTTON1_CLICKED);
+   mouse(b, 3, lat, BUTTON1_CLICKED);
+   /* nothing changes: Task's head, GFLOPS's, the space before Lat(ms), the title, below
+    * the table, the drafts beside it, a right click */
+   b->message[0] = '\0';
+   mouse(b, 5, 10, BUTTON1_CLICKED);
+   assert_int_equal(b->selected, 4);
+   int nothing[][3] = { { 3, 10, BUTTON1_CLICKED }, { 3, headColumn(b, "GFLOPS"), BUTTON1_CLICKED },
+                        { 3, lat - 1, BUTTON1_CLICKED }, { 2, 10, BUTTON1_CLICKED }, { 11, 10, BUTTON1_CLICKED },
+                        { 15, 70, BUTTON1_DOUBLE_CLICKED }, { 1, 10, BUTTON5_PRESSED },
+                        { 6, 10, BUTTON3_CLICKED } };
+   for (size_t i = 0; i < sizeof nothing / sizeof nothing[0]; i++) {
+      assert_int_equal(mouse(b, nothing[i][0], nothing[i][1], (mmask_t)nothing[i][2]), 0);
+      assert_int_equal(b->sort, SORT_LATENCY);
+      assert_false(b->descending);
+      assert_int_equal(b->selected, 4);
+      assert_int_equal(b->top, 0);
+      assert_string_equal(b->message, "");
+   }
+   /* nor while a filter is typed */
+   press(b, "/");
+   mouse(b, 6, 10, BUTTON1_CLICKED);
+   assert_int_equal(b->selected, 4);
+   Keys_cancel(b, RESNET_ROWS);
+   /* a double click on the 3rd row selects task 8 and stands for Enter: "show 8" */
+   int key = mouse(b, 6, 10, BUTTON1_DOUBLE_CLICKED);
+   assert_int_equal(key, KEY_ENTER);
+   assert_int_equal(b->selected, 8);
+   char line[64];
+   assert_true(Commands_forKey(b, key, line, sizeof line));
+   assert_string_equal(line, "show 8");
+   char *answer = NULL;
+   assert_int_equal(Commands_run(b, line, &answer), 0);
+   assert_null(answer);
+   assert_string_equal(r->pageTitle, "task 8");
+   assert_non_null(strstr(r->pageText, "layer2.0.conv2"));
+   /* through curses: an event put back (ungetmouse) comes as KEY_MOUSE, and
+    * getmouse's event does the same: a click on the 5th row selects task 16 */
+   assert_int_equal(mousemask(KEYS_MOUSE_EVENTS, NULL), KEYS_MOUSE_EVENTS);
+   keypad(stdscr, TRUE);
+   MEVENT put = { .x = 10, .y = 8, .bstate = BUTTON1_CLICKED }, got;
+   assert_int_equal(ungetmouse(&put), OK);
+   assert_int_equal(wgetch(stdscr), KEY_MOUSE);
+   assert_int_equal(getmouse(&got), OK);
+   assert_int_equal(Keys_mouse(b, &got, t), 0);
+   assert_int_equal(b->selected, 16);
+   mousemask(0, NULL);
+}
+
 /* ---- the console's commands ---- */
 
 static void expectAnswer(Fixture *f, const char *line, int rc, const char *answer) {
@@ -1066,6 +1203,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testFilterKeys, setUpResnet, tearDownScreen),
       cmocka_unit_test_setup_teardown(testSearchKeys, setUpResnet, tearDownScreen),
       cmocka_unit_test_setup_teardown(testFollow, setUpResnet, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testMouse, setUpResnet, tearDownScreen),
       cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testResumed, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testKeys, setUp, tearDown),

@@ -258,6 +258,21 @@ void Board_move(Board *b, int delta, int rows) {
       b->top = n - rows > 0 ? n - rows : 0;
 }
 
+void Board_scroll(Board *b, int delta, int rows) {
+   int n = b->nrows;
+   if (n == 0)
+      return;
+   if (rows < 1)
+      rows = 1;
+   int last = n - rows > 0 ? n - rows : 0, top = b->top + delta;
+   b->top = top < 0 ? 0 : top > last ? last : top;
+   int row = Board_rowOf(b, b->selected);
+   if (row < b->top)
+      b->selected = b->order[b->top];
+   else if (row >= b->top + rows)
+      b->selected = b->order[b->top + rows - 1 < n ? b->top + rows - 1 : n - 1];
+}
+
 /* a following selection goes to the round's task, when the filter shows it */
 static void followRound(Board *b) {
    if (b->follow && b->view.roundTask >= 0 && Board_rowOf(b, b->view.roundTask) >= 0)

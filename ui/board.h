@@ -161,6 +161,9 @@ int Board_find(const Board *b, const char *text, int from);
 /* Moves the selection by delta rows (clamped) and scrolls so that it shows in `rows`
  * rows. */
 void Board_move(Board *b, int delta, int rows);
+/* Scrolls the view by delta rows (clamped) in `rows` rows; a selection scrolled out
+ * of sight goes to the nearest row that shows. */
+void Board_scroll(Board *b, int delta, int rows);
 /* The row of task t, or -1 when the filter hides it. */
 int Board_rowOf(const Board *b, int task);
 /* Follows the task being tuned, or stops: while on, each round selects its task

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <curses.h>
+
 #include "cli.h"
 #include "cost/model.h"
 #include "details.h"
@@ -473,6 +475,8 @@ static const char *const keys[][2] = {
    { "m", "the next cost model (pam, xgb, mlp, random, psa, pam-moa)" },
    { "c", "the next curve" },
    { "enter", "the selected task's details" },
+   { "mouse", "click a row to select, a header to sort, wheel to scroll," },
+   { "", "double click for details" },
    { ":", "the console (Tab completes, Up/Down history, Esc leaves)" },
    { ", / .", "a replay: slower or faster" },
    { "e", "a replay: jump to the end" },
@@ -492,6 +496,7 @@ bool Commands_forKey(const Board *b, int key, char *line, size_t size) {
    Board_pending(b, t, &p);
    switch (key) {
    case ' ': snprintf(line, size, "%s", p.pausedAll ? "resume" : "pause"); return true;
+   case '\n': case '\r': case KEY_ENTER: snprintf(line, size, "show %d", t); return true;
    case '+': case '=': snprintf(line, size, "prio %d %g", t, p.priority > 0 ? p.priority * 2 : 1); return true;
    case '-': snprintf(line, size, "prio %d %g", t, p.priority / 2 < LEAST_PRIORITY ? 0 : p.priority / 2); return true;
    case 'f':

@@ -44,7 +44,7 @@ int Commands_run(Board *b, const char *line, char **answer);
 char **Commands_complete(const Board *b, const char *word, int index, char *const *words);
 
 /* The console line a key of the workbench stands for: space pauses or resumes the
- * tuning; +, -, f and m change the selected task's priority, its focus and the verify
+ * tuning; Enter shows the selected task's details; +, -, f and m change the selected task's priority, its focus and the verify
  * model. Each acts on the values the commands sent before it will give
  * (Board_pending), so that keys pressed within a round add up. false for any other
  * key. */

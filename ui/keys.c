@@ -8,6 +8,8 @@
 
 #include <curses.h>
 
+#include "panels.h"
+
 /* selects row `row` and scrolls to it */
 static void selectRow(Board *b, int row, int rows) {
    int now = Board_rowOf(b, b->selected);
@@ -153,4 +155,41 @@ bool Keys_table(Board *b, int key, int rows) {
    case '/': case '\\': case KEY_F(4): openPrompt(b, PROMPT_FILTER); return true;
    default: return false;
    }
+}
+
+/* a click on the column heads, x columns from the table's left edge */
+static void headClick(Board *b, int x, int cols) {
+   int width[COLUMN_COUNT];
+   Panels_tableColumns(b, cols, width);
+   SortKey k;
+   if (!Panels_columnSort(Layout_columnAt(width, x), &k))
+      return;
+   if (k == b->sort)
+      Board_sortDirection(b, !b->descending);
+   else
+      Board_sort(b, k);
+   sorted(b);
+}
+
+int Keys_mouse(Board *b, const MEVENT *e, Rect table) {
+   int y = e->y - table.y, x = e->x - table.x, rows = Panels_tableRows(table.h);
+   if (b->prompt.kind != PROMPT_NONE || y < 0 || y >= table.h || x < 0 || x >= table.w)
+      return 0;
+   if (e->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+      Board_scroll(b, e->bstate & BUTTON4_PRESSED ? -KEYS_WHEEL_ROWS : KEYS_WHEEL_ROWS, rows);
+      b->follow = false;
+      return 0;
+   }
+   if (!(e->bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)))
+      return 0;
+   if (y == 1) {
+      headClick(b, x, table.w);
+      return 0;
+   }
+   int row = b->top + y - 2;
+   if (y < 2 || row >= b->nrows)
+      return 0;
+   selectRow(b, row, rows);
+   b->follow = false;
+   return e->bstate & BUTTON1_DOUBLE_CLICKED ? KEY_ENTER : 0;
 }

@@ -71,3 +71,14 @@ void Layout_tableColumns(int width, int markWidth, int out[COLUMN_COUNT]) {
    }
    out[COLUMN_TASK] = maxInt(8, rest);
 }
+
+Column Layout_columnAt(const int width[COLUMN_COUNT], int x) {
+   int left = 0;
+   for (int c = 0; c < COLUMN_COUNT; c++) {
+      left += c > 0;
+      if (x >= left && x < left + width[c])
+         return (Column)c;
+      left += width[c];
+   }
+   return COLUMN_COUNT;
+}

@@ -72,4 +72,8 @@ extern const ColumnSpec Layout_columns[COLUMN_COUNT];
  * the right end, but at least 8. */
 void Layout_tableColumns(int width, int markWidth, int out[COLUMN_COUNT]);
 
+/* The column at x (0 the table's left edge) of a row laid out in those widths, a
+ * space before each column but the first; COLUMN_COUNT on a space or past the end. */
+Column Layout_columnAt(const int width[COLUMN_COUNT], int x);
+
 #endif

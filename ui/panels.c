@@ -135,6 +135,20 @@ static Column sortedColumn(SortKey k) {
    }
 }
 
+bool Panels_columnSort(Column c, SortKey *k) {
+   /* COLUMN_COUNT is the share's: it has no column */
+   for (int s = 0; s < SORT_COUNT && c < COLUMN_COUNT; s++)
+      if (sortedColumn((SortKey)s) == c) {
+         *k = (SortKey)s;
+         return true;
+      }
+   return false;
+}
+
+void Panels_tableColumns(const Board *b, int cols, int width[COLUMN_COUNT]) {
+   Layout_tableColumns(cols, sortMarkWidth(b), width);
+}
+
 /* Appends text (of `cols` display columns) to t in column c, `width` wide, aligned as
  * the column is, after a space from the column before. */
 static void addCell(TextBuf *t, Column c, int width, const char *text, int cols) {
@@ -211,7 +225,7 @@ void Panels_table(WINDOW *w, Board *b) {
             b->nrows ? b->top + 1 : 0, last, b->nrows, filter, SortKey_name(b->sort), sortMark(b),
             b->follow ? "  following" : "");
    int width[COLUMN_COUNT];
-   Layout_tableColumns(cols, sortMarkWidth(b), width);
+   Panels_tableColumns(b, cols, width);
    char line[1024];
    headRow(b, width, line, sizeof line);
    wattron(w, A_BOLD);

@@ -7,6 +7,7 @@
 #include <curses.h>
 
 #include "board.h"
+#include "layout.h"
 
 /* The colour pairs (when the terminal has colours and NO_COLOR is not set); without
  * them every panel uses reverse video and bold only. */
@@ -29,6 +30,12 @@ void Panels_hints(WINDOW *w, const Board *b);
 
 /* Rows of tasks the table shows in a window of `height` rows. */
 int Panels_tableRows(int height);
+/* The widths of the table's columns (Layout_tableColumns) in a window `cols` wide, as
+ * Panels_table draws them for b. */
+void Panels_tableColumns(const Board *b, int cols, int width[COLUMN_COUNT]);
+/* The sort whose values column c shows, which its head marks; false for a column
+ * that shows none. */
+bool Panels_columnSort(Column c, SortKey *k);
 /* The panel's text, row by row, as the terminal would show it (trailing blanks cut);
  * for tests and the screen dump. Caller frees. */
 char *Panels_text(WINDOW *w);

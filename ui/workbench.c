@@ -268,11 +268,18 @@ static void askQuit(void *ctx) {
    }
 }
 
+/* The keys as curses decodes them (the navigation keys, the mouse) for the
+ * workbench, or raw bytes for readline while the console is open. */
+static void decodeKeys(bool on) {
+   keypad(stdscr, on);
+   mousemask(on ? KEYS_MOUSE_EVENTS : 0, NULL);
+}
+
 /* a console line: run it, log it and its answer */
 static void onLine(void *ctx, const char *line) {
    Run *r = ctx;
    Board *b = &r->board;
-   keypad(stdscr, TRUE);
+   decodeKeys(true);
    r->dirty = true;
    if (!line || !*line)
       return;
@@ -317,10 +324,33 @@ static bool keyLine(Run *r, int ch) {
 
 static void replayToEnd(Run *r);
 
+static void handleKey(Run *r, int ch);
+
+/* A mouse event: the wheel scrolls the pager; on the table, Keys_mouse. */
+static void handleMouse(Run *r) {
+   Screen *s = &r->screen;
+   MEVENT e;
+   if (getmouse(&e) != OK || Console_active() || s->tooSmall)
+      return;
+   r->board.message[0] = '\0';
+   if (s->paging) {
+      if (e.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED))
+         scrollPager(s, e.bstate & BUTTON4_PRESSED ? -KEYS_WHEEL_ROWS : KEYS_WHEEL_ROWS);
+      return;
+   }
+   int key = Keys_mouse(&r->board, &e, s->layout.table);
+   if (key)
+      handleKey(r, key);
+}
+
 static void handleKey(Run *r, int ch) {
    Board *b = &r->board;
    Screen *s = &r->screen;
    r->dirty = true;
+   if (ch == KEY_MOUSE) {
+      handleMouse(r);
+      return;
+   }
    if (ch == KEY_RESIZE) {
       layOut(s);
       clearok(curscr, TRUE);
@@ -367,9 +397,8 @@ static void handleKey(Run *r, int ch) {
    case 'q': case KEY_F(10): askQuit(r); break;
    case 'c': b->curve = (CurveKind)((b->curve + 1) % CURVE_COUNT); break;
    case '?': case 'h': case KEY_F(1): openPager(s, "help", Commands_help()); break;
-   case '\n': case '\r': case KEY_ENTER: keyCommand(r, "show %d", b->selected); break;
    case ':':
-      keypad(stdscr, FALSE);
+      decodeKeys(false);
       Console_start();
       break;
    case ' ':
@@ -452,7 +481,7 @@ static int startScreen(Run *r) {
    cbreak();
    noecho();
    nonl();
-   keypad(stdscr, TRUE);
+   decodeKeys(true);
    nodelay(stdscr, TRUE);
    curs_set(0);
    const char *noColor = getenv("NO_COLOR");
@@ -468,6 +497,7 @@ static int startScreen(Run *r) {
 }
 
 static void stopScreen(Run *r) {
+   mousemask(0, NULL);
    Console_done();
    closePager(&r->screen);
    freeWindows(&r->screen);
@@ -513,7 +543,7 @@ static void handleSignals(Run *r) {
       r->dirty = true;
       if (Console_active()) {
          Console_cancel();
-         keypad(stdscr, TRUE);
+         decodeKeys(true);
       } else if (r->board.prompt.kind != PROMPT_NONE) {
          Keys_cancel(&r->board, tableRows(&r->screen));
       } else {
