@@ -92,6 +92,8 @@ void Board_sent(Board *b, const char *command) {
 
 /* the oldest n pending commands are applied or refused */
 static void dropPending(Board *b, int n) {
+   if (n <= 0)
+      return;   /* pending may be NULL then, which memmove must not get */
    for (int i = 0; i < n; i++)
       free(b->pending[i]);
    b->npending -= n;
