@@ -11,7 +11,7 @@ subcommands=$( { "$bin" --help | sed -n '/^Subcommands/,/^$/s/^  \([a-z][a-z]*\)
                  sed -n 's/.*strcmp(argv\[1\], "\([a-z][a-z]*\)").*/\1/p' "$src/ui/main.c"; } | sort -u)
 nsub=$(echo "$subcommands" | wc -w)
 
-echo "1..$((62 + 4 * nsub))"
+echo "1..$((64 + 4 * nsub))"
 
 run --help
 ok "--help exits 0" [ "$rc" -eq 0 ]
@@ -122,6 +122,16 @@ ok "kernel rejects a bad state read from a file, naming the knob" [ "$rc" -eq 1 
 
 run kernel "$src/tests/data/every-kind.task" 16
 ok "kernel rejects a task that does not exist" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: TASK must be an integer from 0 to 15, not '16'" ]
+
+run kernel "$src/tests/data/every-kind.task" 9 --reference
+ok "kernel --reference prints the reference program: a kernel per stage, dense's axis i renamed beside the flat index" \
+   sh -c '[ "$1" -eq 0 ] && grep -qx "the reference program: 2 kernels" "$2" &&
+          grep -qx "launch T_dense_kernel: grid 6 blocks, 128 threads per block, 0 bytes of static shared memory" "$2" &&
+          grep -qx "  const int i = (int)blockIdx.x \* 128 + (int)threadIdx.x;" "$2" &&
+          grep -qx "  const int i_1 = i / 24;" "$2" && ! grep -q "^state:" "$2"' _ "$rc" "$tmp/out"
+
+run kernel "$src/tests/data/every-kind.task" 8 --reference --seed 2
+ok "kernel refuses --reference with --seed" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: --reference prints the reference program, not a state: leave out --seed" ]
 
 run kernel "$src/tests/data/every-kind.task" 0 --seed 2 --state "$state"
 ok "kernel refuses --seed with --state" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: --seed and --state cannot be combined" ]

@@ -1,7 +1,8 @@
 /* CUDA code generation: the exact source of a small tiled dense state (vectorized
  * fetches, a register tile, unrolled loops, the fused epilogue), which fetches are
- * vectorized and which are not, both cross-thread reduction forms, and NVRTC compiles
- * of every sketch kind for sm_80 and sm_90 when NVRTC is present. */
+ * vectorized and which are not, both cross-thread reduction forms, the reference
+ * program's names, and NVRTC compiles of every sketch kind and of the reference
+ * programs for sm_80 and sm_90 when NVRTC is present. */
 #include "config.h"
 
 #include <stdio.h>
@@ -163,6 +164,91 @@ static const char *const kinds[] = {
    "{op: layer_norm, input: [8, 64], epilogue: [{clip: [-2, 2]}], weight: 1}",
 };
 
+/* The reference program's flat index is `i`, and dense's first axis is `i` too: the
+ * axis is printed as i_1, never as a second `i` (redeclared at one level, or shadowing
+ * the flat index inside the bound check, where `const int i = i / 101` reads itself). */
+static void test_reference_names_are_unique(void **state) {
+   (void)state;
+   Fixture f;
+   setUp(&f, "{op: dense, m: 21, n: 101, k: 53, epilogue: [bias, gelu], weight: 1}");
+   Lower_reference(&f.set, &f.ln);
+   char *src = Cuda_generate(&f.ln, NULL);
+   const char *want =
+      "  float T_dense_local[1];\n"
+      "  const int i = (int)blockIdx.x * 128 + (int)threadIdx.x;\n"
+      "  if (i < 2121) {\n"
+      "    const int i_1 = i / 101;\n"
+      "    const int j = i % 101;\n"
+      "    T_dense_local[0] = 0.0f;\n"
+      "    for (int k = 0; k < 53; ++k) {\n"
+      "      T_dense_local[0] += data[i_1 * 53 + k] * weight[j * 53 + k];\n"
+      "    }\n"
+      "    T_dense[i] = T_dense_local[0];\n"
+      "  }\n";
+   if (!strstr(src, want))
+      fail_msg("the dense kernel of the reference program is not as expected:\n%s", src);
+   /* the epilogue kernel's axes are ax0 and ax1: nothing to rename */
+   assert_non_null(strstr(src, "    const int ax0 = i / 101;\n    const int ax1 = i % 101;\n"));
+   free(src);
+   tearDown(&f);
+}
+
+/* The reference program of one task per operator and epilogue of every shipped network
+ * and of the odd shapes compiles for sm_80 and sm_90: measuring on a GPU starts with it. */
+static void test_reference_programs_compile(void **state) {
+   (void)state;
+   const char *files[] = { "models/resnet_50.task",      "models/resnet_18.task",     "models/mobilenet_v2.task",
+                           "models/bert_base.task",      "models/wide_resnet_50.task", "models/resnext_50.task",
+                           "models/deeplabv3_r50.task",  "models/bert_tiny.task",     "models/inception_v3.task",
+                           "models/vit_b_16.task",       "models/densenet_121.task",  "models/mobilenet_v3.task",
+                           "models/detr_r50.task",       "tests/data/odd-shapes.task", "bench/gpu/odd.task",
+                           "tests/data/every-kind.task" };
+   char seen[256][200];
+   int nseen = 0, compiled = 0;
+   LoopNest ln;
+   LoopNest_init(&ln);
+   for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+      Network net;
+      TestUtil_loadNetwork(&net, files[fi]);
+      for (int t = 0; t < net.ntasks; t++) {
+         char kind[200], epi[160];
+         Op_epilogueText(&net.tasks[t].op, epi, sizeof epi);
+         snprintf(kind, sizeof kind, "%s %s", Op_name(net.tasks[t].op.kind), epi);
+         bool known = false;
+         for (int i = 0; i < nseen && !known; i++)
+            known = strcmp(seen[i], kind) == 0;
+         if (known || nseen == 256)
+            continue;
+         snprintf(seen[nseen++], sizeof seen[0], "%s", kind);
+         Dag g;
+         Dag_init(&g);
+         Op_buildDag(&net.tasks[t].op, &g);
+         SketchSet set;
+         SketchSet_generate(&set, &g);
+         Lower_reference(&set, &ln);
+         char *src = Cuda_generate(&ln, kind);
+         static const char *const archs[] = { "sm_80", "sm_90" };
+         for (int a = 0; a < 2; a++) {
+            NvrtcResult r;
+            char *cause = NULL;
+            if (Nvrtc_compile(src, "reference.cu", archs[a], &r, &cause) < 0)
+               fail_msg("%s task %d (%s): %s\n%s", files[fi], t, kind, cause, src);
+            assert_int_equal(r.nkernels, ln.nkernels);
+            NvrtcResult_done(&r);
+            compiled++;
+         }
+         free(src);
+         SketchSet_done(&set);
+         Dag_done(&g);
+      }
+      Network_done(&net);
+   }
+   LoopNest_done(&ln);
+   /* dense, batch_matmul, conv2d, pools, softmax, layer_norm, ... each with its epilogues */
+   assert_true(nseen >= 20);
+   assert_int_equal(compiled, 2 * nseen);
+}
+
 static void test_every_sketch_kind_compiles(void **state) {
    (void)state;
    Rng rng;
@@ -209,8 +295,10 @@ int main(void) {
       cmocka_unit_test(test_epilogue_expressions),
       cmocka_unit_test(test_vector_fetch_only_when_aligned),
       cmocka_unit_test(test_cross_thread_reductions),
+      cmocka_unit_test(test_reference_names_are_unique),
       cmocka_unit_test(test_every_sketch_kind_compiles),
+      cmocka_unit_test(test_reference_programs_compile),
    };
    size_t n = sizeof tests / sizeof tests[0];
-   return TestUtil_runGroup("codegen", tests, n, n - 1);
+   return TestUtil_runGroup("codegen", tests, n, n - 2);
 }

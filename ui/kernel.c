@@ -49,21 +49,25 @@ static int parseArchs(const char *cmd, const char *text, char archs[][16], int m
 static const CliOption kernelOptions[] = {
    CLI_STATE_OPTIONS,
    { "arch", 'a', "sm_NN", "also compile the source with NVRTC for sm_NN and print ptxas' report per kernel" },
+   { "reference", 'r', NULL,
+     "the task's reference program instead of a state: the plain kernels whose output on the GPU is checked "
+     "against the C reference before any state of the task is measured" },
    { NULL, 0, NULL, NULL },
 };
 
 static const CliCommand kernelCommand = {
    "kernel",
-   "FILE.task TASK [--seed N | --state JSON|@FILE] [--arch sm_NN]",
+   "FILE.task TASK [--seed N | --state JSON|@FILE | --reference] [--arch sm_NN]",
    "Print one state of task TASK (its ID in pruner-tui --list FILE.task): the task, the sketch, the "
-   "state, each kernel's launch configuration and the CUDA source.",
+   "state, each kernel's launch configuration and the CUDA source. With --reference, the task's "
+   "reference program in its place.",
    kernelOptions,
 };
 
 int Cli_kernel(int argc, char **argv) {
    long seed = 1;
    const char *stateArg = NULL, *arch = NULL;
-   bool seedGiven = false;
+   bool seedGiven = false, reference = false;
    optind = 1;
    int c;
    while ((c = Cli_getopt(&kernelCommand, argc, argv)) != -1) {
@@ -77,10 +81,14 @@ int Cli_kernel(int argc, char **argv) {
          break;
       case 'S': stateArg = optarg; break;
       case 'a': arch = optarg; break;
+      case 'r': reference = true; break;
       }
    }
    if (argc - optind != 2)
       return Cli_usage("kernel", "expected FILE.task TASK");
+   if (reference && (seedGiven || stateArg))
+      return Cli_usage("kernel", "--reference prints the reference program, not a state: leave out %s",
+                       stateArg ? "--state" : "--seed");
    char archs[1][16];
    int narchs = 0;
    if (arch && parseArchs("kernel", arch, archs, 1, &narchs))
@@ -89,8 +97,25 @@ int Cli_kernel(int argc, char **argv) {
    int rc = Cli_loadSubject("kernel", argv[optind], argv[optind + 1], seed, seedGiven, stateArg, &sub);
    if (rc)
       return rc;
-   const DetailsSubject *d = &sub.details;
-   char *task = Details_task(d), *launch = Details_launch(d), *src = Details_source(d);
+   DetailsSubject *d = &sub.details;
+   char *task, *launch, *src;
+   if (reference) {
+      Lower_reference(&d->set, &d->ln);
+      const Task *t = &d->net->tasks[d->task];
+      char shape[160], epi[160];
+      Op_describe(&t->op, shape, sizeof shape);
+      Op_epilogueText(&t->op, epi, sizeof epi);
+      task = xAsprintf("task %d of %s: %s %s, epilogue %s\nthe reference program: %d kernel%s\n", d->task,
+                       d->net->name, Op_name(t->op.kind), shape, epi, d->ln.nkernels, d->ln.nkernels == 1 ? "" : "s");
+      char *header = xAsprintf("pruner-tui %s: task %d of %s, %s\nthe reference program", PACKAGE_VERSION,
+                               d->task, d->net->name, t->key);
+      src = Cuda_generate(&d->ln, header);
+      free(header);
+   } else {
+      task = Details_task(d);
+      src = Details_source(d);
+   }
+   launch = Details_launch(d);
    printf("%s%s", task, launch);
    if (narchs) {
       char *cause = NULL;

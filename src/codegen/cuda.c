@@ -20,6 +20,11 @@ typedef struct {
    char *buf;
    size_t len, cap;
    int zeroVar;                 /* printed as 0 (a vector's lane 0), or -1 */
+   /* the name each loop or let variable is printed with: its own, or with a suffix
+    * when a variable of that name is still in scope (a reference program's flat
+    * index "i" beside dense's axis "i") */
+   char (*names)[IR_NAME_MAX + 8];
+   int *live, nlive;            /* the variables in scope, innermost last */
 } Gen;
 
 static void out(Gen *g, const char *fmt, ...) ATTR_FORMAT(2, 3);
@@ -38,6 +43,25 @@ static void out(Gen *g, const char *fmt, ...) {
       g->cap = 2 * g->cap + (size_t)n;
       g->buf = xRealloc(g->buf, g->cap);
    }
+}
+
+/* Declares variable v in the current scope and returns the name it is printed with. */
+static const char *declare(Gen *g, int v) {
+   const char *base = g->ln->vars[v].name;
+   for (int n = 0;; n++) {
+      char *name = g->names[v];
+      if (n == 0)
+         snprintf(name, sizeof g->names[v], "%s", base);
+      else
+         snprintf(name, sizeof g->names[v], "%s_%d", base, n);
+      bool taken = false;
+      for (int i = 0; i < g->nlive && !taken; i++)
+         taken = g->live[i] != v && strcmp(g->names[g->live[i]], name) == 0;
+      if (!taken)
+         break;
+   }
+   g->live[g->nlive++] = v;
+   return g->names[v];
 }
 
 static void indent(Gen *g, int depth) {
@@ -122,7 +146,7 @@ static void expr(Gen *g, int32_t e) {
       else if (v->kind == VAR_THREAD)
          out(g, "(int)threadIdx.x");
       else
-         out(g, "%s", v->name);
+         out(g, "%s", g->names[x->ref][0] ? g->names[x->ref] : v->name);
       return;
    }
    case EXPR_LOAD:
@@ -305,7 +329,8 @@ static void stmt(Gen *g, int32_t s, int depth) {
          vectorFetch(g, st, depth);
          return;
       }
-      const char *name = ln->vars[st->var].name;
+      int scope = g->nlive;
+      const char *name = declare(g, st->var);
       if (st->loop != LOOP_SERIAL) {
          indent(g, depth);
          out(g, "#pragma unroll\n");
@@ -313,16 +338,25 @@ static void stmt(Gen *g, int32_t s, int depth) {
       indent(g, depth);
       out(g, "for (int %s = 0; %s < %lld; ++%s) {\n", name, name, (long long)st->extent, name);
       stmt(g, st->body, depth + 1);
+      g->nlive = scope;
       indent(g, depth);
       out(g, "}\n");
       return;
    }
-   case STMT_LET:
+   case STMT_LET: {
       indent(g, depth);
-      out(g, "const int %s = ", ln->vars[st->var].name);
+      /* the value is printed before the name is declared: `const int i = i / 128` reads the outer i */
+      char *value;
+      size_t at = g->len;
       expr(g, st->value);
+      value = xStrdup(g->buf + at);
+      g->len = at;
+      g->buf[at] = '\0';
+      out(g, "const int %s = %s", declare(g, st->var), value);
+      free(value);
       out(g, ";\n");
       return;
+   }
    case STMT_STORE: {
       indent(g, depth);
       out(g, "%s[", ln->buffers[st->buffer].name);
@@ -340,15 +374,18 @@ static void stmt(Gen *g, int32_t s, int depth) {
       out(g, ";\n");
       return;
    }
-   case STMT_IF:
+   case STMT_IF: {
+      int scope = g->nlive;
       indent(g, depth);
       out(g, "if (");
       expr(g, st->value);
       out(g, ") {\n");
       stmt(g, st->body, depth + 1);
+      g->nlive = scope;
       indent(g, depth);
       out(g, "}\n");
       return;
+   }
    case STMT_BARRIER:
       indent(g, depth);
       out(g, "__syncthreads();\n");
@@ -420,6 +457,7 @@ static void kernel(Gen *g, int k) {
    }
    if (needsTree(ln, kn->body, kn->block))
       out(g, "  __shared__ float red_buf[%lld];\n", (long long)kn->block);
+   g->nlive = 0;
    stmt(g, kn->body, 1);
    out(g, "}\n");
 }
@@ -427,6 +465,8 @@ static void kernel(Gen *g, int k) {
 char *Cuda_generate(const LoopNest *ln, const char *header) {
    Gen g = { .ln = ln, .cap = 8192, .zeroVar = -1 };
    g.buf = xMalloc(g.cap);
+   g.names = xCalloc((size_t)ln->nvars + 1, sizeof *g.names);
+   g.live = xCalloc((size_t)ln->nvars + 1, sizeof *g.live);
    g.buf[0] = '\0';
    if (header) {
       const char *line = header;
@@ -441,5 +481,7 @@ char *Cuda_generate(const LoopNest *ln, const char *header) {
       out(&g, "\n");
       kernel(&g, k);
    }
+   free(g.names);
+   free(g.live);
    return g.buf;
 }
