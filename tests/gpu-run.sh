@@ -35,7 +35,7 @@ ok "part 3: six resnet_50 tasks timed with 10 repeats" \
 ok "part 3: the repeats' spread over the six" grep -q "^  spread of the repeats over 6 states: median " "$s"
 ok "part 3: ncu is not run in a dry run" has "  ncu: not run (dry run)"
 for cfg in pruner ansor-xgb; do
-   f=$r/sessions/sim_h100_sxm-resnet_18-$cfg.jsonl
+   f=$r/sessions/sim_h100_sxm-resnet_18-$cfg-20.jsonl
    ok "part 4: the $cfg session finished its 20 trials" sh -c "tail -n 1 '$f' | grep -q '\"event\":\"finished\".*\"why\":\"budget\"'"
 done
 ok "part 5: 27 resnet_50 tasks, none timed without PyTorch" has "  27 tasks, 0 timed"

@@ -16,7 +16,7 @@ same() {
    [ -s "$1" ] && cmp -s "$1" "$2"
 }
 
-echo "1..18"
+echo "1..$((20 + $(ls "$src"/sessions/*.jsonl | wc -l)))"
 
 # 12 rounds of 2 (mlp needs no optional library), so the table also comes at round 10
 "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 24 --per-round 2 \
@@ -85,5 +85,24 @@ ok "the example is labelled simulated, plays 20 rounds and ends at its budget" \
           [ "$(grep -c "^round  *[0-9]*  task" "$1")" -eq 20 ] && grep -qx "finished: budget" "$1" &&
           grep -q "^Estimated total latency: [0-9.]* ms  Trials: 200  Used time: " "$1" &&
           grep -q "\"simulated\":true" "$2"' _ "$tmp/out" "$example"
+
+# every session shipped in sessions/ plays to its last round's trials
+for f in "$src"/sessions/*.jsonl; do
+   "$bin" --replay "$f" --speed 0 >"$tmp/out" 2>"$tmp/err"
+   rc=$?
+   last=$(grep '"event":"round_end"' "$f" | tail -n1 | sed 's/.*"trials":\([0-9]*\).*/\1/')
+   ok "sessions/$(basename "$f") plays to its $last trials" \
+      sh -c '[ "$1" -eq 0 ] && [ ! -s "$2" ] && grep -q "^Estimated total latency: [0-9.]* ms  Trials: $4  Used time: " "$3"' \
+      _ "$rc" "$tmp/err" "$tmp/out" "$last"
+done
+
+# the H200 sessions are labelled with the GPU, not as simulated; a policy that drafts
+# nothing says so with "-", not "nan"
+h200="$src/sessions/resnet_50-NVIDIA_H200-ansor-xgb-700.jsonl"
+"$bin" --replay "$h200" --speed 0 >"$tmp/out" 2>"$tmp/err"
+ok "the H200 session says where it was recorded, not simulated" \
+   sh -c 'head -n1 "$1" | grep -q "recorded on h200, policy ansor, cost model xgb, 700 trials" && ! grep -q SIMULATED "$1"' _ "$tmp/out"
+ok "ansor's summary has no Kendall tau and no draft accuracy: '-' over 0 rounds" \
+   sh -c 'tail -n2 "$1" | grep -q "Kendall tau: mean - over 0 rounds\$" && tail -n1 "$1" | grep -q "draft - over 0 rounds  verify 0.487 over 69 rounds\$"' _ "$tmp/out"
 
 [ "$failed" -eq 0 ]

@@ -67,6 +67,15 @@ void Progress_event(Progress *p, const SessionEvent *e) {
    }
 }
 
+/* A mean with three decimals, or "-" over no rounds (buf: 16 bytes). */
+static const char *meanText(const TuneMean *m, char *buf) {
+   double v = TuneMean_value(m);
+   if (m->rounds == 0 || isnan(v))
+      return "-";
+   snprintf(buf, 16, "%.3f", v);
+   return buf;
+}
+
 void Progress_end(Progress *p, double elapsed) {
    const TuneView *v = p->view;
    table(p);
@@ -89,9 +98,10 @@ void Progress_end(Progress *p, double elapsed) {
       if (missing > 0)
          fprintf(p->out, "No total: no successful measurement yet for task%s %s\n", missing > 1 ? "s" : "", list);
    }
-   fprintf(p->out, "Acceptance: mean %.3f over %d rounds  Kendall tau: mean %.3f over %d rounds\n",
-           TuneMean_value(&v->acceptance), v->acceptance.rounds, TuneMean_value(&v->tau), v->tau.rounds);
-   fprintf(p->out, "Pairwise accuracy on the measured: draft %.3f over %d rounds  verify %.3f over %d rounds\n",
-           TuneMean_value(&v->draftRank), v->draftRank.rounds, TuneMean_value(&v->verifyRank),
+   char acc[16], tau[16], draft[16], verify[16];
+   fprintf(p->out, "Acceptance: mean %s over %d rounds  Kendall tau: mean %s over %d rounds\n",
+           meanText(&v->acceptance, acc), v->acceptance.rounds, meanText(&v->tau, tau), v->tau.rounds);
+   fprintf(p->out, "Pairwise accuracy on the measured: draft %s over %d rounds  verify %s over %d rounds\n",
+           meanText(&v->draftRank, draft), v->draftRank.rounds, meanText(&v->verifyRank, verify),
            v->verifyRank.rounds);
 }

@@ -2,14 +2,19 @@
 """The vendor's side of bench/gpu/run: every task of the task files given run through
 PyTorch (cuDNN for the convolutions, cuBLAS for dense and batch_matmul) in float32 with
 TF32 off, as PyTorch's eager mode runs the fused task (the operator, then each epilogue
-stage as its own kernel), timed with CUDA events; the device's measured ceilings (a
+stage as its own kernel), timed with CUDA events twice: eager, one call between the
+events (the CPU's launch overhead included, as an eager program pays it), and as a CUDA
+graph of 20 calls replayed between the events, divided by 20 (the GPU's time alone,
+the launch gaps between the task's kernels included); the device's measured ceilings (a
 device-to-device copy, an FP32 matrix product); and torchvision's ResNet-50 at batch 1,
 eager and as a CUDA graph.
 
 Usage: vendor.py [--dry-run] [--out FILE] [--budget SECONDS] [--e2e] TASKFILE...
 
 Writes tab-separated lines:
-  task  NETWORK ID OP BYTES TORCH_US NOTE     (BYTES: inputs, weights and output, once)
+  task  NETWORK ID OP BYTES TORCH_US NOTE GRAPH_US   (BYTES: inputs, weights and output,
+                                                   once; TORCH_US eager; GRAPH_US "-" when
+                                                   the capture failed, the reason in NOTE)
   ceiling copy_gbs VALUE | ceiling fp32_gflops VALUE
   e2e resnet50_eager_ms VALUE | e2e resnet50_graph_ms VALUE
   info KEY VALUE
@@ -218,6 +223,24 @@ def median_ms(torch, fn, budget_s=0.5, min_reps=20, max_reps=1000):
     return statistics.median(times)
 
 
+GRAPH_CALLS = 20
+
+
+def graph_us(torch, fn, budget_s):
+    """fn's time in microseconds as a CUDA graph of GRAPH_CALLS calls, per call."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(GRAPH_CALLS):
+            fn()
+    return 1000 * median_ms(torch, graph.replay, budget_s=budget_s, min_reps=10) / GRAPH_CALLS
+
+
 def ceilings(torch, emit):
     n = 1 << 28                                   # 1 GiB of float32
     src = torch.rand(n, device="cuda")
@@ -287,12 +310,17 @@ def main():
         for i, spec in enumerate(doc["tasks"]):
             try:
                 task = Task(spec, doc.get("batch", 1))
-                us, note = "-", ""
+                us, note, gus = "-", "", "-"
                 if torch is not None:
-                    us = "%.3f" % (1000 * median_ms(torch, task.build(torch), budget_s=args.budget))
-                emit("task", network, i, task.op, task.bytes(), us, note)
+                    fn = task.build(torch)
+                    us = "%.3f" % (1000 * median_ms(torch, fn, budget_s=args.budget))
+                    try:
+                        gus = "%.3f" % graph_us(torch, fn, args.budget)
+                    except Exception as e:
+                        note = "no graph: %s: %s" % (type(e).__name__, e)
+                emit("task", network, i, task.op, task.bytes(), us, note, gus)
             except Exception as e:     # one task's failure is its note; the others go on
-                emit("task", network, i, spec.get("op"), "-", "-", "%s: %s" % (type(e).__name__, e))
+                emit("task", network, i, spec.get("op"), "-", "-", "%s: %s" % (type(e).__name__, e), "-")
                 bad += 1
     if torch is not None and args.e2e:
         for part in (ceilings, resnet50):
