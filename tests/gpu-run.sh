@@ -40,7 +40,7 @@ for cfg in pruner ansor-xgb; do
 done
 ok "part 5: 27 resnet_50 tasks, none timed without PyTorch" has "  27 tasks, 0 timed"
 ok "part 5: the vendor script counted each task's bytes (conv1: 3,851,264)" \
-   grep -qxF "$(printf 'task\tresnet_50\t0\tconv2d\t3851264\t-\t')" "$r/vendor.tsv"
+   grep -qxF "$(printf 'task\tresnet_50\t0\tconv2d\t3851264\t-\t\t-')" "$r/vendor.tsv"
 ok "part 6: calibrate fitted and wrote its profile" [ -s "$r/calibrated.yaml" ]
 ok "part 6: on the 45 records of parts 2 and 3" grep -q "^  profile h100_sxm, 45 records:" "$s"
 ok "it ends with its time" grep -q "^bench/gpu/run: done in [0-9]* s; results in $r\$" "$s"

@@ -56,7 +56,8 @@ static void events(SessionEvent ev[NEVENTS]) {
                                                                 0.30000000000000004 },
                                         .error = xStrdup("ok"), .message = xStrdup(""),
                                         .lineage = xStrdup("draft"),
-                                        .draftScore = -1.0000000000000002, .verifyScore = NAN } };
+                                        .draftScore = -1.0000000000000002, .verifyScore = NAN,
+                                        .buildSeconds = 0.3125, .runSeconds = 1.5e-3 } };
    ev[2] = (SessionEvent){ .kind = SESSION_MEASURE, .round = 3, .elapsed = 1.5,
                            .measure = { .task = 0, .state = xStrdup("s"), .ncosts = 1,
                                         .costs = { 1e10 },
@@ -158,6 +159,8 @@ static void assertSameEvent(const SessionEvent *got, const SessionEvent *want) {
       assert_string_equal(got->measure.lineage, want->measure.lineage);
       assertBits(got->measure.draftScore, want->measure.draftScore);
       assertBits(got->measure.verifyScore, want->measure.verifyScore);
+      assertBits(got->measure.buildSeconds, want->measure.buildSeconds);
+      assertBits(got->measure.runSeconds, want->measure.runSeconds);
       break;
    case SESSION_MODEL:
       assertBits(got->model.seconds, want->model.seconds);
@@ -267,6 +270,15 @@ static void test_lineText(void **state) {
    line = SessionEvent_toJson(&ev[3], false);
    assert_string_equal(line, "{\"event\":\"model\",\"round\":3,\"samples\":512}");
    free(line);
+   /* a measurement's build and run seconds are wall clock: there with it, gone without */
+   line = SessionEvent_toJson(&ev[1], true);
+   assert_non_null(strstr(line, ",\"verify\":null,\"build_s\":0.3125,\"run_s\":0.0015}"));
+   free(line);
+   line = SessionEvent_toJson(&ev[1], false);
+   assert_null(strstr(line, "build_s"));
+   assert_null(strstr(line, "run_s"));
+   assert_non_null(strstr(line, ",\"verify\":null}"));
+   free(line);
    SessionEvent fin = finished();
    line = SessionEvent_toJson(&fin, true);
    assert_string_equal(line, "{\"event\":\"finished\",\"round\":5,\"t\":7,\"why\":\"all dead\"}");
@@ -283,6 +295,15 @@ static void test_lineText(void **state) {
    assert_int_equal(old.search.sampled, 9);
    assert_true(old.search.seconds == 0);
    assert_true(isnan(old.search.bestRank));
+   SessionEvent_done(&old);
+   /* a measure line written before "build_s" and "run_s": 0 seconds each */
+   if (SessionEvent_fromJson("{\"event\":\"measure\",\"round\":1,\"t\":2,\"task\":0,\"state\":\"s\","
+                             "\"costs\":[2e-05],\"error\":\"ok\",\"lineage\":\"draft\",\"draft\":null,"
+                             "\"verify\":7}",
+                             &old, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_true(old.measure.buildSeconds == 0 && old.measure.runSeconds == 0);
+   assert_true(old.measure.verifyScore == 7);
    SessionEvent_done(&old);
    /* a rank that is there must be a number or null */
    assert_int_equal(SessionEvent_fromJson("{\"event\":\"search\",\"round\":2,\"t\":1,\"task\":0,"

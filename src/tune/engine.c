@@ -981,6 +981,8 @@ static int recordedOutcomes(Engine *e, int task, int n) {
       int err = MeasureError_parse(ev->measure.error);
       o->error = err < 0 ? MEASURE_RUNTIME_ERROR : (MeasureError)err;
       o->registers = o->spillBytes = -1;
+      o->compileSeconds = ev->measure.buildSeconds;
+      o->runSeconds = ev->measure.runSeconds;
       if (o->error == MEASURE_OK) {
          o->ncosts = ev->measure.ncosts;
          memcpy(o->costs, ev->measure.costs, (size_t)o->ncosts * sizeof o->costs[0]);
@@ -1084,6 +1086,8 @@ int Engine_runRound(Engine *e, char **cause) {
       ev->measure.lineage = xStrdup(Lineage_name(e->picks[i].root));
       ev->measure.draftScore = e->picks[i].draftScore;
       ev->measure.verifyScore = e->picks[i].verifyScore;
+      ev->measure.buildSeconds = o->compileSeconds;
+      ev->measure.runSeconds = o->runSeconds;
       char *fcause = NULL;
       if (Featurizer_addRecord(e->featurizer, &r, &fresh, &fcause) < 0)
          free(fcause);   /* the state came from this task's sketches: not expected */

@@ -90,6 +90,8 @@ static const Field measureFields[] = {
    { "lineage", F_STRING, AT(measure.lineage) },
    { "draft", F_OPTIONAL, AT(measure.draftScore) },
    { "verify", F_OPTIONAL, AT(measure.verifyScore) },
+   { "build_s", F_SPENT, AT(measure.buildSeconds) },
+   { "run_s", F_SPENT, AT(measure.runSeconds) },
 };
 
 static const Field modelFields[] = {

@@ -97,6 +97,9 @@ typedef struct SessionEvent_ {
          char *message;         /* "" when there is none */
          char *lineage;         /* Lineage_name */
          double draftScore, verifyScore; /* NAN when not scored */
+         double buildSeconds;   /* wall clock: NVRTC's, 0 from the build cache (and in
+                                   files before the key) */
+         double runSeconds;     /* wall clock: the runner's or the simulator's */
       } measure;
       struct {
          double seconds;        /* wall clock */
