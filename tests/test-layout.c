@@ -1,7 +1,8 @@
 /* The screen layout and the text charts: exact rectangles for three terminal sizes
  * worked out by hand from the rules, the tiling and the minimums for every size from
- * 80x24 to 300x100, too small a terminal; the task table's columns with and without
- * room for the sort's mark; braille and ASCII plots, sparklines, cuts
+ * 80x24 to 300x100 and several table sizes (no blank band, every minimum), too small
+ * a terminal; the task table's columns with and without room for the sort's mark and
+ * for the extra columns; braille and ASCII plots, sparklines, cuts
  * at whole characters, nice axis ranges and labels, all compared with hand-computed
  * text. */
 #include "config.h"
@@ -24,43 +25,69 @@ static void assertRect(const char *name, Rect got, Rect want) {
                want.y, want.x, want.h, want.w);
 }
 
-/* Worked out by hand from the rules in layout.h. */
+/* resnet_50: 27 tasks, its longest description "layer2.0.downsample" (19) */
+static const LayoutContent resnet50 = { 27, 19 };
+
+/* Worked out by hand from the rules in layout.h, for resnet_50. The table's natural
+ * width with a mark of 2: ID 4, Wt 4, Lat(ms) 9, Share 7, GFLOPS 7, Trials 8, Roof 6,
+ * Idle 4, Prio 4, State 8 (61), the description 19 and 11 spaces: 91. */
 static const struct {
    int rows, cols;
    Layout want;
 } exactLayouts[] = {
-   /* 80x24, narrow: log max(3, 3) = 3 rows at 20; the middle rows 2-19 (18): the
-    * table max(8, 9) = 9, then 9 rows of curves and drafts, drafts max(28, 30) = 30 */
+   /* 80x24, stacked: the middle 21 rows: the table clamp(29, 3, 9) = 9; the 12 rows
+    * under it: max(9, 7) = 9 of curves and drafts (drafts max(28, 30) = 30), the log 3 */
    { 24, 80, { .header = { 0, 0, 2, 80 }, .table = { 2, 0, 9, 80 },
        .curves = { 11, 0, 9, 50 }, .drafts = { 11, 50, 9, 30 },
        .log = { 20, 0, 3, 80 }, .console = { 23, 0, 1, 80 }, .wide = false } },
-   /* 120x40, narrow: log max(3, 5) = 5 rows at 34; the middle rows 2-33 (32): the
-    * table 16, then 16 rows of curves and drafts, drafts max(28, 45) = 45 */
-   { 40, 120, { .header = { 0, 0, 2, 120 }, .table = { 2, 0, 16, 120 },
-       .curves = { 18, 0, 16, 75 }, .drafts = { 18, 75, 16, 45 },
-       .log = { 34, 0, 5, 120 }, .console = { 39, 0, 1, 120 }, .wide = false } },
-   /* 200x60, wide: log max(4, 10) = 10 rows at 49; the middle rows 2-48 (47): the
-    * table 200*11/20 = 110 wide, on its right the curves 47*3/5 = 28 rows, the
-    * drafts 19 */
-   { 60, 200, { .header = { 0, 0, 2, 200 }, .table = { 2, 0, 47, 110 },
-       .curves = { 2, 110, 28, 90 }, .drafts = { 30, 110, 19, 90 },
-       .log = { 49, 0, 10, 200 }, .console = { 59, 0, 1, 200 }, .wide = true } },
+   /* 120x40, side by side: the middle 37 rows; the left column min(91, 120 - 44) = 76
+    * wide, the table clamp(29, 3, 34) = 29 rows (every task), the log the other 8; on
+    * the right the curves 37*3/5 = 22 rows, the drafts 15 */
+   { 40, 120, { .header = { 0, 0, 2, 120 }, .table = { 2, 0, 29, 76 },
+       .curves = { 2, 76, 22, 44 }, .drafts = { 24, 76, 15, 44 },
+       .log = { 31, 0, 8, 76 }, .console = { 39, 0, 1, 120 }, .wide = true } },
+   /* 200x60: the middle 57; the left column 91 wide, the table 29, the log 28; the
+    * curves 34, the drafts 23 */
+   { 60, 200, { .header = { 0, 0, 2, 200 }, .table = { 2, 0, 29, 91 },
+       .curves = { 2, 91, 34, 109 }, .drafts = { 36, 91, 23, 109 },
+       .log = { 31, 0, 28, 91 }, .console = { 59, 0, 1, 200 }, .wide = true } },
+   /* 250x24: the middle 21; the table clamp(29, 3, 18) = 18, the log 3; the curves
+    * 12, the drafts 9 */
+   { 24, 250, { .header = { 0, 0, 2, 250 }, .table = { 2, 0, 18, 91 },
+       .curves = { 2, 91, 12, 159 }, .drafts = { 14, 91, 9, 159 },
+       .log = { 20, 0, 3, 91 }, .console = { 23, 0, 1, 250 }, .wide = true } },
 };
+
+static void assertLayout(const Layout *l, const Layout *want) {
+   assertRect("header", l->header, want->header);
+   assertRect("table", l->table, want->table);
+   assertRect("curves", l->curves, want->curves);
+   assertRect("drafts", l->drafts, want->drafts);
+   assertRect("log", l->log, want->log);
+   assertRect("console", l->console, want->console);
+   assert_int_equal(l->wide, want->wide);
+}
 
 static void test_layoutExact(void **state) {
    (void)state;
    for (size_t i = 0; i < sizeof exactLayouts / sizeof exactLayouts[0]; i++) {
-      const Layout *want = &exactLayouts[i].want;
       Layout l;
-      assert_int_equal(Layout_compute(exactLayouts[i].rows, exactLayouts[i].cols, &l), 0);
-      assertRect("header", l.header, want->header);
-      assertRect("table", l.table, want->table);
-      assertRect("curves", l.curves, want->curves);
-      assertRect("drafts", l.drafts, want->drafts);
-      assertRect("log", l.log, want->log);
-      assertRect("console", l.console, want->console);
-      assert_int_equal(l.wide, want->wide);
+      assert_int_equal(Layout_compute(exactLayouts[i].rows, exactLayouts[i].cols, &resnet50, &l), 0);
+      assertLayout(&l, &exactLayouts[i].want);
    }
+   /* bert_tiny's 10 tasks at 200x60: the table its 12 rows, the log the 45 under it */
+   Layout l;
+   assert_int_equal(Layout_compute(60, 200, &(LayoutContent){ 10, 14 }, &l), 0);
+   Layout want = { .header = { 0, 0, 2, 200 }, .table = { 2, 0, 12, 86 }, .curves = { 2, 86, 34, 114 },
+                   .drafts = { 36, 86, 23, 114 }, .log = { 14, 0, 45, 86 }, .console = { 59, 0, 1, 200 },
+                   .wide = true };
+   assertLayout(&l, &want);
+   /* before the session's header: no task, the table its title, heads and one row;
+    * under it 18 rows: max(9, 10) = 10 of curves and drafts, the log 8 */
+   assert_int_equal(Layout_compute(24, 80, &(LayoutContent){ 0, 0 }, &l), 0);
+   assert_int_equal(l.table.h, 3);
+   assert_int_equal(l.curves.h, 10);
+   assert_int_equal(l.log.h, 8);
 }
 
 #define MAX_ROWS 100
@@ -80,34 +107,48 @@ static void assertAtLeast(int rows, int cols, const char *what, int got, int min
       fail_msg("%dx%d: %s is %d, less than %d", cols, rows, what, got, min);
 }
 
+/* For every size from 80x24 to 300x100 and tables of 0, 8, 27 and 417 tasks: the
+ * panels tile the screen, keep their minimums, and the table has no blank row (its
+ * height is its rows', or what the others leave it, and then the log has its 3). */
 static void test_layoutEverySize(void **state) {
    (void)state;
    static unsigned char cells[MAX_ROWS][MAX_COLS];
-   for (int rows = LAYOUT_MIN_ROWS; rows <= MAX_ROWS; rows++) {
-      for (int cols = LAYOUT_MIN_COLS; cols <= MAX_COLS; cols++) {
-         Layout l;
-         assert_int_equal(Layout_compute(rows, cols, &l), 0);
-         memset(cells, 0, sizeof cells);
-         cover(cells, rows, cols, "header", l.header);
-         cover(cells, rows, cols, "table", l.table);
-         cover(cells, rows, cols, "curves", l.curves);
-         cover(cells, rows, cols, "drafts", l.drafts);
-         cover(cells, rows, cols, "log", l.log);
-         cover(cells, rows, cols, "console", l.console);
-         for (int y = 0; y < rows; y++)
-            for (int x = 0; x < cols; x++)
-               if (cells[y][x] != 1)
-                  fail_msg("%dx%d: row %d column %d is covered %d times", cols, rows, y, x, cells[y][x]);
-         assert_int_equal(l.wide, cols >= 160);
-         assertRect("header", l.header, (Rect){ 0, 0, 2, cols });
-         assertRect("console", l.console, (Rect){ rows - 1, 0, 1, cols });
-         assert_int_equal(l.log.w, cols);
-         assertAtLeast(rows, cols, "the table's height", l.table.h, 8);
-         assertAtLeast(rows, cols, "the curves' height", l.curves.h, 7);
-         assertAtLeast(rows, cols, "the curves' width", l.curves.w, 40);
-         assertAtLeast(rows, cols, "the drafts' height", l.drafts.h, 7);
-         assertAtLeast(rows, cols, "the drafts' width", l.drafts.w, 28);
-         assertAtLeast(rows, cols, "the log's height", l.log.h, 3);
+   static const LayoutContent contents[] = { { 0, 0 }, { 8, 60 }, { 27, 19 }, { 417, 48 } };
+   for (size_t ci = 0; ci < sizeof contents / sizeof contents[0]; ci++) {
+      const LayoutContent *c = &contents[ci];
+      for (int rows = LAYOUT_MIN_ROWS; rows <= MAX_ROWS; rows++) {
+         for (int cols = LAYOUT_MIN_COLS; cols <= MAX_COLS; cols++) {
+            Layout l;
+            assert_int_equal(Layout_compute(rows, cols, c, &l), 0);
+            memset(cells, 0, sizeof cells);
+            cover(cells, rows, cols, "header", l.header);
+            cover(cells, rows, cols, "table", l.table);
+            cover(cells, rows, cols, "curves", l.curves);
+            cover(cells, rows, cols, "drafts", l.drafts);
+            cover(cells, rows, cols, "log", l.log);
+            cover(cells, rows, cols, "console", l.console);
+            for (int y = 0; y < rows; y++)
+               for (int x = 0; x < cols; x++)
+                  if (cells[y][x] != 1)
+                     fail_msg("%dx%d: row %d column %d is covered %d times", cols, rows, y, x, cells[y][x]);
+            assert_int_equal(l.wide, cols >= 120);
+            assertRect("header", l.header, (Rect){ 0, 0, 2, cols });
+            assertRect("console", l.console, (Rect){ rows - 1, 0, 1, cols });
+            assert_int_equal(l.log.w, l.wide ? l.table.w : cols);
+            int need = c->tasks + 2 < 3 ? 3 : c->tasks + 2;
+            if (l.table.h > need)
+               fail_msg("%dx%d, %d tasks: the table is %d rows, %d blank", cols, rows, c->tasks, l.table.h,
+                        l.table.h - need);
+            if (l.table.h < need && l.log.h != 3)
+               fail_msg("%dx%d, %d tasks: the table is cut at %d rows while the log has %d", cols, rows, c->tasks,
+                        l.table.h, l.log.h);
+            assertAtLeast(rows, cols, "the table's height", l.table.h, 3);
+            assertAtLeast(rows, cols, "the curves' height", l.curves.h, 7);
+            assertAtLeast(rows, cols, "the curves' width", l.curves.w, 40);
+            assertAtLeast(rows, cols, "the drafts' height", l.drafts.h, 7);
+            assertAtLeast(rows, cols, "the drafts' width", l.drafts.w, 28);
+            assertAtLeast(rows, cols, "the log's height", l.log.h, 3);
+         }
       }
    }
 }
@@ -116,7 +157,7 @@ static void assertTooSmall(int rows, int cols) {
    Layout l, zero;
    memset(&l, 0xff, sizeof l);
    memset(&zero, 0, sizeof zero);
-   assert_int_equal(Layout_compute(rows, cols, &l), -1);
+   assert_int_equal(Layout_compute(rows, cols, &resnet50, &l), -1);
    assert_memory_equal(&l, &zero, sizeof l);
 }
 
@@ -129,55 +170,78 @@ static void test_layoutTooSmall(void **state) {
 
 /* ---- the task table's columns ---- */
 
-static void assertColumns(int width, int markWidth, const int *want) {
+static void assertColumns(int width, int markWidth, int nameWidth, const int *want) {
    int got[COLUMN_COUNT];
-   Layout_tableColumns(width, markWidth, got);
+   Layout_tableColumns(width, markWidth, nameWidth, got);
    for (int c = 0; c < COLUMN_COUNT; c++)
       if (got[c] != want[c])
          fail_msg("%d columns, a mark of %d: %s is %d wide, want %d", width, markWidth, Layout_columns[c].name,
                   got[c], want[c]);
 }
 
-/* ID, Lat(ms), Trials and Roof carry the sort's mark: 1 column (a triangle) makes
- * "ID" 3 wide, "Lat(ms)" 8, "Trials" 7, "Roof" 5, i.e. 3 + 4 + 8 + 7 + 7 + 5 + 4 + 8 =
- * 46 without the description; 2 (" v") makes them 4, 9, 8, 6: 50. The description is
- * what is left after 9 spaces (8 between, 1 at the end), at least 8. */
+/* ID, Lat(ms), Share, Trials and Roof carry the sort's mark: 1 column (a triangle)
+ * makes "ID" 3 wide, "Lat(ms)" 8, "Share" 6, "Trials" 7, "Roof" 5; 2 (" v") makes
+ * them 4, 9, 7, 8, 6. Without the extras (Share, Idle): 3 + 4 + 8 + 7 + 7 + 5 + 4 + 8
+ * = 46 with a mark of 1, 50 with 2; the description what is left after a space
+ * before each column but the first and one at the end, at least 8. The extras come
+ * when the description keeps its content's width: 46 + 6 + 4 + 19 + 11 = 86 columns
+ * for resnet_50 with a mark of 1. */
 static void test_tableColumns(void **state) {
    (void)state;
    /* 80 - 9 - 46 = 25 */
-   assertColumns(80, 1, (const int[]){ 3, 25, 4, 8, 7, 7, 5, 4, 8 });
+   assertColumns(80, 1, 19, (const int[]){ 3, 25, 4, 8, 0, 7, 7, 5, 0, 4, 8 });
    /* 80 - 9 - 50 = 21 */
-   assertColumns(80, 2, (const int[]){ 4, 21, 4, 9, 7, 8, 6, 4, 8 });
-   /* the wide layout's table at 200 columns: 110 - 9 - 46 = 55 */
-   assertColumns(110, 1, (const int[]){ 3, 55, 4, 8, 7, 7, 5, 4, 8 });
-   /* no mark: the values' widths, as before marks */
-   assertColumns(80, 0, (const int[]){ 3, 26, 4, 8, 7, 6, 5, 4, 8 });
+   assertColumns(80, 2, 19, (const int[]){ 4, 21, 4, 9, 0, 7, 8, 6, 0, 4, 8 });
+   /* 85 is one short of 86: still no extras, the description 85 - 9 - 46 = 30 */
+   assertColumns(85, 1, 19, (const int[]){ 3, 30, 4, 8, 0, 7, 7, 5, 0, 4, 8 });
+   /* 86: the extras, the description 86 - 11 - 56 = 19 */
+   assertColumns(86, 1, 19, (const int[]){ 3, 19, 4, 8, 6, 7, 7, 5, 4, 4, 8 });
+   /* the side-by-side table at 200 columns, 91 wide: 91 - 11 - 56 = 24 */
+   assertColumns(91, 1, 19, (const int[]){ 3, 24, 4, 8, 6, 7, 7, 5, 4, 4, 8 });
+   /* no mark: the values' widths */
+   assertColumns(80, 0, 19, (const int[]){ 3, 26, 4, 8, 0, 7, 6, 5, 0, 4, 8 });
    /* too narrow: the description keeps 8 */
-   assertColumns(40, 1, (const int[]){ 3, 8, 4, 8, 7, 7, 5, 4, 8 });
+   assertColumns(40, 1, 19, (const int[]){ 3, 8, 4, 8, 0, 7, 7, 5, 0, 4, 8 });
+   assert_int_equal(Layout_tableWidth(1, 19), 86);
+   assert_int_equal(Layout_tableWidth(2, 19), 91);
+   /* a description over 48 counts as 48; under 8 as 8 */
+   assert_int_equal(Layout_tableWidth(2, 200), 91 - 19 + 48);
+   assert_int_equal(Layout_tableWidth(2, 1), 91 - 19 + 8);
    /* every width from 80 to 300 fills the row but its last column */
    for (int width = 80; width <= 300; width++) {
-      int w[COLUMN_COUNT], sum = COLUMN_COUNT;
-      Layout_tableColumns(width, 2, w);
+      int w[COLUMN_COUNT], sum = 0;
+      Layout_tableColumns(width, 2, 19, w);
       for (int c = 0; c < COLUMN_COUNT; c++)
-         sum += w[c];
+         sum += w[c] + (w[c] > 0);
       assert_int_equal(sum, width);
    }
 }
 
-/* The column under each x of the row at 80 columns, a mark of 1: ID 0-2, Task 4-28,
+/* The column under each x of a row at 80 columns, a mark of 1: ID 0-2, Task 4-28,
  * Wt 30-33, Lat(ms) 35-42, GFLOPS 44-50, Trials 52-58, Roof 60-64, Prio 66-69, State
- * 71-78; the spaces between and x 79 and beyond are none's. */
+ * 71-78; the spaces between and x 79 and beyond are none's. At 86, with the extras:
+ * Task 4-22, Wt 24-27, Lat(ms) 29-36, Share 38-43, GFLOPS 45-51, Trials 53-59, Roof
+ * 61-65, Idle 67-70, Prio 72-75, State 77-84. */
 static void test_columnAt(void **state) {
    (void)state;
-   int w[COLUMN_COUNT];
-   Layout_tableColumns(80, 1, w);
-   const char *want = "III TTTTTTTTTTTTTTTTTTTTTTTTT WWWW LLLLLLLL GGGGGGG RRRRRRR OOOOO PPPP SSSSSSSS  ";
-   const char names[COLUMN_COUNT + 1] = "ITWLGROPS ";
-   for (int x = -1; x <= 81; x++) {
-      char c = x < 0 || x >= (int)strlen(want) ? ' ' : want[x];
-      Column got = Layout_columnAt(w, x);
-      if (names[got] != c)
-         fail_msg("x %d: column %c, want %c", x, names[got], c);
+   const char names[COLUMN_COUNT + 1] = "ITWLHGROXPS ";
+   static const struct {
+      int width;
+      const char *want;
+   } rows[] = {
+      { 80, "III TTTTTTTTTTTTTTTTTTTTTTTTT WWWW LLLLLLLL GGGGGGG RRRRRRR OOOOO PPPP SSSSSSSS  " },
+      { 86, "III TTTTTTTTTTTTTTTTTTT WWWW LLLLLLLL HHHHHH GGGGGGG RRRRRRR OOOOO XXXX PPPP SSSSSSSS  " },
+   };
+   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+      int w[COLUMN_COUNT];
+      Layout_tableColumns(rows[i].width, 1, 19, w);
+      const char *want = rows[i].want;
+      for (int x = -1; x <= rows[i].width + 1; x++) {
+         char c = x < 0 || x >= (int)strlen(want) ? ' ' : want[x];
+         Column got = Layout_columnAt(w, x);
+         if (names[got] != c)
+            fail_msg("%d wide, x %d: column %c, want %c", rows[i].width, x, names[got], c);
+      }
    }
 }
 

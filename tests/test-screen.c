@@ -177,6 +177,12 @@ static void assertLine(const char *text, int n, const char *want) {
    free(line);
 }
 
+static void assertRect(Rect got, Rect want) {
+   if (got.y != want.y || got.x != want.x || got.h != want.h || got.w != want.w)
+      fail_msg("got y %d x %d h %d w %d, want y %d x %d h %d w %d", got.y, got.x, got.h, got.w, want.y, want.x,
+               want.h, want.w);
+}
+
 static int countLines(const char *text) {
    int n = 0;
    for (; *text; text++)
@@ -191,7 +197,7 @@ static void testHeader(void **state) {
    for (int s = 0; s < 3; s++) {
       resizeterm(sizes[s][0], sizes[s][1]);
       Layout l;
-      assert_int_equal(Layout_compute(sizes[s][0], sizes[s][1], &l), 0);
+      assert_int_equal(Layout_compute(sizes[s][0], sizes[s][1], &(LayoutContent){ 2, 59 }, &l), 0);
       char *text = drawn(&f->board, l.header, header);
       char *row0 = lineOf(text, 0);
       assert_string_equal(strstr(row0, "tiny2 on h100_sxm SIMULATED  policy pruner  model pam") ? "ok" : row0, "ok");
@@ -211,10 +217,15 @@ static void testTable(void **state) {
    Fixture *f = *state;
    resizeterm(24, 80);
    Layout l;
-   Layout_compute(24, 80, &l);
-   assert_int_equal(l.table.h, 9);
+   LayoutContent c = Board_content(&f->board);
+   /* two tasks; the longest key conv2d_n1_c8_h8_w8_k16_g1_r3x3_s1x1_p1,1,1,1_d1x1+bias+relu */
+   assert_int_equal(c.tasks, 2);
+   assert_int_equal(c.nameWidth, 59);
+   Layout_compute(24, 80, &c, &l);
+   /* the table its title, its heads and its 2 rows: no blank row */
+   assert_int_equal(l.table.h, 4);
    char *text = drawn(&f->board, l.table, table);
-   assert_int_equal(countLines(text), 9);
+   assert_int_equal(countLines(text), 4);
    /* rows 1 to 2 of 2; sorted by ID, ascending: the ID column's head is marked */
    assertLine(text, 0, " Tasks 1-2/2  sort: id\u25b2  [s]ort [enter] details [+/-] priority [f]ocus");
    /* the description 80 - 9 - 46 = 25 columns wide (Layout_tableColumns); the task
@@ -225,8 +236,31 @@ static void testTable(void **state) {
    assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias    2   0.0042      16       6    0%    1 ready");
    /* task 1: 7.48e-6 then 4.1786e-6 s: 149504 / 4.1786e-6 = 35.8 GFLOPS */
    assertLine(text, 3, "  1 conv2d_n1_c8_h8_w8_k16_g~    1   0.0042      36       6    0%    1 ready");
-   assertLine(text, 4, "");
    free(text);
+   /* at 120 columns the table is 76 wide: still no room for Share and Idle with the
+    * description at 58 (the natural width 61 + 48 + 11 = 120) */
+   resizeterm(40, 120);
+   Layout_compute(40, 120, &c, &l);
+   assertRect(l.table, (Rect){ 2, 0, 4, 76 });
+   /* at 200: 120 wide, every column, the description 120 - 11 - 56 = 53; the shares
+    * 2 x 4.1606 / (2 x 4.1606 + 4.1786) = 67% and 33% */
+   resizeterm(60, 200);
+   Layout_compute(60, 200, &c, &l);
+   assertRect(l.table, (Rect){ 2, 0, 4, 120 });
+   text = drawn(&f->board, l.table, table);
+   assertLine(text, 1, "ID\u25b2 Task                                                    Wt  Lat(ms)  Share  GFLOPS  Trials  Roof "
+                       "Idle Prio State");
+   assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias                                2   0.0042    67%      16       6    0%    0    1 ready");
+   /* each task's last round improved its best: idle 0 */
+   assertLine(text, 3, "  1 conv2d_n1_c8_h8_w8_k16_g1_r3x3_s1x1_p1,1,1,1_d1x1+bi~    1   0.0042    33%      36       6    0%    0    1 ready");
+   free(text);
+   /* two more rounds of task 0 without a better best: idle 2; task 1 stays 0 */
+   apply(&f->board, (SessionEvent){ .kind = SESSION_ROUND, .round = 7, .elapsed = 3.1,
+                                    .roundStart = { .task = 0, .trials = 12 } });
+   apply(&f->board, (SessionEvent){ .kind = SESSION_ROUND, .round = 8, .elapsed = 3.2,
+                                    .roundStart = { .task = 0, .trials = 12 } });
+   assert_int_equal(Board_idleRounds(&f->board, 0), 2);
+   assert_int_equal(Board_idleRounds(&f->board, 1), 0);
 }
 
 /* The draft-vs-verify panel: the acceptance of the 6 rounds 0.5 0.5 1 0 1 0.5 as
@@ -237,7 +271,7 @@ static void testDrafts(void **state) {
    for (int s = 0; s < 3; s++) {
       resizeterm(sizes[s][0], sizes[s][1]);
       Layout l;
-      Layout_compute(sizes[s][0], sizes[s][1], &l);
+      Layout_compute(sizes[s][0], sizes[s][1], &(LayoutContent){ 2, 59 }, &l);
       char *text = drawn(&f->board, l.drafts, drafts);
       assertLine(text, 0, " Draft vs verify");
       char *acc = lineOf(text, 1);
@@ -260,9 +294,10 @@ static void testDrafts(void **state) {
  * 0.0201 is 3.8 of 19 dot rows below the top: the second row's top dots (U+2809). */
 static void testCurves(void **state) {
    Fixture *f = *state;
+   /* a curves panel of 16 rows, 75 columns (the stacked layout's at 119x37 for
+    * 27 tasks) */
    resizeterm(40, 120);
-   Layout l;
-   Layout_compute(40, 120, &l);
+   Layout l = { .curves = { 18, 0, 16, 75 } };
    char *text = drawn(&f->board, l.curves, curves);
    assertLine(text, 0, " Curves  [c] next");
    assertLine(text, 1, "estimated total latency (ms) / trials");
@@ -302,8 +337,9 @@ static void testLogAndHints(void **state) {
    Fixture *f = *state;
    resizeterm(60, 200);
    Layout l;
-   Layout_compute(60, 200, &l);
-   assert_int_equal(l.log.h, 10);
+   Layout_compute(60, 200, &(LayoutContent){ 2, 59 }, &l);
+   /* under the table's 4 rows, on the left: the other 53 rows, 120 wide */
+   assertRect(l.log, (Rect){ 6, 0, 53, 120 });
    char *text = drawn(&f->board, l.log, logPanel);
    assertLine(text, 0, " Log");
    /* 7 lines of log: 6 bests and the end; 9 rows show them all */
@@ -374,7 +410,7 @@ static void testStates(void **state) {
    /* at 80x24 the column holds the longest */
    resizeterm(24, 80);
    Layout l;
-   Layout_compute(24, 80, &l);
+   Layout_compute(24, 80, &(LayoutContent){ 2, 59 }, &l);
    char *text = drawn(b, l.table, table);
    assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias    2   0.0042      16       6    0%    1 excluded");
    free(text);
@@ -460,7 +496,7 @@ static void pressKey(Board *b, int key) {
 
 static Rect resnetTable(void) {
    Layout l;
-   Layout_compute(24, 80, &l);
+   Layout_compute(24, 80, &(LayoutContent){ 27, 19 }, &l);
    assert_int_equal(Panels_tableRows(l.table.h), RESNET_ROWS);
    return l.table;
 }

@@ -78,10 +78,11 @@ more_trials() {   # more_trials N: the header counts more than N trials
 }
 
 # rows: the task table's rows as "ID Lat(ms) Trials Prio State", one a line, in $tmp/rows
-# (the column heads: "ID Task", a sort's mark after a head)
+# (the column heads: "ID Task", a sort's mark after a head; where the width allows,
+# Share after Lat(ms) and Idle after Roof)
 rows() {
-   awk '/^ *ID[^ ]* +Task / { on = 1; next }
-        on && $1 ~ /^[0-9]+$/ { print $1, $4, $6, $8, $9; next }
+   awk '/^ *ID[^ ]* +Task / { on = 1; x = $0 ~ / Share/; next }
+        on && $1 ~ /^[0-9]+$/ { print $1, $4, $(6 + x), $(8 + 2 * x), $(9 + 2 * x); next }
         on { exit }' "$tmp/screen" >"$tmp/rows"
 }
 
@@ -151,7 +152,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..66"
+echo "1..67"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -435,5 +436,12 @@ awk '{ print $1, $3 }' "$tmp/rows" >"$tmp/trials.screen"
 ok "the replay's trials per task are --batch's ($(wc -l <"$tmp/trials.screen") tasks)" \
    sh -c '[ "$(wc -l <"$1")" -eq 27 ] && cmp -s "$1" "$2"' _ "$tmp/trials.screen" "$tmp/trials.batch"
 ok "and the session's measure events per task" cmp -s "$tmp/trials.session" "$tmp/trials.screen"
+
+# at 120x40 the table stands beside the curves with all 27 rows of resnet_50
+start fit 120x40 --replay "$tmp/replay.jsonl" --speed 0
+poll fit 20 shows 'replay ended' && poll fit 20 rows_are 27
+rows
+ok "at 120x40 all 27 task rows show ($(wc -l <"$tmp/rows") rows), beside the curves" \
+   sh -c '[ "$(wc -l <"$1")" -eq 27 ] && grep -q "^ Tasks 1-27/27 .* Curves" "$2"' _ "$tmp/rows" "$tmp/screen"
 
 [ "$failed" -eq 0 ]

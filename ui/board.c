@@ -384,6 +384,28 @@ void Board_apply(Board *b, const SessionEvent *e) {
 
 /* ---- what the header and the table show ---- */
 
+LayoutContent Board_content(const Board *b) {
+   LayoutContent c = { .tasks = b->view.ntasks, .nameWidth = 0 };
+   for (int t = 0; t < b->view.ntasks; t++) {
+      int w = (int)strlen(TuneView_describe(&b->view, t));
+      c.nameWidth = w > c.nameWidth ? w : c.nameWidth;
+   }
+   return c;
+}
+
+double Board_share(const Board *b, int task) {
+   double total = 0;
+   for (int t = 0; t < b->view.ntasks; t++)
+      total += b->view.tasks[t].weight * b->view.tasks[t].best;
+   const TuneTaskView *tv = &b->view.tasks[task];
+   return isnan(total) || !(total > 0) ? NAN : tv->weight * tv->best / total;
+}
+
+int Board_idleRounds(const Board *b, int task) {
+   const TuneTaskView *tv = &b->view.tasks[task];
+   return isnan(tv->best) ? -1 : tv->rounds - tv->roundsAtBest;
+}
+
 double Board_roofline(const Board *b, int task) {
    double best = b->view.tasks[task].best;
    if (isnan(best) || !(best > 0) || isnan(b->floor[task]))

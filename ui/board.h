@@ -15,6 +15,8 @@
 #include "tune/view.h"
 #include "util/xalloc.h"
 
+#include "layout.h"
+
 /* The table's sorts, each with the direction it starts in; a task without the value
  * (no best yet, no roofline) comes last either way, and ties go by ID. */
 typedef enum {
@@ -169,6 +171,14 @@ int Board_rowOf(const Board *b, int task);
 /* Follows the task being tuned, or stops: while on, each round selects its task
  * (when the filter shows it); turning it on selects the last round's. */
 void Board_follow(Board *b, bool on);
+
+/* What the layout fits: every task of the run, the longest description. */
+LayoutContent Board_content(const Board *b);
+/* A task's share of the estimated total (weight x best over the sum), or NAN before
+ * every task has a best. */
+double Board_share(const Board *b, int task);
+/* The task's rounds since its best last improved, or -1 before a best. */
+int Board_idleRounds(const Board *b, int task);
 
 /* The share of the roofline a task's best reaches (floor over best, 0 to 1), or NAN. */
 double Board_roofline(const Board *b, int task);

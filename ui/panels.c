@@ -128,6 +128,7 @@ static int sortMarkWidth(const Board *b) {
 static Column sortedColumn(SortKey k) {
    switch (k) {
    case SORT_ID: return COLUMN_ID;
+   case SORT_SHARE: return COLUMN_SHARE;
    case SORT_LATENCY: return COLUMN_LATENCY;
    case SORT_TRIALS: return COLUMN_TRIALS;
    case SORT_ROOFLINE: return COLUMN_ROOF;
@@ -136,7 +137,6 @@ static Column sortedColumn(SortKey k) {
 }
 
 bool Panels_columnSort(Column c, SortKey *k) {
-   /* COLUMN_COUNT is the share's: it has no column */
    for (int s = 0; s < SORT_COUNT && c < COLUMN_COUNT; s++)
       if (sortedColumn((SortKey)s) == c) {
          *k = (SortKey)s;
@@ -146,12 +146,15 @@ bool Panels_columnSort(Column c, SortKey *k) {
 }
 
 void Panels_tableColumns(const Board *b, int cols, int width[COLUMN_COUNT]) {
-   Layout_tableColumns(cols, sortMarkWidth(b), width);
+   Layout_tableColumns(cols, sortMarkWidth(b), Board_content(b).nameWidth, width);
 }
 
 /* Appends text (of `cols` display columns) to t in column c, `width` wide, aligned as
- * the column is, after a space from the column before. */
+ * the column is, after a space from the column before; nothing for a column not
+ * shown (width 0). */
 static void addCell(TextBuf *t, Column c, int width, const char *text, int cols) {
+   if (width <= 0)
+      return;
    int pad = width > cols ? width - cols : 0;
    const char *space = c > 0 ? " " : "";
    if (Layout_columns[c].left)
@@ -201,6 +204,16 @@ static void taskRow(const Board *b, int t, const int *width, char *line, size_t 
       snprintf(cell[COLUMN_ROOF], sizeof cell[0], "-");
    else
       snprintf(cell[COLUMN_ROOF], sizeof cell[0], "%.0f%%", share * 100);
+   double part = Board_share(b, t);
+   if (isnan(part))
+      snprintf(cell[COLUMN_SHARE], sizeof cell[0], "-");
+   else
+      snprintf(cell[COLUMN_SHARE], sizeof cell[0], "%.0f%%", part * 100);
+   int idle = Board_idleRounds(b, t);
+   if (idle < 0)
+      snprintf(cell[COLUMN_IDLE], sizeof cell[0], "-");
+   else
+      snprintf(cell[COLUMN_IDLE], sizeof cell[0], "%d", idle);
    snprintf(cell[COLUMN_PRIO], sizeof cell[0], "%g", tv->priority);
    snprintf(cell[COLUMN_STATE], sizeof cell[0], "%s", Board_taskState(b, t));
    /* a weight or priority such as 0.125 shows its first digits */

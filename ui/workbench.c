@@ -94,6 +94,7 @@ static double threadCpu(void) {
 
 typedef struct {
    Layout layout;
+   LayoutContent content;       /* what the layout was fitted to */
    bool tooSmall;
    WINDOW *header, *table, *curves, *drafts, *log, *console, *pager;
    /* the pager: help, a task's details, stats */
@@ -115,9 +116,10 @@ static WINDOW *windowAt(Rect r) {
    return newwin(r.h, r.w, r.y, r.x);
 }
 
-static void layOut(Screen *s) {
+static void layOut(Screen *s, const Board *b) {
    freeWindows(s);
-   s->tooSmall = Layout_compute(LINES, COLS, &s->layout) < 0;
+   s->content = Board_content(b);
+   s->tooSmall = Layout_compute(LINES, COLS, &s->content, &s->layout) < 0;
    if (s->tooSmall)
       return;
    s->header = windowAt(s->layout.header);
@@ -196,6 +198,12 @@ static void scrollPager(Screen *s, int delta) {
 }
 
 static void draw(Screen *s, Board *b) {
+   /* the tasks arrive with the session's header: fit the layout to them */
+   LayoutContent c = Board_content(b);
+   if (c.tasks != s->content.tasks || c.nameWidth != s->content.nameWidth) {
+      layOut(s, b);
+      clearok(curscr, TRUE);
+   }
    if (s->tooSmall) {
       erase();
       char text[128];
@@ -352,7 +360,7 @@ static void handleKey(Run *r, int ch) {
       return;
    }
    if (ch == KEY_RESIZE) {
-      layOut(s);
+      layOut(s, b);
       clearok(curscr, TRUE);
       return;
    }
@@ -492,7 +500,7 @@ static int startScreen(Run *r) {
    ConsoleConfig cc = { .prompt = ":", .historyFile = history, .onLine = onLine, .complete = complete, .ctx = r };
    Console_init(&cc);
    free(history);
-   layOut(&r->screen);
+   layOut(&r->screen, &r->board);
    return 0;
 }
 

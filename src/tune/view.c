@@ -221,6 +221,7 @@ static void applyBest(TuneView *v, const SessionEvent *e) {
       return;
    t->best = e->best.latency;
    t->bestRound = e->round;
+   t->roundsAtBest = t->rounds;
    if (e->best.task == v->roundTask)
       v->roundImproved = true;
    t->curve = grow(t->curve, t->ncurve, &t->curveCap, sizeof *t->curve);

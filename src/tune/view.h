@@ -52,6 +52,7 @@ typedef struct TuneTaskView_ {
    int ok, errors;              /* of them, measured and failed */
    double best;                 /* seconds, the last best event's; NAN before one */
    int bestRound;               /* the round of that event; 0 before one */
+   int roundsAtBest;            /* `rounds` when that event came */
    double leastMean;            /* the least mean of an ok measurement's costs; NAN */
    /* the best measured state as the exports take it: the least median of an ok
     * measurement's costs (the earliest on ties), its state's text and the run's trial
