@@ -26,7 +26,7 @@ static void assertRect(const char *name, Rect got, Rect want) {
 }
 
 /* resnet_50: 27 tasks, its longest description "layer2.0.downsample" (19) */
-static const LayoutContent resnet50 = { 27, 19 };
+static const LayoutContent resnet50 = { 27, 19, 0 };
 
 /* Worked out by hand from the rules in layout.h, for resnet_50. The table's natural
  * width with a mark of 2: ID 4, Wt 4, Lat(ms) 9, Share 7, GFLOPS 7, Trials 8, Roof 6,
@@ -77,14 +77,14 @@ static void test_layoutExact(void **state) {
    }
    /* bert_tiny's 10 tasks at 200x60: the table its 12 rows, the log the 45 under it */
    Layout l;
-   assert_int_equal(Layout_compute(60, 200, &(LayoutContent){ 10, 14 }, &l), 0);
+   assert_int_equal(Layout_compute(60, 200, &(LayoutContent){ 10, 14, 0 }, &l), 0);
    Layout want = { .header = { 0, 0, 2, 200 }, .table = { 2, 0, 12, 86 }, .curves = { 2, 86, 34, 114 },
                    .drafts = { 36, 86, 23, 114 }, .log = { 14, 0, 45, 86 }, .console = { 59, 0, 1, 200 },
                    .wide = true };
    assertLayout(&l, &want);
    /* before the session's header: no task, the table its title, heads and one row;
     * under it 18 rows: max(9, 10) = 10 of curves and drafts, the log 8 */
-   assert_int_equal(Layout_compute(24, 80, &(LayoutContent){ 0, 0 }, &l), 0);
+   assert_int_equal(Layout_compute(24, 80, &(LayoutContent){ 0, 0, 0 }, &l), 0);
    assert_int_equal(l.table.h, 3);
    assert_int_equal(l.curves.h, 10);
    assert_int_equal(l.log.h, 8);
@@ -113,7 +113,7 @@ static void assertAtLeast(int rows, int cols, const char *what, int got, int min
 static void test_layoutEverySize(void **state) {
    (void)state;
    static unsigned char cells[MAX_ROWS][MAX_COLS];
-   static const LayoutContent contents[] = { { 0, 0 }, { 8, 60 }, { 27, 19 }, { 417, 48 } };
+   static const LayoutContent contents[] = { { 0, 0, 0 }, { 8, 60, 0 }, { 27, 19, 0 }, { 417, 48, 0 } };
    for (size_t ci = 0; ci < sizeof contents / sizeof contents[0]; ci++) {
       const LayoutContent *c = &contents[ci];
       for (int rows = LAYOUT_MIN_ROWS; rows <= MAX_ROWS; rows++) {
@@ -172,7 +172,7 @@ static void test_layoutTooSmall(void **state) {
 
 static void assertColumns(int width, int markWidth, int nameWidth, const int *want) {
    int got[COLUMN_COUNT];
-   Layout_tableColumns(width, markWidth, nameWidth, got);
+   Layout_tableColumns(width, markWidth, nameWidth, 0, got);
    for (int c = 0; c < COLUMN_COUNT; c++)
       if (got[c] != want[c])
          fail_msg("%d columns, a mark of %d: %s is %d wide, want %d", width, markWidth, Layout_columns[c].name,
@@ -202,15 +202,15 @@ static void test_tableColumns(void **state) {
    assertColumns(80, 0, 19, (const int[]){ 3, 26, 4, 8, 0, 7, 6, 5, 0, 4, 8 });
    /* too narrow: the description keeps 8 */
    assertColumns(40, 1, 19, (const int[]){ 3, 8, 4, 8, 0, 7, 7, 5, 0, 4, 8 });
-   assert_int_equal(Layout_tableWidth(1, 19), 86);
-   assert_int_equal(Layout_tableWidth(2, 19), 91);
+   assert_int_equal(Layout_tableWidth(1, 19, 0), 86);
+   assert_int_equal(Layout_tableWidth(2, 19, 0), 91);
    /* a description over 48 counts as 48; under 8 as 8 */
-   assert_int_equal(Layout_tableWidth(2, 200), 91 - 19 + 48);
-   assert_int_equal(Layout_tableWidth(2, 1), 91 - 19 + 8);
+   assert_int_equal(Layout_tableWidth(2, 200, 0), 91 - 19 + 48);
+   assert_int_equal(Layout_tableWidth(2, 1, 0), 91 - 19 + 8);
    /* every width from 80 to 300 fills the row but its last column */
    for (int width = 80; width <= 300; width++) {
       int w[COLUMN_COUNT], sum = 0;
-      Layout_tableColumns(width, 2, 19, w);
+      Layout_tableColumns(width, 2, 19, 0, w);
       for (int c = 0; c < COLUMN_COUNT; c++)
          sum += w[c] + (w[c] > 0);
       assert_int_equal(sum, width);
@@ -234,7 +234,7 @@ static void test_columnAt(void **state) {
    };
    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
       int w[COLUMN_COUNT];
-      Layout_tableColumns(rows[i].width, 1, 19, w);
+      Layout_tableColumns(rows[i].width, 1, 19, 0, w);
       const char *want = rows[i].want;
       for (int x = -1; x <= rows[i].width + 1; x++) {
          char c = x < 0 || x >= (int)strlen(want) ? ' ' : want[x];

@@ -25,6 +25,7 @@
 #include "keys.h"
 #include "layout.h"
 #include "panels.h"
+#include "settings.h"
 #include "util/xalloc.h"
 
 /* ---- the fixture: the session, its network and the devices ---- */
@@ -197,7 +198,7 @@ static void testHeader(void **state) {
    for (int s = 0; s < 3; s++) {
       resizeterm(sizes[s][0], sizes[s][1]);
       Layout l;
-      assert_int_equal(Layout_compute(sizes[s][0], sizes[s][1], &(LayoutContent){ 2, 59 }, &l), 0);
+      assert_int_equal(Layout_compute(sizes[s][0], sizes[s][1], &(LayoutContent){ 2, 59, 0 }, &l), 0);
       char *text = drawn(&f->board, l.header, header);
       char *row0 = lineOf(text, 0);
       assert_string_equal(strstr(row0, "tiny2 on h100_sxm SIMULATED  policy pruner  model pam") ? "ok" : row0, "ok");
@@ -271,7 +272,7 @@ static void testDrafts(void **state) {
    for (int s = 0; s < 3; s++) {
       resizeterm(sizes[s][0], sizes[s][1]);
       Layout l;
-      Layout_compute(sizes[s][0], sizes[s][1], &(LayoutContent){ 2, 59 }, &l);
+      Layout_compute(sizes[s][0], sizes[s][1], &(LayoutContent){ 2, 59, 0 }, &l);
       char *text = drawn(&f->board, l.drafts, drafts);
       assertLine(text, 0, " Draft vs verify");
       char *acc = lineOf(text, 1);
@@ -337,7 +338,7 @@ static void testLogAndHints(void **state) {
    Fixture *f = *state;
    resizeterm(60, 200);
    Layout l;
-   Layout_compute(60, 200, &(LayoutContent){ 2, 59 }, &l);
+   Layout_compute(60, 200, &(LayoutContent){ 2, 59, 0 }, &l);
    /* under the table's 4 rows, on the left: the other 53 rows, 120 wide */
    assertRect(l.log, (Rect){ 6, 0, 53, 120 });
    char *text = drawn(&f->board, l.log, logPanel);
@@ -359,6 +360,82 @@ static void testLogAndHints(void **state) {
 }
 
 /* ---- the board ---- */
+
+/* ---- the settings file ---- */
+
+static void assertBadSettings(const char *text, const char *want) {
+   Settings s;
+   Settings_default(&s);
+   char *cause = NULL;
+   assert_int_equal(Settings_parse(text, "w.conf", &s, &cause), -1);
+   assert_string_equal(cause, want);
+   free(cause);
+}
+
+static void testSettings(void **state) {
+   (void)state;
+   Settings s;
+   Settings_default(&s);
+   /* the defaults: every column, by ID ascending, the first curve, not following */
+   char *text = Settings_format(&s);
+   assert_string_equal(text, "# pruner-tui's workbench settings, written by the setup screen (F2) and on quitting\n"
+                             "columns = Wt Lat(ms) Share GFLOPS Trials Roof Idle Prio State\n"
+                             "sort = id\n"
+                             "order = ascending\n"
+                             "curve = trials\n"
+                             "follow = no\n");
+   free(text);
+   /* comments, blanks, spaces and CRs; a later key wins; unnamed keys keep theirs */
+   char *cause = NULL;
+   assert_int_equal(Settings_parse("# mine\n\n  columns =Lat(ms)  Trials,State  # three\r\nsort = trials\n"
+                                   "order = descending\nsort = roofline\ncurve = task\n",
+                                   "w.conf", &s, &cause), 0);
+   assert_int_equal(s.hidden, (1u << COLUMN_WEIGHT) | (1u << COLUMN_SHARE) | (1u << COLUMN_GFLOPS) |
+                              (1u << COLUMN_ROOF) | (1u << COLUMN_IDLE) | (1u << COLUMN_PRIO));
+   assert_int_equal(s.sort, SORT_ROOFLINE);
+   assert_true(s.descending);
+   assert_int_equal(s.curve, CURVE_TASK);
+   assert_false(s.follow);
+   /* formatted and parsed again: the same */
+   text = Settings_format(&s);
+   Settings t;
+   Settings_default(&t);
+   assert_int_equal(Settings_parse(text, "w.conf", &t, &cause), 0);
+   assert_memory_equal(&s, &t, sizeof s);
+   free(text);
+   /* each bad line named with its file and line, and what was expected */
+   assertBadSettings("sort = id\nsort = speed\n", "w.conf:2: sort: expected id, share, latency, trials or roofline, found 'speed'");
+   assertBadSettings("order = up", "w.conf:1: order: expected ascending or descending, found 'up'");
+   assertBadSettings("\n\ncurve = x", "w.conf:3: curve: expected trials, time or task, found 'x'");
+   assertBadSettings("follow = 1", "w.conf:1: follow: expected yes or no, found '1'");
+   assertBadSettings("columns = Wt Speed", "w.conf:1: columns: 'Speed' is not a column (Wt Lat(ms) Share GFLOPS Trials Roof Idle Prio State)");
+   assertBadSettings("colour = red", "w.conf:1: unknown key 'colour' (columns, sort, order, curve, follow)");
+   assertBadSettings("sort id", "w.conf:1: expected KEY = VALUE, found 'sort id'");
+   /* saved into a directory that does not exist yet, and loaded back; a missing file
+    * is the defaults, a bad one names itself */
+   char *dir = TestUtil_tempDir();
+   char *path = xAsprintf("%s/pruner-tui/workbench.conf", dir);
+   Settings_default(&t);
+   assert_int_equal(Settings_load(path, &t, &cause), 0);
+   Settings d;
+   Settings_default(&d);
+   assert_memory_equal(&t, &d, sizeof t);
+   if (Settings_save(path, &s, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_int_equal(Settings_load(path, &t, &cause), 0);
+   assert_memory_equal(&s, &t, sizeof s);
+   FILE *f = fopen(path, "w");
+   fputs("sort = id\norder = sideways\n", f);
+   fclose(f);
+   assert_int_equal(Settings_load(path, &t, &cause), -1);
+   char *want = xAsprintf("%s:2: order: expected ascending or descending, found 'sideways'", path);
+   assert_string_equal(cause, want);
+   free(want);
+   free(cause);
+   free(path);
+   TestUtil_removeTree(dir);
+   free(dir);
+}
 
 static void testBoard(void **state) {
    Fixture *f = *state;
@@ -410,7 +487,7 @@ static void testStates(void **state) {
    /* at 80x24 the column holds the longest */
    resizeterm(24, 80);
    Layout l;
-   Layout_compute(24, 80, &(LayoutContent){ 2, 59 }, &l);
+   Layout_compute(24, 80, &(LayoutContent){ 2, 59, 0 }, &l);
    char *text = drawn(b, l.table, table);
    assertLine(text, 2, "  0 dense_b1_m16_n64_k32+bias    2   0.0042      16       6    0%    1 excluded");
    free(text);
@@ -496,7 +573,7 @@ static void pressKey(Board *b, int key) {
 
 static Rect resnetTable(void) {
    Layout l;
-   Layout_compute(24, 80, &(LayoutContent){ 27, 19 }, &l);
+   Layout_compute(24, 80, &(LayoutContent){ 27, 19, 0 }, &l);
    assert_int_equal(Panels_tableRows(l.table.h), RESNET_ROWS);
    return l.table;
 }
@@ -1231,6 +1308,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testDrafts, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testCurves, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testLogAndHints, setUpScreen, tearDownScreen),
+      cmocka_unit_test(testSettings),
       cmocka_unit_test_setup_teardown(testBoard, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testStates, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testEta, setUp, tearDown),

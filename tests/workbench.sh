@@ -78,11 +78,13 @@ more_trials() {   # more_trials N: the header counts more than N trials
 }
 
 # rows: the task table's rows as "ID Lat(ms) Trials Prio State", one a line, in $tmp/rows
-# (the column heads: "ID Task", a sort's mark after a head; where the width allows,
-# Share after Lat(ms) and Idle after Roof)
+# (the column heads: "ID Task", a sort's mark after a head; the columns shown are the
+# width's and the settings' choice, so each is found by its head)
 rows() {
-   awk '/^ *ID[^ ]* +Task / { on = 1; x = $0 ~ / Share/; next }
-        on && $1 ~ /^[0-9]+$/ { print $1, $4, $(6 + x), $(8 + 2 * x), $(9 + 2 * x); next }
+   awk '/^ *ID[^ ]* +Task / { on = 1
+                              for (i = 1; i <= NF; i++) { h = $i; sub(/(▲|▼)$/, "", h); if (!(h in at)) at[h] = i }
+                              next }
+        on && $1 ~ /^[0-9]+$/ { print $1, $at["Lat(ms)"], $at["Trials"], $at["Prio"], $at["State"]; next }
         on { exit }' "$tmp/screen" >"$tmp/rows"
 }
 
@@ -152,7 +154,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..67"
+echo "1..72"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -367,12 +369,29 @@ ok "F1: the help, which lists F1" shows '^  F1, \?, h +this help$'
 tm send-keys -t keys q
 poll keys 20 title_starts ' Tasks '
 ok "q closes the help" title_starts ' Tasks '
+# F2: the setup screen; space on its first line hides Wt, q saves and closes
+tm send-keys -t keys F2
+poll keys 20 shows '^ Setup  up/down choose'
+ok "F2: the setup screen lists the columns, Wt shown" shows '^    \[x\] Wt +the task.s occurrences in the network$'
+tm send-keys -t keys ' '
+poll keys 20 shows '^    \[ \] Wt '
+ok "space hides Wt" shows '^    \[ \] Wt '
+tm send-keys -t keys q
+poll keys 20 last_row_is "settings saved to $tmp/config/pruner-tui/workbench.conf"
+ok "q: the settings are saved, and the table has no Wt column" \
+   sh -c 'grep -Eq "^ ID Task +Lat\(ms\)▼ +GFLOPS " "$1" && grep -qx "columns = Lat(ms) Share GFLOPS Trials Roof Idle Prio State" "$2"' \
+   _ "$tmp/screen" "$tmp/config/pruner-tui/workbench.conf"
 tm send-keys -t keys F10
 stopped keys F10 "$tmp/keys.jsonl"
+ok "F10 saved the sort and its direction, and following off" \
+   sh -c 'grep -qx "sort = latency" "$1" && grep -qx "order = descending" "$1" && grep -qx "follow = no" "$1"' \
+   _ "$tmp/config/pruner-tui/workbench.conf"
 
 # ---- SIGTERM ----
 start term 200x40 "$src/models/resnet_50.task" --trials 100000 --no-compile --session "$tmp/term.jsonl"
 poll term 30 more_trials 0
+ok "the next start reads the settings back: sorted by latency, descending, no Wt column" \
+   sh -c 'grep -q "^ Tasks 1-27/27  sort: latency▼ " "$1" && grep -Eq "^ ID Task +Lat\(ms\)▼ +Share +GFLOPS " "$1"' _ "$tmp/screen"
 pane=$(tm list-panes -t term -F '#{pane_pid}')
 pid=$(pgrep -P "$pane" -f "$tmp/term.jsonl")
 ok "SIGTERM: found the program ($pid) under the pane's shell ($pane)" [ -n "$pid" ]
@@ -431,8 +450,9 @@ ok "the replay's latencies are --batch's final table's (27 tasks)" \
 # states, which the session shows for this seed (27 tasks, 30 rounds, 60 measures).
 sed -n 's/^{"event":"measure","round":[0-9]*,"t":[^,]*,"task":\([0-9]*\),.*/\1/p' "$tmp/replay.jsonl" | sort -n |
    uniq -c | awk '{ print $2, $1 }' >"$tmp/trials.session"
-awk '{ print $1, $3 }' "$tmp/batch.rows" >"$tmp/trials.batch"
-awk '{ print $1, $3 }' "$tmp/rows" >"$tmp/trials.screen"
+# (the rows in the saved sort's order: by ID here)
+awk '{ print $1, $3 }' "$tmp/batch.rows" | sort -n >"$tmp/trials.batch"
+awk '{ print $1, $3 }' "$tmp/rows" | sort -n >"$tmp/trials.screen"
 ok "the replay's trials per task are --batch's ($(wc -l <"$tmp/trials.screen") tasks)" \
    sh -c '[ "$(wc -l <"$1")" -eq 27 ] && cmp -s "$1" "$2"' _ "$tmp/trials.screen" "$tmp/trials.batch"
 ok "and the session's measure events per task" cmp -s "$tmp/trials.session" "$tmp/trials.screen"

@@ -385,7 +385,7 @@ void Board_apply(Board *b, const SessionEvent *e) {
 /* ---- what the header and the table show ---- */
 
 LayoutContent Board_content(const Board *b) {
-   LayoutContent c = { .tasks = b->view.ntasks, .nameWidth = 0 };
+   LayoutContent c = { .tasks = b->view.ntasks, .nameWidth = 0, .hidden = b->hidden };
    for (int t = 0; t < b->view.ntasks; t++) {
       int w = (int)strlen(TuneView_describe(&b->view, t));
       c.nameWidth = w > c.nameWidth ? w : c.nameWidth;

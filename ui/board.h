@@ -99,6 +99,7 @@ typedef struct Board_ {
    char filter[BOARD_TEXT_MAX]; /* the rows are the tasks that contain it; "" all */
    char search[BOARD_TEXT_MAX]; /* the last search's text */
    bool follow;                 /* the selection goes to each round's task */
+   unsigned hidden;             /* the table's columns hidden in the setup screen: a bit per Column */
    BoardPrompt prompt;
    CurveKind curve;             /* the first of the curves shown */
 

@@ -458,6 +458,8 @@ const int Commands_count = (int)(sizeof Commands_table / sizeof Commands_table[0
 
 static const char *const keys[][2] = {
    { "F1, ?, h", "this help" },
+   { "F2", "setup: the table's columns, the sort, the first curve, following; saved" },
+   { "", "to $XDG_CONFIG_HOME/pruner-tui/workbench.conf and read at the next start" },
    { "up/down, k/j", "select the task above or below" },
    { "PgUp/PgDn, Ctrl-B/Ctrl-F", "a page up or down" },
    { "Home/End, g/G", "the first or the last task" },

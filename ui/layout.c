@@ -38,7 +38,7 @@ static void arrangeStacked(Layout *l, const LayoutContent *c, int cols, int top,
 
 /* The table over the log on the left, curves over drafts on the right. */
 static void arrangeSideBySide(Layout *l, const LayoutContent *c, int cols, int top, int h) {
-   int leftW = minInt(Layout_tableWidth(2, c->nameWidth), cols - LAYOUT_RIGHT_MIN);
+   int leftW = minInt(Layout_tableWidth(2, c->nameWidth, c->hidden), cols - LAYOUT_RIGHT_MIN);
    int tableH = clampInt(c->tasks + 2, 3, h - 3);
    int curvesH = h * 3 / 5;
    l->table = rect(top, 0, tableH, leftW);
@@ -86,19 +86,24 @@ static int columnWidth(int c, int markWidth) {
    return s->sortable ? maxInt(s->width, (int)strlen(s->name) + markWidth) : s->width;
 }
 
-int Layout_tableWidth(int markWidth, int nameWidth) {
-   int sum = COLUMN_COUNT + Layout_nameWidth(nameWidth);
+/* ID and the description cannot be hidden */
+static bool hiddenColumn(int c, unsigned hidden) {
+   return c != COLUMN_ID && c != COLUMN_TASK && (hidden & (1u << c));
+}
+
+int Layout_tableWidth(int markWidth, int nameWidth, unsigned hidden) {
+   int sum = 1 + Layout_nameWidth(nameWidth);   /* a space per column shown: the description's too */
    for (int c = 0; c < COLUMN_COUNT; c++)
-      if (c != COLUMN_TASK)
-         sum += columnWidth(c, markWidth);
+      if (c != COLUMN_TASK && !hiddenColumn(c, hidden))
+         sum += columnWidth(c, markWidth) + 1;
    return sum;
 }
 
-void Layout_tableColumns(int width, int markWidth, int nameWidth, int out[COLUMN_COUNT]) {
-   bool extras = width >= Layout_tableWidth(markWidth, nameWidth);
+void Layout_tableColumns(int width, int markWidth, int nameWidth, unsigned hidden, int out[COLUMN_COUNT]) {
+   bool extras = width >= Layout_tableWidth(markWidth, nameWidth, hidden);
    int rest = width;
    for (int c = 0; c < COLUMN_COUNT; c++) {
-      bool shown = c != COLUMN_TASK && (extras || !Layout_columns[c].extra);
+      bool shown = c != COLUMN_TASK && !hiddenColumn(c, hidden) && (extras || !Layout_columns[c].extra);
       out[c] = shown ? columnWidth(c, markWidth) : 0;
       rest -= out[c] + shown;
    }

@@ -49,6 +49,7 @@ typedef struct Layout_ {
 typedef struct LayoutContent_ {
    int tasks;                   /* the rows the table lists */
    int nameWidth;               /* the longest task description, in columns */
+   unsigned hidden;             /* the columns not shown: a bit per Column */
 } LayoutContent;
 
 /* 0, or -1 when the terminal is smaller than 80x24 (out zeroed). */
@@ -83,17 +84,18 @@ extern const ColumnSpec Layout_columns[COLUMN_COUNT];
 /* The description's width for its content: nameWidth within [8, 48]. */
 int Layout_nameWidth(int nameWidth);
 
-/* The table's natural width: every column, each its values' width (a sortable one's
- * at least its header and the sort's mark, markWidth columns), the description
- * Layout_nameWidth(nameWidth), a space between columns and one at the right end. */
-int Layout_tableWidth(int markWidth, int nameWidth);
+/* The table's natural width: every column not hidden (a bit per Column), each its
+ * values' width (a sortable one's at least its header and the sort's mark, markWidth
+ * columns), the description Layout_nameWidth(nameWidth), a space between columns and
+ * one at the right end. */
+int Layout_tableWidth(int markWidth, int nameWidth, unsigned hidden);
 
 /* The columns' widths in a table `width` columns wide, 0 for a column not shown:
- * each its values' width as in Layout_tableWidth; the extra columns only when the
- * description still gets Layout_nameWidth(nameWidth); the description what is left
- * of the width after a space between shown columns and one at the right end, but at
- * least 8. */
-void Layout_tableColumns(int width, int markWidth, int nameWidth, int out[COLUMN_COUNT]);
+ * each its values' width as in Layout_tableWidth; none of the hidden ones (ID and
+ * the description are always shown); the extra columns only when the description
+ * still gets Layout_nameWidth(nameWidth); the description what is left of the width
+ * after a space between shown columns and one at the right end, but at least 8. */
+void Layout_tableColumns(int width, int markWidth, int nameWidth, unsigned hidden, int out[COLUMN_COUNT]);
 
 /* The column at x (0 the table's left edge) of a row laid out in those widths, a
  * space before each shown column but the first; COLUMN_COUNT on a space or past the

@@ -146,7 +146,7 @@ bool Panels_columnSort(Column c, SortKey *k) {
 }
 
 void Panels_tableColumns(const Board *b, int cols, int width[COLUMN_COUNT]) {
-   Layout_tableColumns(cols, sortMarkWidth(b), Board_content(b).nameWidth, width);
+   Layout_tableColumns(cols, sortMarkWidth(b), Board_content(b).nameWidth, b->hidden, width);
 }
 
 /* Appends text (of `cols` display columns) to t in column c, `width` wide, aligned as

@@ -26,6 +26,7 @@
 #include "keys.h"
 #include "layout.h"
 #include "panels.h"
+#include "settings.h"
 #include "tune/thread.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
@@ -97,6 +98,10 @@ typedef struct {
    LayoutContent content;       /* what the layout was fitted to */
    bool tooSmall;
    WINDOW *header, *table, *curves, *drafts, *log, *console, *pager;
+   /* the setup screen (F2): its selected line */
+   bool setup;
+   int setupRow;
+   const char *settingsPath;    /* the settings file */
    /* the pager: help, a task's details, stats */
    bool paging;
    char *pageTitle, *pageText;
@@ -197,10 +202,100 @@ static void scrollPager(Screen *s, int delta) {
       s->pageTop = 0;
 }
 
+/* ---- the setup screen (F2) ---- */
+
+/* its lines: the columns one may hide, then the sort, its order, the curve, following */
+enum { SETUP_SORT = COLUMN_COUNT, SETUP_ORDER, SETUP_CURVE, SETUP_FOLLOW, SETUP_END };
+
+static const char *const columnHelp[COLUMN_COUNT] = {
+   [COLUMN_WEIGHT] = "the task's occurrences in the network",
+   [COLUMN_LATENCY] = "the best latency measured",
+   [COLUMN_SHARE] = "weight x latency over the estimated total (where the width allows)",
+   [COLUMN_GFLOPS] = "the best's FLOPs per second",
+   [COLUMN_TRIALS] = "the states measured",
+   [COLUMN_ROOF] = "the share of the device's roofline the best reaches",
+   [COLUMN_IDLE] = "the task's rounds since its best improved (where the width allows)",
+   [COLUMN_PRIO] = "the scheduler's priority",
+   [COLUMN_STATE] = "tuning, paused, excluded, focused, waiting or ready",
+};
+
+static const char *const curveNames[CURVE_COUNT] = { "total / trials", "total / time", "the task's best" };
+
+/* the setup lines in order: the hideable columns, then SETUP_SORT .. SETUP_FOLLOW */
+static int setupItems(int items[SETUP_END]) {
+   int n = 0;
+   for (int c = 0; c < COLUMN_COUNT; c++)
+      if (c != COLUMN_ID && c != COLUMN_TASK)
+         items[n++] = c;
+   for (int i = SETUP_SORT; i < SETUP_END; i++)
+      items[n++] = i;
+   return n;
+}
+
+static void drawSetup(Screen *s, const Board *b, const char *path) {
+   WINDOW *w = s->pager;
+   int cols = getmaxx(w);
+   werase(w);
+   wattron(w, A_REVERSE);
+   mvwhline(w, 0, 0, ' ', cols);
+   mvwaddnstr(w, 0, 0, " Setup  up/down choose, space or enter changes, F2 or q saves and closes", cols);
+   wattroff(w, A_REVERSE);
+   int items[SETUP_END], n = setupItems(items);
+   mvwaddnstr(w, 2, 2, "Columns of the task table (ID and Task always show):", cols - 2);
+   int y = 3;
+   for (int i = 0; i < n; i++) {
+      int it = items[i];
+      char line[256];
+      if (it < COLUMN_COUNT)
+         snprintf(line, sizeof line, "[%c] %-8s %s", b->hidden & (1u << it) ? ' ' : 'x', Layout_columns[it].name,
+                  columnHelp[it]);
+      else if (it == SETUP_SORT)
+         snprintf(line, sizeof line, "sort     %s", SortKey_name(b->sort));
+      else if (it == SETUP_ORDER)
+         snprintf(line, sizeof line, "order    %s", b->descending ? "descending" : "ascending");
+      else if (it == SETUP_CURVE)
+         snprintf(line, sizeof line, "curve    %s first", curveNames[b->curve]);
+      else
+         snprintf(line, sizeof line, "follow   %s (the selection goes to each round's task)", b->follow ? "yes" : "no");
+      if (it == SETUP_SORT) {
+         y++;
+         mvwaddnstr(w, y++, 2, "The table and the curves:", cols - 2);
+      }
+      if (i == s->setupRow)
+         wattron(w, A_REVERSE);
+      mvwaddnstr(w, y++, 4, line, cols - 4);
+      if (i == s->setupRow)
+         wattroff(w, A_REVERSE);
+   }
+   y++;
+   char where[512];
+   snprintf(where, sizeof where, "saved to %s, and read when the workbench starts", path ? path : "-");
+   mvwaddnstr(w, y, 2, where, cols - 2);
+   wnoutrefresh(w);
+}
+
+/* space or enter on the setup's selected line */
+static void changeSetup(Screen *s, Board *b) {
+   int items[SETUP_END], n = setupItems(items);
+   if (s->setupRow < 0 || s->setupRow >= n)
+      return;
+   int it = items[s->setupRow];
+   if (it < COLUMN_COUNT)
+      b->hidden ^= 1u << it;
+   else if (it == SETUP_SORT)
+      Board_sort(b, (SortKey)((b->sort + 1) % SORT_COUNT));
+   else if (it == SETUP_ORDER)
+      Board_sortDirection(b, !b->descending);
+   else if (it == SETUP_CURVE)
+      b->curve = (CurveKind)((b->curve + 1) % CURVE_COUNT);
+   else
+      Board_follow(b, !b->follow);
+}
+
 static void draw(Screen *s, Board *b) {
    /* the tasks arrive with the session's header: fit the layout to them */
    LayoutContent c = Board_content(b);
-   if (c.tasks != s->content.tasks || c.nameWidth != s->content.nameWidth) {
+   if (c.tasks != s->content.tasks || c.nameWidth != s->content.nameWidth || c.hidden != s->content.hidden) {
       layOut(s, b);
       clearok(curscr, TRUE);
    }
@@ -215,7 +310,9 @@ static void draw(Screen *s, Board *b) {
       doupdate();
       return;
    }
-   if (s->paging) {
+   if (s->setup) {
+      drawSetup(s, b, s->settingsPath);
+   } else if (s->paging) {
       drawPager(s);
    } else {
       Panels_header(s->header, b);
@@ -251,7 +348,37 @@ typedef struct {
    int next;                    /* the next event to show */
    double replayClock;          /* the session's time reached */
    double lastTime, shift;      /* a resumed session's clock starts again from 0 */
+   char *settingsPath;
 } Run;
+
+/* The settings file over the board's defaults; a bad one is named in the log and the
+ * defaults stand. */
+static void loadSettings(Run *r) {
+   r->settingsPath = Paths_configFile("workbench.conf");
+   r->screen.settingsPath = r->settingsPath;
+   Settings st;
+   Settings_fromBoard(&st, &r->board);
+   char *cause = NULL;
+   if (Settings_load(r->settingsPath, &st, &cause) < 0) {
+      Board_log(&r->board, "settings: %s; the defaults stand", cause);
+      free(cause);
+      return;
+   }
+   Settings_toBoard(&st, &r->board);
+}
+
+/* -1 with the reason in the board's message */
+static int saveSettings(Run *r) {
+   Settings st;
+   Settings_fromBoard(&st, &r->board);
+   char *cause = NULL;
+   if (Settings_save(r->settingsPath, &st, &cause) < 0) {
+      snprintf(r->board.message, sizeof r->board.message, "settings not saved: %s", cause);
+      free(cause);
+      return -1;
+   }
+   return 0;
+}
 
 static void sendCommand(void *ctx, const char *text) {
    Run *r = ctx;
@@ -338,7 +465,7 @@ static void handleKey(Run *r, int ch);
 static void handleMouse(Run *r) {
    Screen *s = &r->screen;
    MEVENT e;
-   if (getmouse(&e) != OK || Console_active() || s->tooSmall)
+   if (getmouse(&e) != OK || Console_active() || s->tooSmall || s->setup)
       return;
    r->board.message[0] = '\0';
    if (s->paging) {
@@ -382,6 +509,21 @@ static void handleKey(Run *r, int ch) {
       return;
    }
    b->message[0] = '\0';
+   if (s->setup) {
+      int items[SETUP_END], n = setupItems(items);
+      switch (ch) {
+      case KEY_UP: case 'k': s->setupRow = s->setupRow > 0 ? s->setupRow - 1 : 0; break;
+      case KEY_DOWN: case 'j': s->setupRow = s->setupRow < n - 1 ? s->setupRow + 1 : n - 1; break;
+      case ' ': case '\n': case '\r': case KEY_ENTER: changeSetup(s, b); break;
+      case 'q': case KEY_F(2): case KEY_F(10): case 27:
+         s->setup = false;
+         if (saveSettings(r) == 0)
+            snprintf(b->message, sizeof b->message, "settings saved to %s", r->settingsPath);
+         break;
+      default: break;
+      }
+      return;
+   }
    if (s->paging) {
       int shown = getmaxy(s->pager) - 1;
       switch (ch) {
@@ -405,6 +547,10 @@ static void handleKey(Run *r, int ch) {
    case 'q': case KEY_F(10): askQuit(r); break;
    case 'c': b->curve = (CurveKind)((b->curve + 1) % CURVE_COUNT); break;
    case '?': case 'h': case KEY_F(1): openPager(s, "help", Commands_help()); break;
+   case KEY_F(2):
+      s->setup = true;
+      s->setupRow = 0;
+      break;
    case ':':
       decodeKeys(false);
       Console_start();
@@ -496,6 +642,7 @@ static int startScreen(Run *r) {
    r->board.color = has_colors() && !(noColor && *noColor);
    Panels_initColors(r->board.color);
    r->board.unicode = utf8Locale();
+   loadSettings(r);
    char *history = Paths_userStateFile("history");
    ConsoleConfig cc = { .prompt = ":", .historyFile = history, .onLine = onLine, .complete = complete, .ctx = r };
    Console_init(&cc);
@@ -505,12 +652,19 @@ static int startScreen(Run *r) {
 }
 
 static void stopScreen(Run *r) {
+   /* the sort, the columns, the curve and following, for the next start */
+   bool unsaved = r->settingsPath && saveSettings(r) < 0;
+   free(r->settingsPath);
+   r->settingsPath = NULL;
+   r->screen.settingsPath = NULL;
    mousemask(0, NULL);
    Console_done();
    closePager(&r->screen);
    freeWindows(&r->screen);
    restoreTerminal();
    resetSignals();
+   if (unsaved)
+      fprintf(stderr, "pruner-tui: %s\n", r->board.message);
 }
 
 /* Waits for a key, the engine, or the timeout (ms); then reads what came. */
