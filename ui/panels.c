@@ -78,8 +78,8 @@ void Panels_header(WINDOW *w, const Board *b) {
    werase(w);
    char state[64], line[512], elapsed[32], eta[32], total[32];
    Board_runState(b, state, sizeof state);
-   /* the run's state keeps its place at the right end; the brand goes first when
-    * the row is short of room */
+   /* the run's state keeps its place at the right end; when the row is short of
+    * room the brand goes first, then the checkpoint's name, never cut in its middle */
    char what[256];
    const char *ckpt = strrchr(v->checkpoint, '/') ? strrchr(v->checkpoint, '/') + 1 : v->checkpoint;
    snprintf(what, sizeof what, "%s on %s%s  policy %s  model %s%s%s%s", v->network, v->device,
@@ -88,6 +88,9 @@ void Panels_header(WINDOW *w, const Board *b) {
    snprintf(line, sizeof line, " pruner-tui  %s", what);
    if ((int)strlen(line) > room)
       snprintf(line, sizeof line, " %s", what);
+   if ((int)strlen(line) > room && *ckpt)
+      snprintf(line, sizeof line, " %s on %s%s  policy %s  model %s", v->network, v->device,
+               v->simulated ? " SIMULATED" : "", v->policy, v->costModel);
    wattron(w, titleAttr());
    mvwhline(w, 0, 0, ' ', cols);
    mvwaddnstr(w, 0, 0, line, room > 0 ? room : cols);
@@ -268,27 +271,38 @@ void Panels_table(WINDOW *w, Board *b) {
 
 static const char *const curveTitles[CURVE_COUNT] = {
    "estimated total latency (ms) / trials",
-   "estimated total latency (ms) / time (s)",
+   "estimated total latency (ms) / time (m:ss)",
    "best (ms) / its trials",
 };
 
+/* A time axis' label: m:ss under an hour, h:mm and an h from one on. */
+static void timeLabel(double seconds, char *buf, size_t size) {
+   long t = (long)(seconds + 0.5);
+   if (t < 3600)
+      snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
+   else
+      snprintf(buf, size, "%ld:%02ldh", t / 3600, t / 60 % 60);
+}
+
 /* Plots x, y (n points) into rows [y0, y0 + h) of w, with y labels on the left and x
- * labels under it. */
+ * labels under it: the x axis from the first point to the last, as times when `time`;
+ * the last column left blank, a gutter before the panel on the right. */
 static void plot(WINDOW *w, int top, int h, const char *title, const double *x, const double *y, int n,
-                 ChartStyle style) {
+                 ChartStyle style, bool time) {
    int cols = getmaxx(w);
    wattron(w, A_BOLD);
-   mvwaddnstr(w, top, 0, title, cols);
+   mvwaddnstr(w, top, 0, title, cols - 1);
    wattroff(w, A_BOLD);
-   int ph = h - 2, pw = cols - 8;
+   int ph = h - 2, pw = cols - 9;
    if (ph < 1 || pw < 4)
       return;
-   double ylo = INFINITY, yhi = -INFINITY, xhi = 0;
+   double ylo = INFINITY, yhi = -INFINITY, xlo = INFINITY, xhi = -INFINITY;
    for (int i = 0; i < n; i++) {
       if (isnan(y[i]))
          continue;
       ylo = fmin(ylo, y[i]);
       yhi = fmax(yhi, y[i]);
+      xlo = fmin(xlo, x[i]);
       xhi = fmax(xhi, x[i]);
    }
    if (!(ylo <= yhi)) {
@@ -297,13 +311,13 @@ static void plot(WINDOW *w, int top, int h, const char *title, const double *x, 
    }
    double y0, y1;
    Chart_niceRange(ylo, yhi, &y0, &y1);
-   if (xhi <= 0)
-      xhi = 1;
+   if (!(xhi > xlo))
+      xhi = xlo + 1;
    char **rowText = xCalloc((size_t)ph, sizeof *rowText);
    for (int r = 0; r < ph; r++)
       rowText[r] = xMalloc((size_t)pw * 3 + 1);
-   Chart_plot(x, y, n, 0, xhi, y0, y1, pw, ph, style, rowText);
-   char label[16];
+   Chart_plot(x, y, n, xlo, xhi, y0, y1, pw, ph, style, rowText);
+   char label[48];
    for (int r = 0; r < ph; r++) {
       if (r == 0 || r == ph - 1) {
          Chart_label(r == 0 ? y1 : y0, label, sizeof label);
@@ -316,9 +330,16 @@ static void plot(WINDOW *w, int top, int h, const char *title, const double *x, 
       free(rowText[r]);
    }
    free(rowText);
-   mvwaddstr(w, top + 1 + ph, 8, "0");
-   Chart_label(xhi, label, sizeof label);
-   mvwaddstr(w, top + 1 + ph, cols - (int)strlen(label), label);
+   if (time)
+      timeLabel(xlo, label, sizeof label);
+   else
+      Chart_label(xlo, label, sizeof label);
+   mvwaddstr(w, top + 1 + ph, 8, label);
+   if (time)
+      timeLabel(xhi, label, sizeof label);
+   else
+      Chart_label(xhi, label, sizeof label);
+   mvwaddstr(w, top + 1 + ph, cols - 1 - (int)strlen(label), label);
 }
 
 /* a best-so-far curve as steps: each improvement holds until the next one */
@@ -364,7 +385,7 @@ void Panels_curves(WINDOW *w, const Board *b) {
          }
          snprintf(title, sizeof title, "%s", curveTitles[k]);
       }
-      plot(w, 1 + i * each, each, title, x, y, n, style);
+      plot(w, 1 + i * each, each, title, x, y, n, style, k == CURVE_TIME);
    }
    free(x);
    free(y);
