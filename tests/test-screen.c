@@ -208,6 +208,12 @@ static void testHeader(void **state) {
       /* finished: no ETA; 3 s elapsed; the last round's estimate 0.0124998 ms */
       char *row1 = lineOf(text, 1);
       assert_non_null(strstr(row1, " trials 12/12  round 6  elapsed 0:00:03  ETA -  est. total 0.012 ms"));
+      /* where there is room, the budget's progress at the right end: 12 of 12, a bar
+       * of min(30, cols - 68 - 9) */
+      if (sizes[s][1] >= 120)
+         assert_string_equal(row1 + strlen(row1) - 37, "[##############################] 100%");
+      else
+         assert_null(strchr(row1, '#'));
       free(row1);
       free(text);
    }

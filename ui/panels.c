@@ -106,6 +106,19 @@ void Panels_header(WINDOW *w, const Board *b) {
    snprintf(line, sizeof line, " trials %d/%d  round %d  elapsed %s  ETA %s  est. total %s", v->trials, v->budget,
             v->rounds, elapsed, eta, total);
    mvwaddnstr(w, 1, 0, line, cols);
+   /* where the row has room: the budget's progress as a bar and a percentage */
+   int used = (int)strlen(line), room2 = cols - used - 3;
+   if (room2 >= 16 && v->budget > 0) {
+      int barW = room2 - 6 > 30 ? 30 : room2 - 6;
+      double done = (double)v->trials / v->budget;
+      done = done < 0 ? 0 : done > 1 ? 1 : done;
+      int fill = (int)(done * barW + 0.5);
+      int x = cols - barW - 7;
+      mvwaddch(w, 1, x, '[');
+      for (int i = 0; i < barW; i++)
+         mvwaddch(w, 1, x + 1 + i, i < fill ? '#' : '.');
+      mvwprintw(w, 1, x + 1 + barW, "]%4.0f%%", done * 100);
+   }
    wnoutrefresh(w);
 }
 
