@@ -381,6 +381,32 @@ static void testLogAndHints(void **state) {
 
 /* ---- the board ---- */
 
+/* ---- wrapping ---- */
+
+static void assertWrap(const char *text, int width, const char *want) {
+   char *got = Panels_wrap(text, width);
+   assert_string_equal(got, want);
+   free(got);
+}
+
+static void testWrap(void **state) {
+   (void)state;
+   /* what fits stays, line breaks and empty lines too */
+   assertWrap("short line\n\nx", 20, "short line\n\nx");
+   /* at word boundaries */
+   assertWrap("the quick brown fox jumps", 10, "the quick\nbrown fox\njumps");
+   /* the continuation indented as the line: "  error: a" fits 12, then 10 a row */
+   assertWrap("  error: a long message here", 12, "  error: a\n  long\n  message\n  here");
+   /* a word longer than the width breaks inside */
+   assertWrap("abcdefghijkl", 5, "abcde\nfghij\nkl");
+   /* tabs to the next multiple of 8 */
+   assertWrap("a\tb", 20, "a       b");
+   /* UTF-8 counts by characters, not bytes */
+   assertWrap("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\xc3\xa9", 6,
+              "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n\xc3\xa9\xc3\xa9\xc3\xa9");
+   assertWrap("", 10, "");
+}
+
 /* ---- the settings file ---- */
 
 static void assertBadSettings(const char *text, const char *want) {
@@ -1328,6 +1354,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testDrafts, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testCurves, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testLogAndHints, setUpScreen, tearDownScreen),
+      cmocka_unit_test(testWrap),
       cmocka_unit_test(testSettings),
       cmocka_unit_test_setup_teardown(testBoard, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testStates, setUpScreen, tearDownScreen),

@@ -104,10 +104,12 @@ task_row_is() {   # task_row_is ID PRIO STATE
       "$tmp/rows"
 }
 
-# console NAME LINE: types LINE on the console and runs it
+# console NAME LINE: types LINE on the console, runs it and closes the console (it
+# stays open for more commands until Escape); the answer stays on the console row
 console() {
    tm send-keys -t "$1" -l ":$2"
    tm send-keys -t "$1" Enter
+   tm send-keys -t "$1" Escape
 }
 
 # sane: the pane's `stty -a` after the program shows canonical input and echo
@@ -154,7 +156,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..72"
+echo "1..76"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -362,10 +364,39 @@ ok "threads: the screen keeps the program's name, an engine, a trainer ($(sort "
 ok "threads: the search's workers, $(named search) (cores: $(nproc))" \
    sh -c '[ "$1" -le 1 ] || [ "$2" -ge 1 ]' _ "$(nproc)" "$(named search)"
 
+# the console stays open for several commands until Escape; an answer longer than the
+# width opens in the pager, wrapped at word boundaries, readable in full
+far="$tmp/no/such/directory/with/a/name/long/enough/to/pass/the/width/of/the/screen.jsonl"
+tm send-keys -t keys -l ":best"
+tm send-keys -t keys Enter
+poll keys 20 shows '^estimated total latency '
+ok "the console stays open after a command: the prompt on the last row, the answer in the log" \
+   sh -c 'tail -n1 "$1" | grep -q "^:" && grep -q "^> best$" "$1"' _ "$tmp/screen"
+tm send-keys -t keys -l "export records $far"
+tm send-keys -t keys Enter
+poll keys 20 shows '^ export records '
+ok "a long answer opens in the pager, wrapped, the whole path readable, no line over 80" \
+   sh -c 'tr -d "\n" <"$1" | tr -d " " | grep -qF "$(echo "$2" | tr -d " ")" &&
+          ! awk "length(\$0) > 80 { bad = 1 } END { exit !bad }" "$1"' _ "$tmp/screen" "$far"
+tm send-keys -t keys q
+poll keys 20 sh -c 'tail -n1 "$1" | grep -q "^:"' _ "$tmp/screen"
+ok "q closes the pager and the console is still open" sh -c 'tail -n1 "$1" | grep -q "^:"' _ "$tmp/screen"
+tm send-keys -t keys Escape
+poll keys 20 sh -c '! tail -n1 "$1" | grep -q "^:"' _ "$tmp/screen"
+ok "Escape closes the console; its last answer is on the row" sh -c 'tail -n1 "$1" | grep -q "^error: export: "' _ "$tmp/screen"
+
 # F1 opens the help, F10 quits
 tm send-keys -t keys F1
 poll keys 20 shows '^ help  \(lines 1-'
-ok "F1: the help, which lists F1" shows '^  F1, \?, h +this help$'
+# the keys come after the commands: a page down (space) at a time until F1 shows
+for page in 1 2 3 4; do
+   shows '^  F1, \?, h +this help$' && break
+   tm send-keys -t keys ' '
+   sleep 0.3
+   capture keys
+done
+ok "F1: the help, which lists F1, its lines wrapped under their column, none cut" \
+   sh -c 'grep -Eq "^  F1, \?, h +this help$" "$1" && ! awk "length(\$0) > 80 { bad = 1 } END { exit !bad }" "$1"' _ "$tmp/screen"
 tm send-keys -t keys q
 poll keys 20 title_starts ' Tasks '
 ok "q closes the help" title_starts ' Tasks '

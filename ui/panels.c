@@ -521,6 +521,111 @@ void Panels_hints(WINDOW *w, const Board *b) {
    wnoutrefresh(w);
 }
 
+/* ---- wrapping ---- */
+
+/* display columns of the first n bytes of a UTF-8 string without tabs */
+static int columnsOf(const char *s, size_t n) {
+   int c = 0;
+   for (size_t i = 0; i < n; i++)
+      c += ((unsigned char)s[i] & 0xc0) != 0x80;
+   return c;
+}
+
+/* the byte length of s's first `cols` display columns (s has no tabs or newlines) */
+static size_t bytesFor(const char *s, size_t len, int cols) {
+   size_t i = 0;
+   for (int c = 0; i < len; i++) {
+      if (((unsigned char)s[i] & 0xc0) != 0x80) {
+         if (c == cols)
+            break;
+         c++;
+      }
+   }
+   return i;
+}
+
+char *Panels_wrap(const char *text, int width) {
+   if (width < 2)
+      width = 2;
+   char *buf = NULL;
+   size_t size = 0;
+   FILE *out = open_memstream(&buf, &size);
+   if (!out)
+      fatal("cannot wrap text: out of memory");
+   const char *p = text;
+   for (;;) {
+      const char *end = strchr(p, '\n');
+      size_t len = end ? (size_t)(end - p) : strlen(p);
+      /* the line with its tabs expanded */
+      size_t cap = len * 8 + 1, n = 0;
+      char *line = xMalloc(cap);
+      int col = 0;
+      for (size_t i = 0; i < len; i++) {
+         if (p[i] == '\t') {
+            do
+               line[n++] = ' ';
+            while (++col % 8);
+            continue;
+         }
+         line[n++] = p[i];
+         col += ((unsigned char)p[i] & 0xc0) != 0x80;
+      }
+      line[n] = '\0';
+      /* the continuation's indentation: a table's second column (after the last gap
+       * of two spaces or more within the width), else the line's own */
+      int indent = 0;
+      while (indent < (int)n && line[indent] == ' ')
+         indent++;
+      if (columnsOf(line, n) > width) {
+         size_t lim = bytesFor(line, n, width);
+         for (size_t i = (size_t)indent + 1; i + 1 < lim; i++)
+            if (line[i] == ' ' && line[i - 1] == ' ' && line[i + 1] != ' ' &&
+                columnsOf(line, i + 1) <= width / 2)
+               indent = columnsOf(line, i + 1);
+      }
+      if (indent > width / 2)
+         indent = width / 2;
+      const char *rest = line;
+      size_t restLen = n;
+      bool first = true;
+      while (first || restLen > 0) {
+         int room = first ? width : width - indent;
+         if (!first)
+            fprintf(out, "%*s", indent, "");
+         if (columnsOf(rest, restLen) <= room) {
+            fprintf(out, "%.*s", (int)restLen, rest);
+            break;
+         }
+         size_t fit = bytesFor(rest, restLen, room), cut = fit;
+         /* the last space that fits, and not the indentation's */
+         while (cut > 0 && rest[cut] != ' ')
+            cut--;
+         size_t skip = 0;
+         if (cut > 0 && !(first && (int)cut <= indent)) {
+            skip = 1;
+         } else {
+            cut = fit;
+         }
+         fprintf(out, "%.*s\n", (int)cut, rest);
+         rest += cut + skip;
+         restLen -= cut + skip;
+         while (restLen > 0 && *rest == ' ') {
+            rest++;
+            restLen--;
+         }
+         first = false;
+      }
+      free(line);
+      if (!end)
+         break;
+      fprintf(out, "\n");
+      p = end + 1;
+   }
+   if (fclose(out) != 0 || !buf)
+      fatal("cannot wrap text: out of memory");
+   return buf;
+}
+
 char *Panels_text(WINDOW *w) {
    int rows = getmaxy(w), cols = getmaxx(w);
    size_t cap = (size_t)rows * ((size_t)cols * 4 + 2) + 1, len = 0;

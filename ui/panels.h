@@ -28,6 +28,12 @@ void Panels_log(WINDOW *w, const Board *b);
 /* The console row while the console is closed: its last answer, else the main keys. */
 void Panels_hints(WINDOW *w, const Board *b);
 
+/* text wrapped to `width` display columns (caller frees): tabs as spaces to the next
+ * multiple of 8; a line too long breaks after its last space that fits, or within a
+ * word longer than the width, the continuation indented as the line was (at most
+ * width / 2); lines that fit, and the line breaks, stay as they are. */
+char *Panels_wrap(const char *text, int width);
+
 /* Rows of tasks the table shows in a window of `height` rows. */
 int Panels_tableRows(int height);
 /* The widths of the table's columns (Layout_tableColumns) in a window `cols` wide, as

@@ -104,7 +104,8 @@ typedef struct {
    const char *settingsPath;    /* the settings file */
    /* the pager: help, a task's details, stats */
    bool paging;
-   char *pageTitle, *pageText;
+   char *pageTitle, *pageText;  /* the text wrapped to the screen's width */
+   char *pageSource;            /* the text as given, wrapped again on a resize */
    int pageLines, pageTop;
 } Screen;
 
@@ -116,6 +117,8 @@ static void freeWindows(Screen *s) {
          *all[i] = NULL;
       }
 }
+
+static void wrapPager(Screen *s);
 
 static WINDOW *windowAt(Rect r) {
    return newwin(r.h, r.w, r.y, r.x);
@@ -134,6 +137,8 @@ static void layOut(Screen *s, const Board *b) {
    s->log = windowAt(s->layout.log);
    s->console = windowAt(s->layout.console);
    s->pager = newwin(LINES - 1, COLS, 0, 0);
+   if (s->paging)
+      wrapPager(s);
 }
 
 /* the task rows the table shows */
@@ -145,20 +150,33 @@ static void closePager(Screen *s) {
    s->paging = false;
    free(s->pageTitle);
    free(s->pageText);
-   s->pageTitle = s->pageText = NULL;
+   free(s->pageSource);
+   s->pageTitle = s->pageText = s->pageSource = NULL;
+}
+
+/* the pager's text wrapped to the screen's width (never cut), its lines counted */
+static void wrapPager(Screen *s) {
+   free(s->pageText);
+   s->pageText = Panels_wrap(s->pageSource, COLS > 1 ? COLS : 80);
+   s->pageLines = 0;
+   for (const char *p = s->pageText; *p; p++)
+      s->pageLines += *p == '\n';
+   if (*s->pageText && s->pageText[strlen(s->pageText) - 1] != '\n')
+      s->pageLines++;
+   int shown = LINES - 2;
+   if (s->pageTop > s->pageLines - shown)
+      s->pageTop = s->pageLines - shown;
+   if (s->pageTop < 0)
+      s->pageTop = 0;
 }
 
 static void openPager(Screen *s, const char *title, char *text) {
    closePager(s);
    s->paging = true;
    s->pageTitle = xStrdup(title);
-   s->pageText = text;
+   s->pageSource = text;
    s->pageTop = 0;
-   s->pageLines = 0;
-   for (const char *p = text; *p; p++)
-      s->pageLines += *p == '\n';
-   if (*text && text[strlen(text) - 1] != '\n')
-      s->pageLines++;
+   wrapPager(s);
 }
 
 static void drawPager(Screen *s) {
@@ -167,9 +185,12 @@ static void drawPager(Screen *s) {
    werase(w);
    wattron(w, A_REVERSE);
    mvwhline(w, 0, 0, ' ', cols);
-   mvwprintw(w, 0, 0, " %s  (lines %d-%d of %d)  up/down PgUp/PgDn scroll, q closes", s->pageTitle,
-             s->pageLines ? s->pageTop + 1 : 0, s->pageTop + shown < s->pageLines ? s->pageTop + shown : s->pageLines,
-             s->pageLines);
+   /* the title bar is one row: what does not fit is cut (the text below never is) */
+   char *bar = xAsprintf(" %s  (lines %d-%d of %d)  up/down PgUp/PgDn scroll, q closes", s->pageTitle,
+                         s->pageLines ? s->pageTop + 1 : 0,
+                         s->pageTop + shown < s->pageLines ? s->pageTop + shown : s->pageLines, s->pageLines);
+   mvwaddnstr(w, 0, 0, bar, cols);
+   free(bar);
    wattroff(w, A_REVERSE);
    const char *p = s->pageText;
    for (int line = 0; *p && line < s->pageTop + shown; line++) {
@@ -334,6 +355,8 @@ static void draw(Screen *s, Board *b) {
 
 /* ---- the run ---- */
 
+#define WORKBENCH_SENT_SECONDS 5.0   /* how long a "sent:" notice stays on the console row */
+
 typedef struct {
    Board board;
    Screen screen;
@@ -349,6 +372,7 @@ typedef struct {
    double replayClock;          /* the session's time reached */
    double lastTime, shift;      /* a resumed session's clock starts again from 0 */
    char *settingsPath;
+   double messageAt;            /* when a console answer became the message (now()) */
 } Run;
 
 /* The settings file over the board's defaults; a bad one is named in the log and the
@@ -411,21 +435,41 @@ static void decodeKeys(bool on) {
 }
 
 /* a console line: run it, log it and its answer */
+/* A console line: run it, log it and its answer; an answer longer than the screen's
+ * width, or of several lines, opens in the pager. The console stays open for the next
+ * command until Escape (line NULL). */
 static void onLine(void *ctx, const char *line) {
    Run *r = ctx;
    Board *b = &r->board;
-   decodeKeys(true);
    r->dirty = true;
-   if (!line || !*line)
+   if (!line) {
+      decodeKeys(true);
       return;
-   char *answer = NULL;
-   int rc = Commands_run(b, line, &answer);
-   Board_log(b, "> %s", line);
-   if (answer) {
-      Board_log(b, "%s%s", rc < 0 ? "error: " : "", answer);
-      snprintf(b->message, sizeof b->message, "%s%s", rc < 0 ? "error: " : "", answer);
    }
-   free(answer);
+   if (*line) {
+      char *answer = NULL;
+      int rc = Commands_run(b, line, &answer);
+      Board_log(b, "> %s", line);
+      if (answer) {
+         Board_log(b, "%s%s", rc < 0 ? "error: " : "", answer);
+         snprintf(b->message, sizeof b->message, "%s%s", rc < 0 ? "error: " : "", answer);
+         r->messageAt = now();
+         if (strchr(answer, '\n') || (int)strlen(answer) + (rc < 0 ? 7 : 0) > COLS) {
+            char *title = xAsprintf("%s", line);
+            openPager(&r->screen, title, xAsprintf("%s%s", rc < 0 ? "error: " : "", answer));
+            free(title);
+         }
+      }
+      free(answer);
+   }
+   if (r->quit) {
+      decodeKeys(true);
+      return;
+   }
+   Console_start();
+   /* a pager opened by the command or for its answer takes the keys, decoded, first */
+   if (r->screen.paging)
+      decodeKeys(true);
 }
 
 static char **complete(void *ctx, const char *word, int index, char *const *words) {
@@ -443,8 +487,10 @@ static void keyCommand(Run *r, const char *fmt, ...) {
    va_end(ap);
    char *answer = NULL;
    int rc = Commands_run(&r->board, text, &answer);
-   if (answer)
+   if (answer) {
       snprintf(r->board.message, sizeof r->board.message, "%s%s", rc < 0 ? "error: " : "", answer);
+      r->messageAt = now();
+   }
    free(answer);
 }
 
@@ -491,6 +537,26 @@ static void handleKey(Run *r, int ch) {
       clearok(curscr, TRUE);
       return;
    }
+   /* the pager first: the console's answers open in it while the console stays open */
+   if (s->paging) {
+      int shown = getmaxy(s->pager) - 1;
+      switch (ch) {
+      case KEY_UP: case 'k': scrollPager(s, -1); break;
+      case KEY_DOWN: case 'j': scrollPager(s, 1); break;
+      case KEY_PPAGE: case 'b': case KEY_CTRL('B'): scrollPager(s, -shown); break;
+      case KEY_NPAGE: case ' ': case KEY_CTRL('F'): scrollPager(s, shown); break;
+      case KEY_HOME: case 'g': scrollPager(s, -s->pageLines); break;
+      case KEY_END: case 'G': scrollPager(s, s->pageLines); break;
+      case 'q': case KEY_F(10): case 27: case '\n': case '\r': case KEY_ENTER:
+         closePager(s);
+         /* back to the console: its keys as the bytes readline reads */
+         if (Console_active())
+            decodeKeys(false);
+         break;
+      default: break;
+      }
+      return;
+   }
    if (Console_active()) {
       if (ch == 27) {
          /* a lone Escape leaves; one that starts a sequence goes to readline */
@@ -520,20 +586,6 @@ static void handleKey(Run *r, int ch) {
          if (saveSettings(r) == 0)
             snprintf(b->message, sizeof b->message, "settings saved to %s", r->settingsPath);
          break;
-      default: break;
-      }
-      return;
-   }
-   if (s->paging) {
-      int shown = getmaxy(s->pager) - 1;
-      switch (ch) {
-      case KEY_UP: case 'k': scrollPager(s, -1); break;
-      case KEY_DOWN: case 'j': scrollPager(s, 1); break;
-      case KEY_PPAGE: case 'b': case KEY_CTRL('B'): scrollPager(s, -shown); break;
-      case KEY_NPAGE: case ' ': case KEY_CTRL('F'): scrollPager(s, shown); break;
-      case KEY_HOME: case 'g': scrollPager(s, -s->pageLines); break;
-      case KEY_END: case 'G': scrollPager(s, s->pageLines); break;
-      case 'q': case KEY_F(10): case 27: case '\n': case '\r': case KEY_ENTER: closePager(s); break;
       default: break;
       }
       return;
@@ -741,6 +793,11 @@ static void loop(Run *r) {
       lastTick = t;
       if (floor(t) != floor(lastDraw))
          r->dirty = true;   /* the clock in the header */
+      /* a "sent:" notice goes after a while: the header and the table show the rest */
+      if (strncmp(r->board.message, "sent: ", 6) == 0 && t - r->messageAt > WORKBENCH_SENT_SECONDS) {
+         r->board.message[0] = '\0';
+         r->dirty = true;
+      }
       if (r->dirty && !r->quit) {
          r->board.uiCpuSeconds = threadCpu();
          draw(&r->screen, &r->board);
