@@ -156,7 +156,7 @@ screen_thread_line() {
         END { exit !found }' "$tmp/screen"
 }
 
-echo "1..76"
+echo "1..79"
 
 # the session --replay plays at the end, made meanwhile: 30 rounds of 2 over the 27
 # ResNet-50 tasks (the random model: the quickest to tune with)
@@ -494,5 +494,17 @@ poll fit 20 shows 'replay ended' && poll fit 20 rows_are 27
 rows
 ok "at 120x40 all 27 task rows show ($(wc -l <"$tmp/rows") rows), beside the curves" \
    sh -c '[ "$(wc -l <"$1")" -eq 27 ] && grep -q "^ Tasks 1-27/27 .* Curves" "$2"' _ "$tmp/rows" "$tmp/screen"
+# replay navigation: [ a round back, R to the start, ] a round on; paused where it lands
+tm send-keys -t fit '['
+poll fit 20 shows '\[replay paused round 29/30\]$'
+ok "[: back to the end of round 29 of 30, paused, 58 trials" \
+   sh -c 'grep -q "\[replay paused round 29/30\]$" "$1" && grep -q "^ trials 58/60  round 29 " "$1"' _ "$tmp/screen"
+tm send-keys -t fit R
+poll fit 20 shows '\[replay paused round 0/30\]$'
+ok "R: the start, nothing measured, the log empty" \
+   sh -c 'grep -q "^ trials 0/60  round 0 " "$1" && ! grep -q "^round [0-9]* task" "$1"' _ "$tmp/screen"
+tm send-keys -t fit ']'
+poll fit 20 shows '\[replay paused round 1/30\]$'
+ok "]: round 1 shown, 2 trials" shows '^ trials 2/60  round 1 '
 
 [ "$failed" -eq 0 ]

@@ -433,12 +433,16 @@ const char *Board_taskState(const Board *b, int task) {
 void Board_runState(const Board *b, char *buf, size_t size) {
    const TuneView *v = &b->view;
    if (b->replay) {
+      /* where the replay is: round k of n */
+      char at[48] = "";
+      if (b->replayRounds > 0 && !b->replayDone)
+         snprintf(at, sizeof at, " round %d/%d", v->rounds, b->replayRounds);
       if (b->replayDone)
          snprintf(buf, size, "replay ended%s%s", v->finished ? ": " : "", v->finished ? SessionEnd_name(v->why) : "");
       else if (b->replayPaused)
-         snprintf(buf, size, "replay paused");
+         snprintf(buf, size, "replay paused%s", at);
       else
-         snprintf(buf, size, "replay x%g", b->replaySpeed);
+         snprintf(buf, size, "replay x%g%s", b->replaySpeed, at);
    } else if (v->finished) {
       snprintf(buf, size, "finished: %s", SessionEnd_name(v->why));
    } else if (b->stopping) {

@@ -87,6 +87,7 @@ typedef struct Board_ {
    double replaySpeed;          /* replay: 0 jumps, else times as recorded */
    bool replayPaused;
    bool replayDone;             /* every event of the file was shown */
+   int replayRounds;            /* the rounds in the file (0: not a replay) */
 
    /* the table */
    int selected;                /* a task ID; one of the rows while there are rows */

@@ -479,9 +479,10 @@ static const char *const keys[][2] = {
    { "enter", "the selected task's details" },
    { "mouse", "click a row to select, a header to sort, wheel to scroll," },
    { "", "double click for details" },
-   { ":", "the console (Tab completes, Up/Down history, Esc leaves)" },
+   { ":", "the console (Tab completes, Up/Down history; open until Esc)" },
    { ", / .", "a replay: slower or faster" },
    { "e", "a replay: jump to the end" },
+   { "[ / ], R", "a replay: a round back or on, or to the start, paused there" },
    { "q, F10", "quit (the session is saved)" },
 };
 

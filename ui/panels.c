@@ -512,8 +512,8 @@ void Panels_hints(WINDOW *w, const Board *b) {
       mvwaddnstr(w, 0, 0, b->message, cols);
       wattroff(w, A_BOLD);
    } else if (b->replay) {
-      mvwaddnstr(w, 0, 0, "F1:help  F3:search  F4:filter  F6:sort  F10:quit  space:pause  ,/.:speed  e:end  ::console",
-                 cols);
+      mvwaddnstr(w, 0, 0, "F1:help  F3:search  F4:filter  F6:sort  F10:quit  space:pause  ,/.:speed  [/]:round  "
+                 "R:restart  e:end  ::console", cols);
    } else {
       mvwaddnstr(w, 0, 0, "F1:help  F3:search  F4:filter  F5:follow  F6:sort  F10:quit  space:pause  +/-:prio  "
                  "f:focus  m:model  enter:details  ::console", cols);

@@ -367,6 +367,7 @@ typedef struct {
    bool ended;
    double clockOffset, clockStart;
    /* replay */
+   const Network *net;          /* the task file the view is built with */
    const SessionLog *log;
    int next;                    /* the next event to show */
    double replayClock;          /* the session's time reached */
@@ -504,6 +505,7 @@ static bool keyLine(Run *r, int ch) {
 }
 
 static void replayToEnd(Run *r);
+static void replaySeek(Run *r, int round);
 
 static void handleKey(Run *r, int ch);
 
@@ -625,6 +627,14 @@ static void handleKey(Run *r, int ch) {
       if (b->replay)
          replayToEnd(r);
       break;
+   case '[': case ']':
+      if (b->replay)
+         replaySeek(r, b->view.rounds + (ch == ']' ? 1 : -1));
+      break;
+   case 'R':
+      if (b->replay)
+         replaySeek(r, 0);
+      break;
    default:
       r->dirty = keyLine(r, ch);
       break;
@@ -666,6 +676,36 @@ static void replayToEnd(Run *r) {
    r->replayClock = INFINITY;
    showDue(r);
    r->replayClock = r->board.clock;
+}
+
+/* The replay as it stood at the end of round `round` (0: before the first), paused
+ * there: the view folded again from the file's start (the table's sort, selection,
+ * columns and filter stay). */
+static void replaySeek(Run *r, int round) {
+   Board *b = &r->board;
+   round = round < 0 ? 0 : round > b->replayRounds ? b->replayRounds : round;
+   TuneView_done(&b->view);
+   TuneView_init(&b->view, &r->log->events[0].header, r->net);
+   for (int i = 0; i < b->nlog; i++)
+      free(b->log[(b->logStart + i) % BOARD_LOG_MAX]);
+   b->nlog = b->logStart = 0;
+   b->replayDone = false;
+   r->next = 1;
+   r->shift = r->lastTime = 0;
+   b->clock = 0;
+   while (r->next < r->log->count && r->log->events[r->next].round <= round) {
+      double t = peekTime(r);
+      const SessionEvent *e = &r->log->events[r->next++];
+      r->shift = t - e->elapsed;
+      r->lastTime = e->elapsed;
+      b->clock = t;
+      Board_apply(b, e);
+   }
+   if (r->next >= r->log->count)
+      b->replayDone = true;
+   r->replayClock = b->clock;
+   b->replayPaused = true;
+   r->dirty = true;
 }
 
 /* ---- the loop ---- */
@@ -880,7 +920,10 @@ int Workbench_replay(const char *path, const SessionLog *log, const Network *net
    b->replaySpeed = speed > 0 ? speed : 1;
    b->actions = (BoardActions){ .ctx = r, .send = NULL, .page = page, .quit = askQuit };
    r->log = log;
+   r->net = net;
    r->next = 1;
+   for (int i = 1; i < log->count; i++)
+      b->replayRounds = log->events[i].round > b->replayRounds ? log->events[i].round : b->replayRounds;
    if (startScreen(r) < 0) {
       Board_done(b);
       free(r);
