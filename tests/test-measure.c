@@ -58,6 +58,9 @@ static Measurer *openSim(InjectKind inject) {
    cfg.devices = &devices;
    cfg.simVerifyEvery = 1;
    cfg.buildThreads = 2;
+   /* these tests are about running: a build slowed past 15 s by a sanitized run on
+    * a loaded machine must not turn a run timeout into a build timeout */
+   cfg.buildTimeout = 600;
    cfg.inject = inject;
    char *cause = NULL;
    Measurer *m = Measurer_open(&cfg, &cause);
