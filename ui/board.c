@@ -393,12 +393,11 @@ LayoutContent Board_content(const Board *b) {
    return c;
 }
 
-double Board_share(const Board *b, int task) {
+double Board_weightedTotal(const Board *b) {
    double total = 0;
    for (int t = 0; t < b->view.ntasks; t++)
       total += b->view.tasks[t].weight * b->view.tasks[t].best;
-   const TuneTaskView *tv = &b->view.tasks[task];
-   return isnan(total) || !(total > 0) ? NAN : tv->weight * tv->best / total;
+   return total > 0 ? total : NAN;
 }
 
 int Board_idleRounds(const Board *b, int task) {

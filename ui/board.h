@@ -176,9 +176,9 @@ void Board_follow(Board *b, bool on);
 
 /* What the layout fits: every task of the run, the longest description. */
 LayoutContent Board_content(const Board *b);
-/* A task's share of the estimated total (weight x best over the sum), or NAN before
- * every task has a best. */
-double Board_share(const Board *b, int task);
+/* The sum of weight x best over the tasks (seconds), or NAN before every task has a
+ * best: the total a task's share (its own weight x best) is taken of. */
+double Board_weightedTotal(const Board *b);
 /* The task's rounds since its best last improved, or -1 before a best. */
 int Board_idleRounds(const Board *b, int task);
 

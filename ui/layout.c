@@ -86,9 +86,12 @@ static int columnWidth(int c, int markWidth) {
    return s->sortable ? maxInt(s->width, (int)strlen(s->name) + markWidth) : s->width;
 }
 
-/* ID and the description cannot be hidden */
+bool Layout_hideable(Column c) {
+   return c != COLUMN_ID && c != COLUMN_TASK;
+}
+
 static bool hiddenColumn(int c, unsigned hidden) {
-   return c != COLUMN_ID && c != COLUMN_TASK && (hidden & (1u << c));
+   return Layout_hideable((Column)c) && (hidden & (1u << c));
 }
 
 int Layout_tableWidth(int markWidth, int nameWidth, unsigned hidden) {

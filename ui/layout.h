@@ -81,6 +81,9 @@ typedef struct ColumnSpec_ {
 
 extern const ColumnSpec Layout_columns[COLUMN_COUNT];
 
+/* Whether the user may hide column c: all but ID and the description. */
+bool Layout_hideable(Column c);
+
 /* The description's width for its content: nameWidth within [8, 48]. */
 int Layout_nameWidth(int nameWidth);
 

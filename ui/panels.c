@@ -196,8 +196,9 @@ static void headRow(const Board *b, const int *width, char *line, size_t size) {
    }
 }
 
-/* task t's row; the cells are ASCII, the description cut to its width with '~' */
-static void taskRow(const Board *b, int t, const int *width, char *line, size_t size) {
+/* task t's row; the cells are ASCII, the description cut to its width with '~';
+ * total is Board_weightedTotal's, which the share is taken of */
+static void taskRow(const Board *b, int t, double total, const int *width, char *line, size_t size) {
    const TuneTaskView *tv = &b->view.tasks[t];
    char cell[COLUMN_COUNT][256];
    snprintf(cell[COLUMN_ID], sizeof cell[0], "%d", t);
@@ -220,7 +221,7 @@ static void taskRow(const Board *b, int t, const int *width, char *line, size_t 
       snprintf(cell[COLUMN_ROOF], sizeof cell[0], "-");
    else
       snprintf(cell[COLUMN_ROOF], sizeof cell[0], "%.0f%%", share * 100);
-   double part = Board_share(b, t);
+   double part = tv->weight * tv->best / total;
    if (isnan(part))
       snprintf(cell[COLUMN_SHARE], sizeof cell[0], "-");
    else
@@ -255,6 +256,7 @@ void Panels_table(WINDOW *w, Board *b) {
             b->follow ? "  following" : "");
    int width[COLUMN_COUNT];
    Panels_tableColumns(b, cols, width);
+   double total = Board_weightedTotal(b);
    char line[1024];
    headRow(b, width, line, sizeof line);
    wattron(w, A_BOLD);
@@ -270,7 +272,7 @@ void Panels_table(WINDOW *w, Board *b) {
          a = pairAttr(PAIR_ACCENT) | A_BOLD;
       else if (t != b->selected && (strcmp(state, "paused") == 0 || strcmp(state, "excluded") == 0))
          a = A_DIM;
-      taskRow(b, t, width, line, sizeof line);
+      taskRow(b, t, total, width, line, sizeof line);
       wattron(w, a);
       mvwaddnstr(w, 2 + r, 0, line, cols);
       if (t == b->selected)
@@ -288,9 +290,14 @@ static const char *const curveTitles[CURVE_COUNT] = {
    "best (ms) / its trials",
 };
 
-/* A time axis' label: m:ss under an hour, h:mm and an h from one on. */
-static void timeLabel(double seconds, char *buf, size_t size) {
-   long t = (long)(seconds + 0.5);
+/* An x axis' label: Chart_label's, or for time m:ss under an hour, h:mm and an h
+ * from one on. */
+static void axisLabel(double x, bool time, char *buf, size_t size) {
+   if (!time) {
+      Chart_label(x, buf, size);
+      return;
+   }
+   long t = (long)(x + 0.5);
    if (t < 3600)
       snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
    else
@@ -343,15 +350,9 @@ static void plot(WINDOW *w, int top, int h, const char *title, const double *x, 
       free(rowText[r]);
    }
    free(rowText);
-   if (time)
-      timeLabel(xlo, label, sizeof label);
-   else
-      Chart_label(xlo, label, sizeof label);
+   axisLabel(xlo, time, label, sizeof label);
    mvwaddstr(w, top + 1 + ph, 8, label);
-   if (time)
-      timeLabel(xhi, label, sizeof label);
-   else
-      Chart_label(xhi, label, sizeof label);
+   axisLabel(xhi, time, label, sizeof label);
    mvwaddstr(w, top + 1 + ph, cols - 1 - (int)strlen(label), label);
 }
 

@@ -16,11 +16,6 @@
 
 static const char *const curveNames[CURVE_COUNT] = { "trials", "time", "task" };
 
-/* the columns a user may hide: all but ID and the description */
-static bool hideable(int c) {
-   return c != COLUMN_ID && c != COLUMN_TASK;
-}
-
 void Settings_default(Settings *s) {
    memset(s, 0, sizeof *s);
    s->sort = SORT_ID;
@@ -71,7 +66,7 @@ static int parseColumns(char *value, unsigned *hidden, char **bad) {
    }
    *hidden = 0;
    for (int c = 0; c < COLUMN_COUNT; c++)
-      if (hideable(c) && !(shown & (1u << c)))
+      if (Layout_hideable((Column)c) && !(shown & (1u << c)))
          *hidden |= 1u << c;
    return 0;
 }
@@ -159,7 +154,7 @@ char *Settings_format(const Settings *s) {
    char columns[256] = "";
    size_t used = 0;
    for (int c = 0; c < COLUMN_COUNT; c++)
-      if (hideable(c) && !(s->hidden & (1u << c)))
+      if (Layout_hideable((Column)c) && !(s->hidden & (1u << c)))
          used += (size_t)snprintf(columns + used, sizeof columns - used, "%s%s", used ? " " : "",
                                   Layout_columns[c].name);
    return xAsprintf("# pruner-tui's workbench settings, written by the setup screen (F2) and on quitting\n"

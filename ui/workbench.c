@@ -101,7 +101,7 @@ typedef struct {
    /* the setup screen (F2): its selected line */
    bool setup;
    int setupRow;
-   const char *settingsPath;    /* the settings file */
+   char *settingsPath;          /* the settings file */
    /* the pager: help, a task's details, stats */
    bool paging;
    char *pageTitle, *pageText;  /* the text wrapped to the screen's width */
@@ -246,14 +246,14 @@ static const char *const curveNames[CURVE_COUNT] = { "total / trials", "total / 
 static int setupItems(int items[SETUP_END]) {
    int n = 0;
    for (int c = 0; c < COLUMN_COUNT; c++)
-      if (c != COLUMN_ID && c != COLUMN_TASK)
+      if (Layout_hideable((Column)c))
          items[n++] = c;
    for (int i = SETUP_SORT; i < SETUP_END; i++)
       items[n++] = i;
    return n;
 }
 
-static void drawSetup(Screen *s, const Board *b, const char *path) {
+static void drawSetup(Screen *s, const Board *b) {
    WINDOW *w = s->pager;
    int cols = getmaxx(w);
    werase(w);
@@ -290,7 +290,8 @@ static void drawSetup(Screen *s, const Board *b, const char *path) {
    }
    y++;
    char where[512];
-   snprintf(where, sizeof where, "saved to %s, and read when the workbench starts", path ? path : "-");
+   snprintf(where, sizeof where, "saved to %s, and read when the workbench starts",
+            s->settingsPath ? s->settingsPath : "-");
    mvwaddnstr(w, y, 2, where, cols - 2);
    wnoutrefresh(w);
 }
@@ -332,7 +333,7 @@ static void draw(Screen *s, Board *b) {
       return;
    }
    if (s->setup) {
-      drawSetup(s, b, s->settingsPath);
+      drawSetup(s, b);
    } else if (s->paging) {
       drawPager(s);
    } else {
@@ -372,19 +373,17 @@ typedef struct {
    int next;                    /* the next event to show */
    double replayClock;          /* the session's time reached */
    double lastTime, shift;      /* a resumed session's clock starts again from 0 */
-   char *settingsPath;
    double messageAt;            /* when a console answer became the message (now()) */
 } Run;
 
 /* The settings file over the board's defaults; a bad one is named in the log and the
  * defaults stand. */
 static void loadSettings(Run *r) {
-   r->settingsPath = Paths_configFile("workbench.conf");
-   r->screen.settingsPath = r->settingsPath;
+   r->screen.settingsPath = Paths_configFile("workbench.conf");
    Settings st;
    Settings_fromBoard(&st, &r->board);
    char *cause = NULL;
-   if (Settings_load(r->settingsPath, &st, &cause) < 0) {
+   if (Settings_load(r->screen.settingsPath, &st, &cause) < 0) {
       Board_log(&r->board, "settings: %s; the defaults stand", cause);
       free(cause);
       return;
@@ -397,7 +396,7 @@ static int saveSettings(Run *r) {
    Settings st;
    Settings_fromBoard(&st, &r->board);
    char *cause = NULL;
-   if (Settings_save(r->settingsPath, &st, &cause) < 0) {
+   if (Settings_save(r->screen.settingsPath, &st, &cause) < 0) {
       snprintf(r->board.message, sizeof r->board.message, "settings not saved: %s", cause);
       free(cause);
       return -1;
@@ -435,7 +434,6 @@ static void decodeKeys(bool on) {
    mousemask(on ? KEYS_MOUSE_EVENTS : 0, NULL);
 }
 
-/* a console line: run it, log it and its answer */
 /* A console line: run it, log it and its answer; an answer longer than the screen's
  * width, or of several lines, opens in the pager. The console stays open for the next
  * command until Escape (line NULL). */
@@ -452,14 +450,14 @@ static void onLine(void *ctx, const char *line) {
       int rc = Commands_run(b, line, &answer);
       Board_log(b, "> %s", line);
       if (answer) {
-         Board_log(b, "%s%s", rc < 0 ? "error: " : "", answer);
-         snprintf(b->message, sizeof b->message, "%s%s", rc < 0 ? "error: " : "", answer);
+         char *shown = xAsprintf("%s%s", rc < 0 ? "error: " : "", answer);
+         Board_log(b, "%s", shown);
+         snprintf(b->message, sizeof b->message, "%s", shown);
          r->messageAt = now();
-         if (strchr(answer, '\n') || (int)strlen(answer) + (rc < 0 ? 7 : 0) > COLS) {
-            char *title = xAsprintf("%s", line);
-            openPager(&r->screen, title, xAsprintf("%s%s", rc < 0 ? "error: " : "", answer));
-            free(title);
-         }
+         if (strchr(shown, '\n') || (int)strlen(shown) > COLS)
+            openPager(&r->screen, line, shown);   /* the pager keeps it */
+         else
+            free(shown);
       }
       free(answer);
    }
@@ -586,7 +584,7 @@ static void handleKey(Run *r, int ch) {
       case 'q': case KEY_F(2): case KEY_F(10): case 27:
          s->setup = false;
          if (saveSettings(r) == 0)
-            snprintf(b->message, sizeof b->message, "settings saved to %s", r->settingsPath);
+            snprintf(b->message, sizeof b->message, "settings saved to %s", s->settingsPath);
          break;
       default: break;
       }
@@ -656,16 +654,20 @@ static double peekTime(const Run *r) {
    return e->elapsed + shift;
 }
 
+/* the next event of the file onto the board, at its replay time */
+static void applyNext(Run *r) {
+   double t = peekTime(r);
+   const SessionEvent *e = &r->log->events[r->next++];
+   r->shift = t - e->elapsed;
+   r->lastTime = e->elapsed;
+   r->board.clock = t;
+   Board_apply(&r->board, e);
+   r->dirty = true;
+}
+
 static void showDue(Run *r) {
-   while (r->next < r->log->count && peekTime(r) <= r->replayClock) {
-      double t = peekTime(r);
-      const SessionEvent *e = &r->log->events[r->next++];
-      r->shift = t - e->elapsed;
-      r->lastTime = e->elapsed;
-      r->board.clock = t;
-      Board_apply(&r->board, e);
-      r->dirty = true;
-   }
+   while (r->next < r->log->count && peekTime(r) <= r->replayClock)
+      applyNext(r);
    if (r->next >= r->log->count && !r->board.replayDone) {
       r->board.replayDone = true;
       r->dirty = true;
@@ -693,14 +695,8 @@ static void replaySeek(Run *r, int round) {
    r->next = 1;
    r->shift = r->lastTime = 0;
    b->clock = 0;
-   while (r->next < r->log->count && r->log->events[r->next].round <= round) {
-      double t = peekTime(r);
-      const SessionEvent *e = &r->log->events[r->next++];
-      r->shift = t - e->elapsed;
-      r->lastTime = e->elapsed;
-      b->clock = t;
-      Board_apply(b, e);
-   }
+   while (r->next < r->log->count && r->log->events[r->next].round <= round)
+      applyNext(r);
    if (r->next >= r->log->count)
       b->replayDone = true;
    r->replayClock = b->clock;
@@ -745,9 +741,8 @@ static int startScreen(Run *r) {
 
 static void stopScreen(Run *r) {
    /* the sort, the columns, the curve and following, for the next start */
-   bool unsaved = r->settingsPath && saveSettings(r) < 0;
-   free(r->settingsPath);
-   r->settingsPath = NULL;
+   bool unsaved = r->screen.settingsPath && saveSettings(r) < 0;
+   free(r->screen.settingsPath);
    r->screen.settingsPath = NULL;
    mousemask(0, NULL);
    Console_done();

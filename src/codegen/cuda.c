@@ -343,20 +343,13 @@ static void stmt(Gen *g, int32_t s, int depth) {
       out(g, "}\n");
       return;
    }
-   case STMT_LET: {
+   case STMT_LET:
       indent(g, depth);
-      /* the value is printed before the name is declared: `const int i = i / 128` reads the outer i */
-      char *value;
-      size_t at = g->len;
+      /* the value names other variables by their own printed names: `const int i_1 = i / 128` */
+      out(g, "const int %s = ", declare(g, st->var));
       expr(g, st->value);
-      value = xStrdup(g->buf + at);
-      g->len = at;
-      g->buf[at] = '\0';
-      out(g, "const int %s = %s", declare(g, st->var), value);
-      free(value);
       out(g, ";\n");
       return;
-   }
    case STMT_STORE: {
       indent(g, depth);
       out(g, "%s[", ln->buffers[st->buffer].name);
