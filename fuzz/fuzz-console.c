@@ -1,4 +1,4 @@
-/* The console's command lines (ui/commands.c's Commands_run and Commands_complete) on
+/* The console's command lines (ui/screen/commands.c's Commands_run and Commands_complete) on
  * a board folded from tests/data/tiny2-session.jsonl, and every line a command sends
  * on to the engine through tune/command.c's parser. Any line either runs or is refused
  * with an answer. The board has no session file, so no command writes one. */

@@ -8,7 +8,7 @@
 FUZZ_CC ?= clang
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 -g -O1 $(SAN) -fsanitize=fuzzer-no-link
-FUZZ_CPPFLAGS = -I$(SRCDIR)/src -I$(SRCDIR)/ui -I$(SRCDIR)/fuzz -I$(CONFIG_DIR) \
+FUZZ_CPPFLAGS = -I$(SRCDIR)/src -I$(SRCDIR)/ui/screen -I$(SRCDIR)/fuzz -I$(CONFIG_DIR) \
 	-DPKGDATADIR='"$(SRCDIR)"' -DTOP_SRCDIR='"$(SRCDIR)"'
 
 lib_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(filter %.c,$(LIB_SOURCES)))

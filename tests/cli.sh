@@ -5,10 +5,10 @@
 # file, 2 bad usage), as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-# The subcommands: those the main --help lists and those ui/main.c dispatches, so that
+# The subcommands: those the main --help lists and those ui/cli/main.c dispatches, so that
 # one added to either without its own --help fails here.
 subcommands=$( { "$bin" --help | sed -n '/^Subcommands/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p'
-                 sed -n 's/.*strcmp(argv\[1\], "\([a-z][a-z]*\)").*/\1/p' "$src/ui/main.c"; } | sort -u)
+                 sed -n 's/.*strcmp(argv\[1\], "\([a-z][a-z]*\)").*/\1/p' "$src/ui/cli/main.c"; } | sort -u)
 nsub=$(echo "$subcommands" | wc -w)
 
 echo "1..$((64 + 4 * nsub))"

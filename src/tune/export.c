@@ -4,11 +4,13 @@
 
 #include "tune/export.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -16,6 +18,7 @@
 #include "ir/lower.h"
 #include "tune/scheduler.h"
 #include "util/jsonl.h"
+#include "util/outfile.h"
 #include "util/paths.h"
 #include "util/textbuf.h"
 #include "measure/measure.h"
@@ -381,4 +384,175 @@ void ExportedKernel_done(ExportedKernel *k) {
    free(k->source);
    free(k->launch);
    memset(k, 0, sizeof *k);
+}
+
+/* The kernels of the tasks with a successful measure, and the tasks without. */
+typedef struct {
+   int count;
+   ExportedKernel *kernels;
+   int nmissing;
+   int *missing;
+} KernelSet;
+
+static void KernelSet_done(KernelSet *s) {
+   for (int i = 0; i < s->count; i++)
+      ExportedKernel_done(&s->kernels[i]);
+   free(s->kernels);
+   free(s->missing);
+   memset(s, 0, sizeof *s);
+}
+
+static bool isStdout(const char *path) {
+   return strcmp(path, "-") == 0;
+}
+
+/* The device's limits where devices.yaml describes the header's device, as the
+ * engine checked the states with them; the defaults otherwise. */
+static const Device *sessionDevice(const DeviceSet *devices, const char *name, SchedLimits *lim) {
+   const Device *dev = DeviceSet_find(devices, name);
+   if (dev)
+      SchedLimits_fromDevice(lim, dev);
+   else
+      SchedLimits_default(lim);
+   return dev;
+}
+
+static int makeKernels(const SessionLog *log, const ExportRequest *a, const DeviceSet *devices, KernelSet *out,
+                       char **cause) {
+   memset(out, 0, sizeof *out);
+   Network net;
+   if (Export_loadNetwork(log, a->session, a->network, &net, cause) < 0)
+      return -1;
+   SchedLimits lim;
+   const Device *dev = sessionDevice(devices, log->events[0].header.device, &lim);
+   int *best = xCalloc((size_t)net.ntasks + 1, sizeof *best);
+   int rc = Export_bestMeasures(log, a->session, best, cause);
+   out->kernels = xCalloc((size_t)net.ntasks + 1, sizeof *out->kernels);
+   out->missing = xCalloc((size_t)net.ntasks + 1, sizeof *out->missing);
+   for (int t = 0; t < net.ntasks && rc == 0; t++) {
+      if (best[t] < 0)
+         out->missing[out->nmissing++] = t;
+      else if (Export_kernel(log, a->session, &net, best[t], &lim, dev, &out->kernels[out->count], cause) < 0)
+         rc = -1;
+      else
+         out->count++;
+   }
+   free(best);
+   Network_done(&net);
+   return rc;
+}
+
+/* Writes text as the file path, replacing what was there as a whole. */
+static int replaceFile(const char *path, const char *text, char **cause) {
+   return Outfile_write(path, text, strlen(text), cause);
+}
+
+/* Standard output flushed, so that a failure to write it stops the export before its
+ * summary says it was written. */
+static int flushStdout(char **cause) {
+   errno = 0;
+   if (fflush(stdout) == 0 && !ferror(stdout))
+      return 0;
+   return setCause(cause, "standard output: %s", strerror(errno ? errno : EIO));
+}
+
+static int writeRecords(const RecordSet *set, const char *path, char **cause) {
+   if (isStdout(path)) {
+      for (int i = 0; i < set->count; i++) {
+         char *line = Record_toJson(&set->records[i]);
+         puts(line);
+         free(line);
+      }
+      return flushStdout(cause);
+   }
+   RecordWriter *w = RecordWriter_open(path, cause);
+   if (!w)
+      return -1;
+   for (int i = 0; i < set->count; i++)
+      if (RecordWriter_append(w, &set->records[i], cause) < 0) {
+         RecordWriter_close(w, NULL);
+         return -1;
+      }
+   return RecordWriter_close(w, cause);
+}
+
+static int writeKernels(const KernelSet *set, const char *dir, char **cause) {
+   struct stat st;
+   if (mkdir(dir, 0777) != 0 && !(errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+      return setCause(cause, "%s: cannot make the directory: %s", dir,
+                      errno == EEXIST ? "a file of that name exists" : strerror(errno));
+   int rc = 0;
+   for (int i = 0; i < set->count && rc == 0; i++) {
+      const ExportedKernel *k = &set->kernels[i];
+      char *cu = xAsprintf("%s/%s.cu", dir, k->name);
+      char *json = xAsprintf("%s/%s.json", dir, k->name);
+      rc = replaceFile(cu, k->source, cause) < 0 || replaceFile(json, k->launch, cause) < 0 ? -1 : 0;
+      free(cu);
+      free(json);
+   }
+   return rc;
+}
+
+/* "; no successful measurement for tasks 3, 7" */
+static void printMissing(FILE *out, const KernelSet *set) {
+   if (set->nmissing == 0)
+      return;
+   fprintf(out, "; no successful measurement for task%s", set->nmissing > 1 ? "s" : "");
+   for (int i = 0; i < set->nmissing; i++)
+      fprintf(out, "%s %d", i ? "," : "", set->missing[i]);
+}
+
+int Export_run(const ExportRequest *args, const DeviceSet *devices, FILE *say, char **cause) {
+   ExportRequest a = *args;
+   SessionLog log;
+   SessionLog_init(&log);
+   char *notice = NULL;
+   if (Session_read(a.session, &log, &notice, cause) < 0)
+      return -1;
+   if (notice)
+      fprintf(say, "note: %s\n", notice);
+   free(notice);
+
+   RecordSet records;
+   RecordSet_init(&records);
+   KernelSet kernels = { 0 };
+   char *curve = NULL;
+   int curveLines = 0;
+   int rc = 0;
+   if (a.records && Export_records(&log, a.session, &records, cause) < 0)
+      rc = -1;
+   if (rc == 0 && a.curve)
+      curve = Export_curve(&log, &curveLines);
+   if (rc == 0 && a.kernels)
+      rc = makeKernels(&log, &a, devices, &kernels, cause);
+
+   if (rc == 0 && a.records) {
+      if (writeRecords(&records, a.records, cause) < 0)
+         rc = -1;
+      else
+         fprintf(say, "%s %d records to %s\n", isStdout(a.records) ? "wrote" : "appended", records.count,
+                 isStdout(a.records) ? "standard output" : a.records);
+   }
+   if (rc == 0 && a.curve) {
+      if (isStdout(a.curve))
+         fputs(curve, stdout);
+      if (isStdout(a.curve) ? flushStdout(cause) < 0 : replaceFile(a.curve, curve, cause) < 0)
+         rc = -1;
+      if (rc == 0)
+         fprintf(say, "wrote %d curve lines to %s\n", curveLines, isStdout(a.curve) ? "standard output" : a.curve);
+   }
+   if (rc == 0 && a.kernels) {
+      if (writeKernels(&kernels, a.kernels, cause) < 0) {
+         rc = -1;
+      } else {
+         fprintf(say, "wrote %d kernels to %s", kernels.count, a.kernels);
+         printMissing(say, &kernels);
+         fprintf(say, "\n");
+      }
+   }
+   free(curve);
+   KernelSet_done(&kernels);
+   RecordSet_done(&records);
+   SessionLog_done(&log);
+   return rc;
 }

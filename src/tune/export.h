@@ -64,4 +64,17 @@ int Export_kernel(const SessionLog *log, const char *path, const Network *net, i
                   const SchedLimits *lim, const Device *dev, ExportedKernel *out, char **cause);
 void ExportedKernel_done(ExportedKernel *k);
 
+/* What `pruner-tui export` and the console's export write of the session file
+ * `session`: the records appended to `records`, the curve to `curve`, the kernels into
+ * the directory `kernels` (each NULL when not asked for; "-" for records and curve is
+ * standard output); `network` the task file instead of the header's. */
+typedef struct ExportRequest_ {
+   const char *session, *records, *curve, *kernels, *network;
+} ExportRequest;
+/* Makes everything r asks for, then writes it (devices: the GPUs known, for the
+ * kernels' limits). The summary lines ("appended N records to FILE", ...) go to `say`;
+ * -1 with *cause when the session or an output fails (nothing is written then but what
+ * was written before the failing one). */
+int Export_run(const ExportRequest *r, const DeviceSet *devices, FILE *say, char **cause);
+
 #endif

@@ -19,7 +19,7 @@
 #include "tune/session.h"
 #include "tune/view.h"
 #include "util/xalloc.h"
-#include "workbench.h"
+#include "screen/workbench.h"
 
 /* Plays the session's times: an event recorded at t seconds is shown at t / speed after
  * the replay began. A resumed run's clock starts again from 0; its times are shifted

@@ -27,7 +27,7 @@
 #include "tune/view.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
-#include "workbench.h"
+#include "screen/workbench.h"
 
 static volatile sig_atomic_t interrupted;
 

@@ -13,7 +13,7 @@
 
 #include <curses.h>
 
-#include "cli.h"
+#include "tune/export.h"
 #include "cost/model.h"
 #include "details.h"
 #include "tune/command.h"
@@ -361,7 +361,7 @@ static int runExport(Board *b, int argc, char **argv, char **answer) {
    (void)argc;
    if (!b->sessionPath)
       return refuse(answer, "export: this run writes no session (--no-session)");
-   ExportArgs a = { .session = b->sessionPath };
+   ExportRequest a = { .session = b->sessionPath };
    if (strcmp(argv[1], "records") == 0)
       a.records = argv[2];
    else if (strcmp(argv[1], "curve") == 0)
@@ -377,7 +377,7 @@ static int runExport(Board *b, int argc, char **argv, char **answer) {
    FILE *say = open_memstream(&said, &len);
    if (!say)
       fatal("out of memory");
-   int rc = Cli_exportRun(&a, b->devices, say, &cause);
+   int rc = Export_run(&a, b->devices, say, &cause);
    fclose(say);
    if (rc < 0) {
       *answer = xAsprintf("export: %s", cause);

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "details.h"
+#include "screen/details.h"
 #include "device/device.h"
 #include "sched/state.h"
 #include "te/network.h"
@@ -144,14 +144,6 @@ int Cli_calibrate(int argc, char **argv);
 /* `export SESSION [--records FILE] [--curve FILE] [--kernels DIR] [--devices FILE]
  * [--network FILE.task]`; argv[0] is "export". */
 int Cli_export(int argc, char **argv);
-/* What export does once its arguments are known (devices: the GPUs loaded, for the
- * kernels' limits): the summary lines ("appended N
- * records to FILE", ...) go to `say`; -1 with *cause when the session or an output
- * fails (nothing is written then but what was written before the failing one). */
-typedef struct ExportArgs_ {
-   const char *session, *records, *curve, *kernels, *devices, *network;
-} ExportArgs;
-int Cli_exportRun(const ExportArgs *args, const DeviceSet *devices, FILE *say, char **cause);
 
 /* `FILE.task [--trials N] [--per-round M] ...` on the workbench, `--batch FILE.task ...`
  * (or standard output not a terminal) without the screen, `--resume SESSION` either
@@ -160,7 +152,7 @@ int Cli_tune(int argc, char **argv);
 /* `--replay FILE [--speed X]`: a session played back as text, at its recorded pace
  * times X (0: no waiting); argv is main's. */
 int Cli_replay(int argc, char **argv);
-/* ui/compare.c: pruner-tui --compare SESSION SESSION [SESSION]... */
+/* compare.c: pruner-tui --compare SESSION SESSION [SESSION]... */
 int Cli_compare(int argc, char **argv);
 /* `__session-compare A B`: exit status 0 when the sessions agree but for the clock. */
 int Cli_sessionCompare(const char *a, const char *b);

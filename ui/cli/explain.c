@@ -1,7 +1,7 @@
 /* `pruner-tui explain`: what the analyses see in one state of a task: the loop nest,
  * PSA's symbols, penalties and latency estimate for a device, the simulator's terms
  * for the same device beside PSA's, and the features the learned models read, as the
- * details of ui/details.h give them. */
+ * details of screen/details.h give them. */
 #include "config.h"
 
 #include "cli.h"

@@ -1,0 +1,96 @@
+/* `pruner-tui export SESSION`: the session's measure events as records, its tuning
+ * curve as Pruner's total_latency.tsv, and each task's best kernel as CUDA source with
+ * its launch configuration. Everything asked for is made before anything is written,
+ * so a bad session leaves no output behind. */
+#include "config.h"
+
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune/export.h"
+#include "util/xalloc.h"
+
+static bool isStdout(const char *path) {
+   return strcmp(path, "-") == 0;
+}
+
+static int fail(char *cause) {
+   fprintf(stderr, "pruner-tui export: %s\n", cause);
+   free(cause);
+   return EXIT_INPUT;
+}
+
+static const CliOption exportOptions[] = {
+   { "records", 'r', "FILE", "append every measurement as a record (pruner-tui-records(5)), for train and eval" },
+   { "curve", 'c', "FILE",
+     "write the tuning curve, Pruner's total_latency.tsv: elapsed seconds, estimated total latency in ms "
+     "and trials, a line per round; the file is replaced" },
+   { "kernels", 'k', "DIR", "write each task's best measured state as DIR/task-ID.cu and its launch as DIR/task-ID.json" },
+   { "devices", 'D', "FILE", "also read GPU descriptions from FILE, for --kernels' device limits" },
+   { "network", 'n', "FILE.task", "take the tasks from FILE.task instead of the session's task file" },
+   { NULL, 0, NULL, NULL },
+};
+
+static const CliCommand exportCommand = {
+   "export",
+   "SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n[--devices FILE] [--network FILE.task]",
+   "Write projections of a session file (what pruner-tui --batch --session writes) without tuning: at "
+   "least one of --records, --curve and --kernels. '-' as FILE sends the records or the curve to "
+   "standard output, and the summary lines to standard error.",
+   exportOptions,
+};
+
+/* 0; CLI_OPT_HELP after printing the help (exit 0); or EXIT_USAGE after reporting. */
+static int parseArgs(int argc, char **argv, ExportRequest *a, const char **devicesFile) {
+   memset(a, 0, sizeof *a);
+   *devicesFile = NULL;
+   optind = 1;
+   int c;
+   while ((c = Cli_getopt(&exportCommand, argc, argv)) != -1) {
+      switch (c) {
+      case CLI_OPT_HELP: return CLI_OPT_HELP;
+      case CLI_OPT_BAD: return EXIT_USAGE;
+      case 'r': a->records = optarg; break;
+      case 'c': a->curve = optarg; break;
+      case 'k': a->kernels = optarg; break;
+      case 'D': *devicesFile = optarg; break;
+      case 'n': a->network = optarg; break;
+      }
+   }
+   if (argc - optind != 1)
+      return Cli_usage("export", "expected one SESSION file");
+   a->session = argv[optind];
+   if (!a->records && !a->curve && !a->kernels)
+      return Cli_usage("export", "nothing to export: give --records FILE, --curve FILE or --kernels DIR");
+   if (a->records && a->curve && isStdout(a->records) && isStdout(a->curve))
+      return Cli_usage("export", "--records and --curve cannot both go to standard output ('-')");
+   if (a->kernels && isStdout(a->kernels))
+      return Cli_usage("export", "--kernels takes a directory, not '-'");
+   return 0;
+}
+
+int Cli_export(int argc, char **argv) {
+   ExportRequest a;
+   const char *devicesFile;
+   int parsed = parseArgs(argc, argv, &a, &devicesFile);
+   if (parsed)
+      return parsed == CLI_OPT_HELP ? 0 : parsed;
+   /* the summary leaves standard output to an export written there */
+   bool toStdout = (a.records && isStdout(a.records)) || (a.curve && isStdout(a.curve));
+   DeviceSet devices;
+   DeviceSet_init(&devices);
+   if (a.kernels && Cli_loadDevices(&devices, devicesFile)) {
+      DeviceSet_done(&devices);
+      return EXIT_INPUT;
+   }
+   char *cause = NULL;
+   int rc = Export_run(&a, &devices, toStdout ? stderr : stdout, &cause);
+   DeviceSet_done(&devices);
+   if (rc < 0)
+      return fail(cause);
+   return 0;
+}
