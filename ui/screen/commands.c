@@ -483,6 +483,10 @@ static const char *const keys[][2] = {
    { ", / .", "a replay: slower or faster" },
    { "e", "a replay: jump to the end" },
    { "[ / ], R", "a replay: a round back or on, or to the start, paused there" },
+   { "l", "the whole log in the pager" },
+   { "pager: / and ?", "search forward, back (regular expression)" },
+   { "pager: n and N", "the next match, the previous" },
+   { "pager: space f b d u j k g G", "scroll as less does; q closes" },
    { "q, F10", "quit (the session is saved)" },
 };
 

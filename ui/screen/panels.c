@@ -514,10 +514,10 @@ void Panels_hints(WINDOW *w, const Board *b) {
       wattroff(w, A_BOLD);
    } else if (b->replay) {
       mvwaddnstr(w, 0, 0, "F1:help  F3:search  F4:filter  F6:sort  F10:quit  space:pause  ,/.:speed  [/]:round  "
-                 "R:restart  e:end  ::console", cols);
+                 "R:restart  e:end  l:log  ::console", cols);
    } else {
       mvwaddnstr(w, 0, 0, "F1:help  F3:search  F4:filter  F5:follow  F6:sort  F10:quit  space:pause  +/-:prio  "
-                 "f:focus  m:model  enter:details  ::console", cols);
+                 "f:focus  m:model  enter:details  l:log  ::console", cols);
    }
    wnoutrefresh(w);
 }
