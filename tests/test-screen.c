@@ -6,7 +6,9 @@
  * byte at a time; the table's keys (navigation, sort and direction, filter, search,
  * follow) pressed on a board of ResNet-50's 27 tasks, and what the title, the column
  * heads and the rows then show; the mouse's clicks, double clicks and wheel on that
- * table, one of them through curses' own queue (ungetmouse). */
+ * table, one of them through curses' own queue (ungetmouse); the pager's keys on the
+ * help (less's movement, / ? n N and the match in reverse video), the board's whole
+ * log past 2500 lines, the console's goto in a replay, and a replay's table title. */
 #include "config.h"
 
 #include "testutil.h"
@@ -40,6 +42,8 @@ typedef struct {
    int nsent;
    char *pageTitle, *pageText;  /* what they paged */
    int quits;
+   int seekRound;               /* a replay's last seek: the round, or -1 */
+   double seekTime;             /* ... or the time, or -1 */
 } Fixture;
 
 static void fakeSend(void *ctx, const char *text) {
@@ -57,6 +61,21 @@ static void fakePage(void *ctx, const char *title, char *text) {
 
 static void fakeQuit(void *ctx) {
    ((Fixture *)ctx)->quits++;
+}
+
+/* a replay's seeks, recorded; the board says where they went */
+static void fakeSeekRound(void *ctx, int round) {
+   Fixture *f = ctx;
+   f->seekRound = round;
+   f->board.view.rounds = round;
+   f->board.clock = round * 2.0;
+}
+
+static void fakeSeekTime(void *ctx, double seconds) {
+   Fixture *f = ctx;
+   f->seekTime = seconds;
+   f->board.view.rounds = 3;
+   f->board.clock = seconds;
 }
 
 static int setUp(void **state) {
@@ -1510,6 +1529,67 @@ static void testWholeLog(void **state) {
    assert_string_equal(Board_logLine(b, 0), "");
 }
 
+/* goto: a replay's round or time, refused on a live run and for a bad argument. */
+static void testGoto(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   f->seekRound = -1;
+   f->seekTime = -1;
+   expectAnswer(f, "goto 5", -1, "goto: only in a replay");
+   b->replay = true;
+   b->replayRounds = 30;
+   b->actions.send = NULL;
+   expectAnswer(f, "goto 5", -1, "goto: only in a replay");   /* no seek to do it with */
+   b->actions.seekRound = fakeSeekRound;
+   b->actions.seekTime = fakeSeekTime;
+   expectAnswer(f, "goto 5", 0, "round 5 of 30 at 0:00:10, paused (space plays on)");
+   assert_int_equal(f->seekRound, 5);
+   expectAnswer(f, "goto 0", 0, "round 0 of 30 at 0:00:00, paused (space plays on)");
+   assert_int_equal(f->seekRound, 0);
+   expectAnswer(f, "goto 0:10", 0, "round 3 of 30 at 0:00:10, paused (space plays on)");
+   assert_true(f->seekTime == 10);
+   expectAnswer(f, "goto 1:02:03", 0, "round 3 of 30 at 1:02:03, paused (space plays on)");
+   assert_true(f->seekTime == 3723);
+   expectAnswer(f, "goto 75:00", 0, "round 3 of 30 at 1:15:00, paused (space plays on)");
+   assert_true(f->seekTime == 4500);
+   f->seekRound = -1;
+   f->seekTime = -1;
+   const char *bad[] = { "x", "-1", "1:5", "1:60", "1:00:60", "1:2:03", ":10", "1:", "1:00:00:00", "2.5", "5x" };
+   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      char line[32], want[128];
+      snprintf(line, sizeof line, "goto %s", bad[i]);
+      snprintf(want, sizeof want, "goto: takes a round from 0 to 30 or a time as M:SS or H:MM:SS, not '%s'", bad[i]);
+      expectAnswer(f, line, -1, want);
+   }
+   expectAnswer(f, "goto 31", -1, "goto: the replay has rounds 0 to 30, not 31");
+   expectAnswer(f, "goto", -1, "usage: goto ROUND|M:SS|H:MM:SS");
+   assert_int_equal(f->seekRound, -1);
+   assert_true(f->seekTime == -1);
+   b->replay = false;
+   b->actions.send = fakeSend;
+}
+
+/* A replay's table title names only the keys that work without an engine. */
+static void testReplayTitle(void **state) {
+   Fixture *f = *state;
+   Rect r = { 0, 0, 10, 120 };
+   resizeterm(24, 120);
+   char *text = drawn(&f->board, r, table);
+   char *title = lineOf(text, 0);
+   assert_non_null(strstr(title, "[s]ort [enter] details [+/-] priority [f]ocus"));
+   free(title);
+   free(text);
+   f->board.replay = true;
+   text = drawn(&f->board, r, table);
+   title = lineOf(text, 0);
+   assert_non_null(strstr(title, "[s]ort [enter] details"));
+   assert_null(strstr(title, "priority"));
+   assert_null(strstr(title, "[f]ocus"));
+   free(title);
+   free(text);
+   f->board.replay = false;
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(testHeader, setUpScreen, tearDownScreen),
@@ -1531,6 +1611,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testPager, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testWholeLog, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testGoto, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testReplayTitle, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testResumed, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testKeys, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCompletion, setUp, tearDown),

@@ -83,3 +83,12 @@ stty_shown() {   # the pane's shell has printed `stty -a` (its icanon flag, set 
 exit_status() {   # the status the pane printed after the program, or nothing yet
    sed -n 's/^EXIT=\([0-9]*\)$/\1/p' "$tmp/screen"
 }
+
+
+# see NAME DESCRIPTION COMMAND...: polls NAME's screen for up to 20 s until COMMAND
+# succeeds, then reports COMMAND on the last capture as a TAP line
+see() {
+   name=$1 desc=$2; shift 2
+   poll "$name" 20 "$@"
+   ok "$desc" "$@"
+}

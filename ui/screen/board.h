@@ -40,12 +40,15 @@ typedef enum {
 } CurveKind;
 
 /* What the board's owner does for the commands: an engine to send commands to (NULL
- * when replaying), a pager for long answers and the way out. */
+ * when replaying), a pager for long answers, the way out, and a replay's seeks (NULL
+ * on a live run). */
 typedef struct BoardActions_ {
    void *ctx;
    void (*send)(void *ctx, const char *command);       /* NULL: no engine */
    void (*page)(void *ctx, const char *title, char *text); /* takes the text */
    void (*quit)(void *ctx);
+   void (*seekRound)(void *ctx, int round);   /* the end of the round, paused there */
+   void (*seekTime)(void *ctx, double seconds); /* the replay's time, paused there */
 } BoardActions;
 
 /* the longest search or filter text, with its '\0' */

@@ -622,12 +622,10 @@ static void replayToEnd(Run *r) {
    r->replayClock = r->board.clock;
 }
 
-/* The replay as it stood at the end of round `round` (0: before the first), paused
- * there: the view folded again from the file's start (the table's sort, selection,
- * columns and filter stay). */
-static void replaySeek(Run *r, int round) {
+/* The replay from the file's start again, nothing shown (the table's sort,
+ * selection, columns and filter stay). */
+static void replayRestart(Run *r) {
    Board *b = &r->board;
-   round = round < 0 ? 0 : round > b->replayRounds ? b->replayRounds : round;
    TuneView_done(&b->view);
    TuneView_init(&b->view, &r->log->events[0].header, r->net);
    Board_logClear(b);
@@ -635,13 +633,41 @@ static void replaySeek(Run *r, int round) {
    r->next = 1;
    r->shift = r->lastTime = 0;
    b->clock = 0;
+}
+
+/* what a seek folded in, paused there */
+static void replayPause(Run *r) {
+   if (r->next >= r->log->count)
+      r->board.replayDone = true;
+   r->replayClock = r->board.clock;
+   r->board.replayPaused = true;
+   r->dirty = true;
+}
+
+/* The replay as it stood at the end of round `round` (0: before the first), paused
+ * there. */
+static void replaySeek(Run *r, int round) {
+   Board *b = &r->board;
+   round = round < 0 ? 0 : round > b->replayRounds ? b->replayRounds : round;
+   replayRestart(r);
    while (r->next < r->log->count && r->log->events[r->next].round <= round)
       applyNext(r);
-   if (r->next >= r->log->count)
-      b->replayDone = true;
-   r->replayClock = b->clock;
-   b->replayPaused = true;
-   r->dirty = true;
+   replayPause(r);
+}
+
+static void seekRound(void *ctx, int round) {
+   replaySeek(ctx, round);
+}
+
+/* The replay as it stood at its time `seconds`, paused there; the clock shows it. */
+static void seekTime(void *ctx, double seconds) {
+   Run *r = ctx;
+   replayRestart(r);
+   r->replayClock = seconds;
+   showDue(r);
+   replayPause(r);
+   if (!r->board.replayDone)
+      r->board.clock = r->replayClock = seconds;
 }
 
 /* ---- the loop ---- */
@@ -853,7 +879,8 @@ int Workbench_replay(const char *path, const SessionLog *log, const Network *net
    b->sessionPath = path;
    b->replay = true;
    b->replaySpeed = speed > 0 ? speed : 1;
-   b->actions = (BoardActions){ .ctx = r, .send = NULL, .page = page, .quit = askQuit };
+   b->actions = (BoardActions){ .ctx = r, .send = NULL, .page = page, .quit = askQuit, .seekRound = seekRound,
+                                .seekTime = seekTime };
    r->log = log;
    r->net = net;
    r->next = 1;
