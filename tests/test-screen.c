@@ -6,7 +6,9 @@
  * byte at a time; the table's keys (navigation, sort and direction, filter, search,
  * follow) pressed on a board of ResNet-50's 27 tasks, and what the title, the column
  * heads and the rows then show; the mouse's clicks, double clicks and wheel on that
- * table, one of them through curses' own queue (ungetmouse). */
+ * table, one of them through curses' own queue (ungetmouse); the pager's keys on the
+ * help (less's movement, / ? n N and the match in reverse video), the board's whole
+ * log past 2500 lines, the console's goto in a replay, and a replay's table title. */
 #include "config.h"
 
 #include "testutil.h"
@@ -24,6 +26,7 @@
 #include "console.h"
 #include "keys.h"
 #include "layout.h"
+#include "pager.h"
 #include "panels.h"
 #include "settings.h"
 #include "util/xalloc.h"
@@ -39,6 +42,8 @@ typedef struct {
    int nsent;
    char *pageTitle, *pageText;  /* what they paged */
    int quits;
+   int seekRound;               /* a replay's last seek: the round, or -1 */
+   double seekTime;             /* ... or the time, or -1 */
 } Fixture;
 
 static void fakeSend(void *ctx, const char *text) {
@@ -56,6 +61,21 @@ static void fakePage(void *ctx, const char *title, char *text) {
 
 static void fakeQuit(void *ctx) {
    ((Fixture *)ctx)->quits++;
+}
+
+/* a replay's seeks, recorded; the board says where they went */
+static void fakeSeekRound(void *ctx, int round) {
+   Fixture *f = ctx;
+   f->seekRound = round;
+   f->board.view.rounds = round;
+   f->board.clock = round * 2.0;
+}
+
+static void fakeSeekTime(void *ctx, double seconds) {
+   Fixture *f = ctx;
+   f->seekTime = seconds;
+   f->board.view.rounds = 3;
+   f->board.clock = seconds;
 }
 
 static int setUp(void **state) {
@@ -370,7 +390,7 @@ static void testLogAndHints(void **state) {
    free(text);
    text = drawn(&f->board, l.console, hints);
    assertLine(text, 0, "F1:help  F3:search  F4:filter  F5:follow  F6:sort  F10:quit  space:pause  +/-:prio  f:focus  "
-                       "m:model  enter:details  ::console");
+                       "m:model  enter:details  l:log  ::console");
    free(text);
    snprintf(f->board.message, sizeof f->board.message, "error: unknown command 'frob' (help lists them)");
    text = drawn(&f->board, l.console, hints);
@@ -1347,6 +1367,229 @@ static void testConsole(void **state) {
    free(dir);
 }
 
+/* ---- the pager ---- */
+
+/* the line of text that contains needle, or -1 */
+static int lineWith(const Pager *p, const char *needle) {
+   for (int i = 0; i < p->nlines; i++) {
+      int len;
+      const char *s = Pager_line(p, i, &len);
+      char *line = xStrndup(s, (size_t)len);
+      bool found = strstr(line, needle) != NULL;
+      free(line);
+      if (found)
+         return i;
+   }
+   return -1;
+}
+
+static void typeKeys(Pager *p, const char *keys) {
+   for (const char *k = keys; *k; k++)
+      assert_true(Pager_key(p, (unsigned char)*k));
+}
+
+/* The help in the pager at 80x24 (22 rows of text): less's keys move it, / ? n N
+ * search it, the match shows on the first row, highlighted. */
+static void testPager(void **state) {
+   (void)state;
+   resizeterm(24, 80);
+   Pager p = { 0 };
+   Pager_open(&p, "help", Commands_help(), 80, 22);
+   int f10 = lineWith(&p, "q, F10"), last = p.nlines - 22;
+   assert_true(f10 > 22);
+   assert_int_equal(lineWith(&p, "F10"), f10);   /* F10 is on one line only */
+   /* the movement keys */
+   typeKeys(&p, " ");
+   assert_int_equal(p.top, 22);
+   typeKeys(&p, "b");
+   assert_int_equal(p.top, 0);
+   typeKeys(&p, "dd");
+   assert_int_equal(p.top, 22);
+   typeKeys(&p, "ujjjk");
+   assert_int_equal(p.top, 13);
+   typeKeys(&p, "G");
+   assert_int_equal(p.top, last);
+   typeKeys(&p, "g");
+   assert_int_equal(p.top, 0);
+   typeKeys(&p, "f");
+   assert_int_equal(p.top, 22);
+   typeKeys(&p, "<");
+   /* /F10 Enter: its line first on the screen (or the last page, which shows it) */
+   typeKeys(&p, "/F10");
+   assert_int_equal(p.prompt, '/');
+   assert_string_equal(p.typed, "F10");
+   assert_true(Pager_key(&p, '\r'));
+   assert_int_equal(p.prompt, 0);
+   assert_int_equal(p.match, f10);
+   assert_int_equal(p.top, f10 < last ? f10 : last);
+   assert_string_equal(p.message, "");
+   /* drawn: the title counts the lines, the match in reverse video */
+   WINDOW *w = newwin(23, 80, 0, 0);
+   Pager_draw(w, &p);
+   char *text = Panels_text(w);
+   int row = 1 + f10 - p.top, len;
+   const char *line = Pager_line(&p, f10, &len);
+   char *want = xStrndup(line, (size_t)len);
+   assertLine(text, row, want);
+   char *title = xAsprintf(" help  (lines %d-%d of %d)  / ? search, n N next, q closes", p.top + 1, p.top + 22,
+                           p.nlines);
+   assertLine(text, 0, title);
+   int col = (int)(strstr(want, "F10") - want);
+   for (int c = 0; c < 3; c++)
+      assert_true(mvwinch(w, row, col + c) & A_REVERSE);
+   assert_false(mvwinch(w, row, col + 3) & A_REVERSE);
+   assert_false(mvwinch(w, row, 0) & A_REVERSE);
+   free(title);
+   free(want);
+   free(text);
+   /* n: no other F10; the message as less says it, on the status row */
+   typeKeys(&p, "n");
+   assert_string_equal(p.message, "Pattern not found");
+   WINDOW *status = newwin(1, 80, 23, 0);
+   assert_true(Pager_drawStatus(status, &p));
+   text = Panels_text(status);
+   assertLine(text, 0, "Pattern not found");
+   free(text);
+   typeKeys(&p, "g");
+   assert_string_equal(p.message, "");
+   assert_false(Pager_drawStatus(status, &p));
+   /* ? back from the end for "task", n goes on back, N forward again */
+   typeKeys(&p, "G?task");
+   Pager_drawStatus(status, &p);
+   text = Panels_text(status);
+   assertLine(text, 0, "?task");
+   free(text);
+   assert_true(Pager_key(&p, KEY_ENTER));
+   int back = p.match;
+   assert_true(back >= 0 && back < last);
+   assert_int_equal(p.top, back);
+   typeKeys(&p, "n");
+   assert_true(p.match < back);
+   typeKeys(&p, "N");
+   assert_int_equal(p.match, back);
+   typeKeys(&p, "N");
+   assert_true(p.match > back);
+   /* a pattern nothing has, a bad one, Backspace, Escape */
+   assert_int_equal(Pager_search(&p, "no such words", false), -1);
+   assert_string_equal(p.message, "Pattern not found");
+   assert_int_equal(Pager_search(&p, "F1[", false), -1);
+   assert_string_equal(p.message, "Invalid pattern 'F1[': Invalid regular expression");
+   typeKeys(&p, "/ab");
+   assert_true(Pager_key(&p, KEY_BACKSPACE));
+   assert_string_equal(p.typed, "a");
+   assert_true(Pager_key(&p, 27));
+   assert_int_equal(p.prompt, 0);
+   /* a regular expression: the first of the sort keys' line */
+   typeKeys(&p, "g/^  s, F6 +the next sort\r");
+   assert_int_equal(p.match, lineWith(&p, "s, F6"));
+   /* q, Esc, F10 and Enter close it */
+   assert_false(Pager_key(&p, 'q'));
+   assert_false(Pager_key(&p, KEY_F(10)));
+   delwin(status);
+   delwin(w);
+   Pager_close(&p);
+   assert_false(p.open);
+}
+
+/* The board keeps every log line of the run; the log's pager shows them all, the
+ * first intact, and follows new lines at its end. */
+static void testWholeLog(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   int before = b->nlog;
+   assert_int_equal(before, 7);
+   for (int i = 0; i < 2500; i++)
+      Board_log(b, "line %d of the run", i);
+   assert_int_equal(b->nlog, 2507);
+   assert_string_equal(Board_logLine(b, 0), "round 1 task 0: best 0.0063 ms (dense_b1_m16_n64_k32+bias)");
+   assert_string_equal(Board_logLine(b, 7), "line 0 of the run");
+   assert_string_equal(Board_logLine(b, 2506), "line 2499 of the run");
+   char *text = Board_logText(b);
+   assert_int_equal(countLines(text), 2507);
+   assertLine(text, 0, "round 1 task 0: best 0.0063 ms (dense_b1_m16_n64_k32+bias)");
+   assertLine(text, 2506, "line 2499 of the run");
+   Pager p = { 0 };
+   Pager_open(&p, "log", text, 200, 20);
+   assert_int_equal(p.nlines, 2507);
+   assert_int_equal(Pager_search(&p, "^line 1234 ", false), 1241);
+   /* at the end it follows new lines; elsewhere it stays */
+   Pager_key(&p, 'G');
+   assert_int_equal(p.top, 2487);
+   Board_log(b, "one more");
+   Pager_update(&p, Board_logText(b));
+   assert_int_equal(p.nlines, 2508);
+   assert_int_equal(p.top, 2488);
+   Pager_key(&p, 'g');
+   Board_log(b, "and another");
+   Pager_update(&p, Board_logText(b));
+   assert_int_equal(p.top, 0);
+   Pager_close(&p);
+   Board_logClear(b);
+   assert_int_equal(b->nlog, 0);
+   assert_string_equal(Board_logLine(b, 0), "");
+}
+
+/* goto: a replay's round or time, refused on a live run and for a bad argument. */
+static void testGoto(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   f->seekRound = -1;
+   f->seekTime = -1;
+   expectAnswer(f, "goto 5", -1, "goto: only in a replay");
+   b->replay = true;
+   b->replayRounds = 30;
+   b->actions.send = NULL;
+   expectAnswer(f, "goto 5", -1, "goto: only in a replay");   /* no seek to do it with */
+   b->actions.seekRound = fakeSeekRound;
+   b->actions.seekTime = fakeSeekTime;
+   expectAnswer(f, "goto 5", 0, "round 5 of 30 at 0:00:10, paused (space plays on)");
+   assert_int_equal(f->seekRound, 5);
+   expectAnswer(f, "goto 0", 0, "round 0 of 30 at 0:00:00, paused (space plays on)");
+   assert_int_equal(f->seekRound, 0);
+   expectAnswer(f, "goto 0:10", 0, "round 3 of 30 at 0:00:10, paused (space plays on)");
+   assert_true(f->seekTime == 10);
+   expectAnswer(f, "goto 1:02:03", 0, "round 3 of 30 at 1:02:03, paused (space plays on)");
+   assert_true(f->seekTime == 3723);
+   expectAnswer(f, "goto 75:00", 0, "round 3 of 30 at 1:15:00, paused (space plays on)");
+   assert_true(f->seekTime == 4500);
+   f->seekRound = -1;
+   f->seekTime = -1;
+   const char *bad[] = { "x", "-1", "1:5", "1:60", "1:00:60", "1:2:03", ":10", "1:", "1:00:00:00", "2.5", "5x" };
+   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      char line[32], want[128];
+      snprintf(line, sizeof line, "goto %s", bad[i]);
+      snprintf(want, sizeof want, "goto: takes a round from 0 to 30 or a time as M:SS or H:MM:SS, not '%s'", bad[i]);
+      expectAnswer(f, line, -1, want);
+   }
+   expectAnswer(f, "goto 31", -1, "goto: the replay has rounds 0 to 30, not 31");
+   expectAnswer(f, "goto", -1, "usage: goto ROUND|M:SS|H:MM:SS");
+   assert_int_equal(f->seekRound, -1);
+   assert_true(f->seekTime == -1);
+   b->replay = false;
+   b->actions.send = fakeSend;
+}
+
+/* A replay's table title names only the keys that work without an engine. */
+static void testReplayTitle(void **state) {
+   Fixture *f = *state;
+   Rect r = { 0, 0, 10, 120 };
+   resizeterm(24, 120);
+   char *text = drawn(&f->board, r, table);
+   char *title = lineOf(text, 0);
+   assert_non_null(strstr(title, "[s]ort [enter] details [+/-] priority [f]ocus"));
+   free(title);
+   free(text);
+   f->board.replay = true;
+   text = drawn(&f->board, r, table);
+   title = lineOf(text, 0);
+   assert_non_null(strstr(title, "[s]ort [enter] details"));
+   assert_null(strstr(title, "priority"));
+   assert_null(strstr(title, "[f]ocus"));
+   free(title);
+   free(text);
+   f->board.replay = false;
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(testHeader, setUpScreen, tearDownScreen),
@@ -1366,6 +1609,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testFollow, setUpResnet, tearDownScreen),
       cmocka_unit_test_setup_teardown(testMouse, setUpResnet, tearDownScreen),
       cmocka_unit_test_setup_teardown(testCommands, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testPager, setUpScreen, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testWholeLog, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testGoto, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testReplayTitle, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testResumed, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testKeys, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCompletion, setUp, tearDown),

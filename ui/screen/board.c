@@ -75,8 +75,8 @@ void Board_done(Board *b) {
    TuneView_done(&b->view);
    free(b->floor);
    free(b->order);
-   for (int i = 0; i < b->nlog; i++)
-      free(b->log[(b->logStart + i) % BOARD_LOG_MAX]);
+   Board_logClear(b);
+   free(b->log);
    for (int i = 0; i < b->npending; i++)
       free(b->pending[i]);
    free(b->pending);
@@ -131,13 +131,17 @@ void Board_pending(const Board *b, int task, BoardPending *out) {
 /* ---- the log ---- */
 
 static void logLine(Board *b, const char *line) {
-   if (b->nlog == BOARD_LOG_MAX) {
-      free(b->log[b->logStart]);
-      b->log[b->logStart] = xStrdup(line);
-      b->logStart = (b->logStart + 1) % BOARD_LOG_MAX;
-   } else {
-      b->log[(b->logStart + b->nlog++) % BOARD_LOG_MAX] = xStrdup(line);
+   if (b->nlog == b->logCap) {
+      b->logCap = b->logCap ? 2 * b->logCap : 256;
+      b->log = xReallocArray(b->log, (size_t)b->logCap, sizeof *b->log);
    }
+   b->log[b->nlog++] = xStrdup(line);
+}
+
+void Board_logClear(Board *b) {
+   for (int i = 0; i < b->nlog; i++)
+      free(b->log[i]);
+   b->nlog = 0;
 }
 
 void Board_log(Board *b, const char *fmt, ...) {
@@ -152,7 +156,22 @@ void Board_log(Board *b, const char *fmt, ...) {
 }
 
 const char *Board_logLine(const Board *b, int i) {
-   return i >= 0 && i < b->nlog ? b->log[(b->logStart + i) % BOARD_LOG_MAX] : "";
+   return i >= 0 && i < b->nlog ? b->log[i] : "";
+}
+
+char *Board_logText(const Board *b) {
+   size_t len = 0;
+   for (int i = 0; i < b->nlog; i++)
+      len += strlen(b->log[i]) + 1;
+   char *text = xMalloc(len + 1), *at = text;
+   for (int i = 0; i < b->nlog; i++) {
+      size_t n = strlen(b->log[i]);
+      memcpy(at, b->log[i], n);
+      at[n] = '\n';
+      at += n + 1;
+   }
+   *at = '\0';
+   return text;
 }
 
 /* ---- the table's rows ---- */

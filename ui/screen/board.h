@@ -40,15 +40,17 @@ typedef enum {
 } CurveKind;
 
 /* What the board's owner does for the commands: an engine to send commands to (NULL
- * when replaying), a pager for long answers and the way out. */
+ * when replaying), a pager for long answers, the way out, and a replay's seeks (NULL
+ * on a live run). */
 typedef struct BoardActions_ {
    void *ctx;
    void (*send)(void *ctx, const char *command);       /* NULL: no engine */
    void (*page)(void *ctx, const char *title, char *text); /* takes the text */
    void (*quit)(void *ctx);
+   void (*seekRound)(void *ctx, int round);   /* the end of the round, paused there */
+   void (*seekTime)(void *ctx, double seconds); /* the replay's time, paused there */
 } BoardActions;
 
-#define BOARD_LOG_MAX 1000
 /* the longest search or filter text, with its '\0' */
 #define BOARD_TEXT_MAX 64
 
@@ -104,9 +106,10 @@ typedef struct Board_ {
    BoardPrompt prompt;
    CurveKind curve;             /* the first of the curves shown */
 
-   /* the log: the engine's messages and the console's answers, oldest first */
-   char *log[BOARD_LOG_MAX];
-   int nlog, logStart;
+   /* the log: the engine's messages and the console's answers, oldest first, every
+    * one of the run (the log panel shows the newest, l the whole) */
+   char **log;
+   int nlog, logCap;
    char message[256];           /* the console's last one-line answer, until a key */
    struct {                     /* the failed measurements of the round going on */
       int round, failed, measured;
@@ -145,8 +148,12 @@ void Board_pending(const Board *b, int task, BoardPending *out);
 
 /* Appends a line to the log (printf style; a line per '\n'). */
 void Board_log(Board *b, const char *fmt, ...) ATTR_FORMAT(2, 3);
-/* The i-th line of the log, 0 the oldest kept. */
+/* The i-th line of the log, 0 the first. */
 const char *Board_logLine(const Board *b, int i);
+/* The whole log, a line per '\n' (caller frees). */
+char *Board_logText(const Board *b);
+/* Forgets every line of the log (a replay going back folds its events again). */
+void Board_logClear(Board *b);
 
 /* Sorts the table by k in the direction k starts in (SortKey_descending), or by its
  * sort in the direction given; either way the first row is selected and shown at the

@@ -406,6 +406,60 @@ static int runSave(Board *b, int argc, char **argv, char **answer) {
    return 0;
 }
 
+/* ---- the replay ---- */
+
+/* digits only, at most 9 of them, into *n */
+static bool parseDigits(const char *s, size_t len, long *n) {
+   if (len == 0 || len > 9 || strspn(s, "0123456789") < len)
+      return false;
+   *n = strtol(s, NULL, 10);
+   return true;
+}
+
+/* M:SS or H:MM:SS into seconds; false for anything else */
+static bool parseTime(const char *text, double *seconds) {
+   long part[3];
+   int n = 0;
+   for (const char *p = text;; n++) {
+      size_t len = strcspn(p, ":");
+      if (n == 3 || !parseDigits(p, len, &part[n]))
+         return false;
+      if (n > 0 && (len != 2 || part[n] >= 60))
+         return false;
+      if (!p[len]) {
+         n++;
+         break;
+      }
+      p += len + 1;
+   }
+   if (n < 2)
+      return false;
+   *seconds = n == 2 ? part[0] * 60.0 + part[1] : part[0] * 3600.0 + part[1] * 60.0 + part[2];
+   return true;
+}
+
+static int runGoto(Board *b, int argc, char **argv, char **answer) {
+   (void)argc;
+   if (!b->replay || !b->actions.seekRound)
+      return refuse(answer, "goto: only in a replay");
+   long round;
+   double seconds;
+   char clock[32];
+   if (parseDigits(argv[1], strlen(argv[1]), &round)) {
+      if (round > b->replayRounds)
+         return refuse(answer, "goto: the replay has rounds 0 to %d, not %ld", b->replayRounds, round);
+      b->actions.seekRound(b->actions.ctx, (int)round);
+   } else if (parseTime(argv[1], &seconds)) {
+      b->actions.seekTime(b->actions.ctx, seconds);
+   } else {
+      return refuse(answer, "goto: takes a round from 0 to %d or a time as M:SS or H:MM:SS, not '%s'",
+                    b->replayRounds, argv[1]);
+   }
+   Board_duration(b->clock, clock, sizeof clock);
+   *answer = xAsprintf("round %d of %d at %s, paused (space plays on)", b->view.rounds, b->replayRounds, clock);
+   return 0;
+}
+
 static int runQuit(Board *b, int argc, char **argv, char **answer) {
    (void)argc;
    (void)argv;
@@ -449,6 +503,8 @@ const ConsoleCommand Commands_table[] = {
    { "stats", "", "the run's statistics", 0, 0, { ARG_NONE }, false, runStats },
    { "export", "WHAT FILE", "write the session's records, curve or kernels (a directory) to FILE", 2, 2,
      { ARG_EXPORT, ARG_FILE }, false, runExport },
+   { "goto", "ROUND|M:SS|H:MM:SS", "a replay: to the end of a round, or to a time, paused there", 1, 1,
+     { ARG_NONE }, false, runGoto },
    { "save", "", "make sure the session is on disk", 0, 0, { ARG_NONE }, false, runSave },
    { "quit", "", "leave (the session is saved; the engine stops after its round)", 0, 0, { ARG_NONE }, false,
      runQuit },
@@ -483,6 +539,11 @@ static const char *const keys[][2] = {
    { ", / .", "a replay: slower or faster" },
    { "e", "a replay: jump to the end" },
    { "[ / ], R", "a replay: a round back or on, or to the start, paused there" },
+   { "", "(:goto goes to any round, or to a time)" },
+   { "l", "the whole log in the pager" },
+   { "pager: / and ?", "search forward, back (regular expression)" },
+   { "pager: n and N", "the next match, the previous" },
+   { "pager: space f b d u j k g G", "scroll as less does; q closes" },
    { "q, F10", "quit (the session is saved)" },
 };
 

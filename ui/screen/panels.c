@@ -251,9 +251,10 @@ void Panels_table(WINDOW *w, Board *b) {
    char filter[BOARD_TEXT_MAX + 48] = "";
    if (*b->filter)
       snprintf(filter, sizeof filter, "  filter: %s (%d of %d)", b->filter, b->nrows, v->ntasks);
-   titleBar(w, " Tasks %d-%d/%d%s  sort: %s%s%s  [s]ort [enter] details [+/-] priority [f]ocus",
-            b->nrows ? b->top + 1 : 0, last, b->nrows, filter, SortKey_name(b->sort), sortMark(b),
-            b->follow ? "  following" : "");
+   /* a replay has no engine: only the keys that work in it */
+   titleBar(w, " Tasks %d-%d/%d%s  sort: %s%s%s  [s]ort [enter] details%s", b->nrows ? b->top + 1 : 0, last,
+            b->nrows, filter, SortKey_name(b->sort), sortMark(b), b->follow ? "  following" : "",
+            b->replay ? "" : " [+/-] priority [f]ocus");
    int width[COLUMN_COUNT];
    Panels_tableColumns(b, cols, width);
    double total = Board_weightedTotal(b);
@@ -514,10 +515,10 @@ void Panels_hints(WINDOW *w, const Board *b) {
       wattroff(w, A_BOLD);
    } else if (b->replay) {
       mvwaddnstr(w, 0, 0, "F1:help  F3:search  F4:filter  F6:sort  F10:quit  space:pause  ,/.:speed  [/]:round  "
-                 "R:restart  e:end  ::console", cols);
+                 "R:restart  e:end  l:log  ::console", cols);
    } else {
       mvwaddnstr(w, 0, 0, "F1:help  F3:search  F4:filter  F5:follow  F6:sort  F10:quit  space:pause  +/-:prio  "
-                 "f:focus  m:model  enter:details  ::console", cols);
+                 "f:focus  m:model  enter:details  l:log  ::console", cols);
    }
    wnoutrefresh(w);
 }

@@ -25,6 +25,7 @@
 #include "console.h"
 #include "keys.h"
 #include "layout.h"
+#include "pager.h"
 #include "panels.h"
 #include "settings.h"
 #include "tune/thread.h"
@@ -97,28 +98,26 @@ typedef struct {
    Layout layout;
    LayoutContent content;       /* what the layout was fitted to */
    bool tooSmall;
-   WINDOW *header, *table, *curves, *drafts, *log, *console, *pager;
+   WINDOW *header, *table, *curves, *drafts, *log, *console;
    /* the setup screen (F2): its selected line */
    bool setup;
    int setupRow;
    char *settingsPath;          /* the settings file */
-   /* the pager: help, a task's details, stats */
-   bool paging;
-   char *pageTitle, *pageText;  /* the text wrapped to the screen's width */
-   char *pageSource;            /* the text as given, wrapped again on a resize */
-   int pageLines, pageTop;
+   /* the pager: help, a task's details, stats, the log */
+   Pager pager;
+   WINDOW *pagerWindow;
+   bool logView;                /* the pager shows the log, new lines added as they come */
+   int logShown;                /* the log's lines it shows */
 } Screen;
 
 static void freeWindows(Screen *s) {
-   WINDOW **all[] = { &s->header, &s->table, &s->curves, &s->drafts, &s->log, &s->console, &s->pager };
+   WINDOW **all[] = { &s->header, &s->table, &s->curves, &s->drafts, &s->log, &s->console, &s->pagerWindow };
    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
       if (*all[i]) {
          delwin(*all[i]);
          *all[i] = NULL;
       }
 }
-
-static void wrapPager(Screen *s);
 
 static WINDOW *windowAt(Rect r) {
    return newwin(r.h, r.w, r.y, r.x);
@@ -136,9 +135,9 @@ static void layOut(Screen *s, const Board *b) {
    s->drafts = windowAt(s->layout.drafts);
    s->log = windowAt(s->layout.log);
    s->console = windowAt(s->layout.console);
-   s->pager = newwin(LINES - 1, COLS, 0, 0);
-   if (s->paging)
-      wrapPager(s);
+   s->pagerWindow = newwin(LINES - 1, COLS, 0, 0);
+   if (s->pager.open)
+      Pager_resize(&s->pager, COLS, LINES - 2);
 }
 
 /* the task rows the table shows */
@@ -147,80 +146,29 @@ static int tableRows(const Screen *s) {
 }
 
 static void closePager(Screen *s) {
-   s->paging = false;
-   free(s->pageTitle);
-   free(s->pageText);
-   free(s->pageSource);
-   s->pageTitle = s->pageText = s->pageSource = NULL;
+   Pager_close(&s->pager);
+   s->logView = false;
 }
 
-/* the pager's text wrapped to the screen's width (never cut), its lines counted */
-static void wrapPager(Screen *s) {
-   free(s->pageText);
-   s->pageText = Panels_wrap(s->pageSource, COLS > 1 ? COLS : 80);
-   s->pageLines = 0;
-   for (const char *p = s->pageText; *p; p++)
-      s->pageLines += *p == '\n';
-   if (*s->pageText && s->pageText[strlen(s->pageText) - 1] != '\n')
-      s->pageLines++;
-   int shown = LINES - 2;
-   if (s->pageTop > s->pageLines - shown)
-      s->pageTop = s->pageLines - shown;
-   if (s->pageTop < 0)
-      s->pageTop = 0;
-}
-
+/* the pager over the screen but its last row: a title bar, then the text */
 static void openPager(Screen *s, const char *title, char *text) {
-   closePager(s);
-   s->paging = true;
-   s->pageTitle = xStrdup(title);
-   s->pageSource = text;
-   s->pageTop = 0;
-   wrapPager(s);
+   s->logView = false;
+   Pager_open(&s->pager, title, text, COLS, LINES - 2);
 }
 
-static void drawPager(Screen *s) {
-   WINDOW *w = s->pager;
-   int rows = getmaxy(w), cols = getmaxx(w), shown = rows - 1;
-   werase(w);
-   wattron(w, A_REVERSE);
-   mvwhline(w, 0, 0, ' ', cols);
-   /* the title bar is one row: what does not fit is cut (the text below never is) */
-   char *bar = xAsprintf(" %s  (lines %d-%d of %d)  up/down PgUp/PgDn scroll, q closes", s->pageTitle,
-                         s->pageLines ? s->pageTop + 1 : 0,
-                         s->pageTop + shown < s->pageLines ? s->pageTop + shown : s->pageLines, s->pageLines);
-   mvwaddnstr(w, 0, 0, bar, cols);
-   free(bar);
-   wattroff(w, A_REVERSE);
-   const char *p = s->pageText;
-   for (int line = 0; *p && line < s->pageTop + shown; line++) {
-      const char *end = strchr(p, '\n');
-      int len = end ? (int)(end - p) : (int)strlen(p);
-      if (line >= s->pageTop) {
-         /* tabs as spaces: curses would move to its own tab stops */
-         int col = 0;
-         for (int i = 0; i < len && col < cols; i++) {
-            if (p[i] == '\t') {
-               col = (col / 8 + 1) * 8;
-               continue;
-            }
-            mvwaddnstr(w, 1 + line - s->pageTop, col, p + i, 1);
-            if (((unsigned char)p[i] & 0xc0) != 0x80)
-               col++;
-         }
-      }
-      p = end ? end + 1 : p + len;
+/* the whole log in the pager (l), from its first line */
+static void openLog(Screen *s, const Board *b) {
+   openPager(s, "log", Board_logText(b));
+   s->logView = true;
+   s->logShown = b->nlog;
+}
+
+/* the log's new lines into the log's pager; at its end it follows them */
+static void followLog(Screen *s, const Board *b) {
+   if (s->pager.open && s->logView && s->logShown != b->nlog) {
+      Pager_update(&s->pager, Board_logText(b));
+      s->logShown = b->nlog;
    }
-   wnoutrefresh(w);
-}
-
-static void scrollPager(Screen *s, int delta) {
-   int shown = getmaxy(s->pager) - 1;
-   s->pageTop += delta;
-   if (s->pageTop > s->pageLines - shown)
-      s->pageTop = s->pageLines - shown;
-   if (s->pageTop < 0)
-      s->pageTop = 0;
 }
 
 /* ---- the setup screen (F2) ---- */
@@ -254,7 +202,7 @@ static int setupItems(int items[SETUP_END]) {
 }
 
 static void drawSetup(Screen *s, const Board *b) {
-   WINDOW *w = s->pager;
+   WINDOW *w = s->pagerWindow;
    int cols = getmaxx(w);
    werase(w);
    wattron(w, A_REVERSE);
@@ -334,8 +282,9 @@ static void draw(Screen *s, Board *b) {
    }
    if (s->setup) {
       drawSetup(s, b);
-   } else if (s->paging) {
-      drawPager(s);
+   } else if (s->pager.open) {
+      followLog(s, b);
+      Pager_draw(s->pagerWindow, &s->pager);
    } else {
       Panels_header(s->header, b);
       Panels_table(s->table, b);
@@ -343,7 +292,9 @@ static void draw(Screen *s, Board *b) {
       Panels_drafts(s->drafts, b);
       Panels_log(s->log, b);
    }
-   if (Console_active()) {
+   if (s->pager.open && !s->setup && Pager_drawStatus(s->console, &s->pager)) {
+      curs_set(s->pager.prompt != 0);
+   } else if (Console_active()) {
       Console_draw(s->console);
       wnoutrefresh(s->console);
       curs_set(1);
@@ -467,7 +418,7 @@ static void onLine(void *ctx, const char *line) {
    }
    Console_start();
    /* a pager opened by the command or for its answer takes the keys, decoded, first */
-   if (r->screen.paging)
+   if (r->screen.pager.open)
       decodeKeys(true);
 }
 
@@ -514,9 +465,9 @@ static void handleMouse(Run *r) {
    if (getmouse(&e) != OK || Console_active() || s->tooSmall || s->setup)
       return;
    r->board.message[0] = '\0';
-   if (s->paging) {
+   if (s->pager.open) {
       if (e.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED))
-         scrollPager(s, e.bstate & BUTTON4_PRESSED ? -KEYS_WHEEL_ROWS : KEYS_WHEEL_ROWS);
+         Pager_scroll(&s->pager, e.bstate & BUTTON4_PRESSED ? -KEYS_WHEEL_ROWS : KEYS_WHEEL_ROWS);
       return;
    }
    int key = Keys_mouse(&r->board, &e, s->layout.table);
@@ -538,22 +489,12 @@ static void handleKey(Run *r, int ch) {
       return;
    }
    /* the pager first: the console's answers open in it while the console stays open */
-   if (s->paging) {
-      int shown = getmaxy(s->pager) - 1;
-      switch (ch) {
-      case KEY_UP: case 'k': scrollPager(s, -1); break;
-      case KEY_DOWN: case 'j': scrollPager(s, 1); break;
-      case KEY_PPAGE: case 'b': case KEY_CTRL('B'): scrollPager(s, -shown); break;
-      case KEY_NPAGE: case ' ': case KEY_CTRL('F'): scrollPager(s, shown); break;
-      case KEY_HOME: case 'g': scrollPager(s, -s->pageLines); break;
-      case KEY_END: case 'G': scrollPager(s, s->pageLines); break;
-      case 'q': case KEY_F(10): case 27: case '\n': case '\r': case KEY_ENTER:
+   if (s->pager.open) {
+      if (!Pager_key(&s->pager, ch)) {
          closePager(s);
          /* back to the console: its keys as the bytes readline reads */
          if (Console_active())
             decodeKeys(false);
-         break;
-      default: break;
       }
       return;
    }
@@ -599,6 +540,7 @@ static void handleKey(Run *r, int ch) {
    case 'q': case KEY_F(10): askQuit(r); break;
    case 'c': b->curve = (CurveKind)((b->curve + 1) % CURVE_COUNT); break;
    case '?': case 'h': case KEY_F(1): openPager(s, "help", Commands_help()); break;
+   case 'l': openLog(s, b); break;
    case KEY_F(2):
       s->setup = true;
       s->setupRow = 0;
@@ -680,28 +622,52 @@ static void replayToEnd(Run *r) {
    r->replayClock = r->board.clock;
 }
 
-/* The replay as it stood at the end of round `round` (0: before the first), paused
- * there: the view folded again from the file's start (the table's sort, selection,
- * columns and filter stay). */
-static void replaySeek(Run *r, int round) {
+/* The replay from the file's start again, nothing shown (the table's sort,
+ * selection, columns and filter stay). */
+static void replayRestart(Run *r) {
    Board *b = &r->board;
-   round = round < 0 ? 0 : round > b->replayRounds ? b->replayRounds : round;
    TuneView_done(&b->view);
    TuneView_init(&b->view, &r->log->events[0].header, r->net);
-   for (int i = 0; i < b->nlog; i++)
-      free(b->log[(b->logStart + i) % BOARD_LOG_MAX]);
-   b->nlog = b->logStart = 0;
+   Board_logClear(b);
    b->replayDone = false;
    r->next = 1;
    r->shift = r->lastTime = 0;
    b->clock = 0;
+}
+
+/* what a seek folded in, paused there */
+static void replayPause(Run *r) {
+   if (r->next >= r->log->count)
+      r->board.replayDone = true;
+   r->replayClock = r->board.clock;
+   r->board.replayPaused = true;
+   r->dirty = true;
+}
+
+/* The replay as it stood at the end of round `round` (0: before the first), paused
+ * there. */
+static void replaySeek(Run *r, int round) {
+   Board *b = &r->board;
+   round = round < 0 ? 0 : round > b->replayRounds ? b->replayRounds : round;
+   replayRestart(r);
    while (r->next < r->log->count && r->log->events[r->next].round <= round)
       applyNext(r);
-   if (r->next >= r->log->count)
-      b->replayDone = true;
-   r->replayClock = b->clock;
-   b->replayPaused = true;
-   r->dirty = true;
+   replayPause(r);
+}
+
+static void seekRound(void *ctx, int round) {
+   replaySeek(ctx, round);
+}
+
+/* The replay as it stood at its time `seconds`, paused there; the clock shows it. */
+static void seekTime(void *ctx, double seconds) {
+   Run *r = ctx;
+   replayRestart(r);
+   r->replayClock = seconds;
+   showDue(r);
+   replayPause(r);
+   if (!r->board.replayDone)
+      r->board.clock = r->replayClock = seconds;
 }
 
 /* ---- the loop ---- */
@@ -913,7 +879,8 @@ int Workbench_replay(const char *path, const SessionLog *log, const Network *net
    b->sessionPath = path;
    b->replay = true;
    b->replaySpeed = speed > 0 ? speed : 1;
-   b->actions = (BoardActions){ .ctx = r, .send = NULL, .page = page, .quit = askQuit };
+   b->actions = (BoardActions){ .ctx = r, .send = NULL, .page = page, .quit = askQuit, .seekRound = seekRound,
+                                .seekTime = seekTime };
    r->log = log;
    r->net = net;
    r->next = 1;
