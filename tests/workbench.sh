@@ -7,66 +7,7 @@
 # quitting) and the threads' names; the message on a terminal below 80x24, and
 # --replay showing the final table that --batch printed; as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
-
-if ! command -v tmux >/dev/null 2>&1; then
-   echo "1..0 # SKIP tmux not installed"
-   exit 0
-fi
-
-# the panes start in their own directory: absolute paths
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-case $src in /*) ;; *) src=$(cd "$src" && pwd) ;; esac
-
-# a private server, its environment this one's: nothing lands in $HOME
-export XDG_DATA_HOME="$tmp/data" XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" LANG=C.UTF-8
-unset LC_ALL TMUX
-socket=ptui-test-$$
-tm() {
-   tmux -L "$socket" -f /dev/null "$@"
-}
-batchpid=
-cleanup() {
-   tm kill-server 2>/dev/null
-   rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$socket"   # the server leaves its socket
-   if [ -n "$batchpid" ]; then kill "$batchpid" 2>/dev/null; fi
-   rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-# start NAME COLSxROWS ARGS...: pruner-tui ARGS in a new session; when it ends, its exit
-# status and the terminal's settings stay on the pane
-start() {
-   name=$1 cols=${2%x*} rows=${2#*x}; shift 2
-   cmd="'$bin'"
-   for a in "$@"; do cmd="$cmd '$a'"; done
-   tm new-session -d -s "$name" -x "$cols" -y "$rows" -c "$tmp" "$cmd; echo EXIT=\$?; stty -a; sleep 600"
-}
-
-# capture NAME: the pane as text in $tmp/screen (wrapped lines joined, trailing blanks cut)
-capture() {
-   tm capture-pane -p -J -t "$1" | sed 's/ *$//' >"$tmp/screen"
-}
-
-# poll NAME SECONDS COMMAND...: captures the pane every 0.1 s until COMMAND (which reads
-# $tmp/screen) succeeds; false when SECONDS pass first
-poll() {
-   name=$1 end=$(($(date +%s) + $2)); shift 2
-   while :; do
-      capture "$name"
-      "$@" && return 0
-      [ "$(date +%s)" -ge "$end" ] && return 1
-      sleep 0.1
-   done
-}
-
-shows() {   # shows REGEX: a line of the screen matches the extended regex
-   grep -Eq -- "$1" "$tmp/screen"
-}
-
-last_row_is() {   # last_row_is TEXT: the console row (the last) reads TEXT
-   [ "$(tail -n1 "$tmp/screen")" = "$1" ]
-}
+. "$src/tests/tmux.sh"
 
 trials() {   # the header's trial count
    sed -n 's/^ trials \([0-9]*\)\/.*/\1/p' "$tmp/screen"
@@ -112,16 +53,6 @@ console() {
    tm send-keys -t "$1" Escape
 }
 
-# sane: the pane's `stty -a` after the program shows canonical input and echo
-sane() {
-   grep -Eq '(^| )icanon( |;|$)' "$tmp/screen" && grep -Eq '(^| )echo( |;|$)' "$tmp/screen" &&
-      ! grep -Eq -- '-icanon|-echo( |;|$)' "$tmp/screen"
-}
-
-stty_shown() {   # the pane's shell has printed `stty -a` (its icanon flag, set or not)
-   grep -Eq -- '(^| )-?icanon( |;|$)' "$tmp/screen"
-}
-
 # stopped NAME HOW SESSION: once the pane's program has gone, three checks: it exited 0
 # after HOW, the terminal is back in canonical mode with echo, and the session ends
 # with a finished event (stopped)
@@ -138,9 +69,6 @@ running_past() {   # running_past N: [running] and more than N trials
    more_trials "$1" && shows '\[running\]$'
 }
 
-exit_status() {   # the status the pane printed after the program, or nothing yet
-   sed -n 's/^EXIT=\([0-9]*\)$/\1/p' "$tmp/screen"
-}
 
 summary_counts() {   # summary_counts N: the summary after the screen: N or more trials, stopped
    t=$(sed -n 's/^resnet_50 on h100_sxm (SIMULATED): \([0-9]*\) trials in [0-9]* rounds, .*, finished: stopped$/\1/p' \
