@@ -67,7 +67,7 @@ printf '{"event":"header","v":1}\n' > "$tmp/bad.jsonl"
 run --compare "$tmp/a.jsonl" "$tmp/bad.jsonl"
 ok "a bad header is refused with the file and line" sh -c '[ "$1" -eq 1 ] && printf "%s\n" "$2" | grep -q "^pruner-tui --compare: $3:1: "' - "$rc" "$err" "$tmp/bad.jsonl"
 run --compare --help
-ok "--compare --help prints its usage" sh -c '[ "$1" -eq 0 ] && printf "%s\n" "$2" | head -n 1 | grep -qxF "Usage: pruner-tui --compare SESSION SESSION [SESSION]..."' - "$rc" "$out"
+ok "--compare --help prints its usage" sh -c '[ "$1" -eq 0 ] && printf "%s\n" "$2" | head -n 1 | grep -qxF "Usage: pruner-tui --compare [--text] SESSION SESSION [SESSION]..."' - "$rc" "$out"
 
 echo "1..$n"
 [ $failed -eq 0 ]

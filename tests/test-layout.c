@@ -2,7 +2,7 @@
  * worked out by hand from the rules, the tiling and the minimums for every size from
  * 80x24 to 300x100 and several table sizes (no blank band, every minimum), too small
  * a terminal; the task table's columns with and without room for the sort's mark and
- * for the extra columns; braille and ASCII plots, sparklines, cuts
+ * for the extra columns; braille and ASCII plots, of one series and of two, sparklines, cuts
  * at whole characters, nice axis ranges and labels, all compared with hand-computed
  * text. */
 #include "config.h"
@@ -296,6 +296,37 @@ static void test_plotBrailleDots(void **state) {
    assertPlot(half, half, 1, 0, 1, 0, 1, 1, 1, CHART_BRAILLE, wantHalf);
 }
 
+/* Two series: ASCII marks each series' points with its letter, a later series' point
+ * over an earlier one's segment; braille puts both series' dots in one cell, owned by
+ * the later. A: (0, 0) - (4, 0) and B: (2, 0) - (2, 2) over [0, 4] x [0, 2] in 5x3
+ * cells; then A (0, 0) and B (1, 1) in one braille cell: dots 7 and 4 (0x40 | 0x08 =
+ * U+2848). */
+static void test_plotSeries(void **state) {
+   (void)state;
+   const double ax[] = { 0, 4 }, ay[] = { 0, 0 }, bx[] = { 2, 2 }, by[] = { 0, 2 };
+   const ChartSeries series[] = { { .x = ax, .y = ay, .n = 2, .mark = 'A' }, { .x = bx, .y = by, .n = 2, .mark = 'B' } };
+   char text[3][5 * 3 + 1];
+   char *rows[] = { text[0], text[1], text[2] };
+   signed char owner[15];
+   Chart_plotSeries(series, 2, 0, 4, 0, 2, 5, 3, CHART_ASCII, rows, owner);
+   assert_string_equal(rows[0], "  B  ");
+   assert_string_equal(rows[1], "  .  ");
+   assert_string_equal(rows[2], "A.B.A");
+   const signed char wantOwner[15] = { -1, -1, 1, -1, -1, -1, -1, 1, -1, -1, 0, 0, 1, 0, 0 };
+   assert_memory_equal(owner, wantOwner, sizeof owner);
+
+   const double zero[] = { 0 }, one[] = { 1 };
+   const ChartSeries dots[] = { { .x = zero, .y = zero, .n = 1, .mark = 'A' }, { .x = one, .y = one, .n = 1, .mark = 'B' } };
+   Chart_plotSeries(dots, 2, 0, 1, 0, 1, 1, 1, CHART_BRAILLE, rows, owner);
+   assert_string_equal(rows[0], "\u2848");
+   assert_int_equal(owner[0], 1);
+   /* a cell no series reaches is owned by none */
+   Chart_plotSeries(dots, 1, 0, 1, 0, 1, 2, 1, CHART_BRAILLE, rows, owner);
+   assert_string_equal(rows[0], "\u2840 ");
+   assert_int_equal(owner[0], 0);
+   assert_int_equal(owner[1], -1);
+}
+
 /* (0, 0) (2, 2) (4, 0) over [0, 4] x [0, 2] in 5x3 cells: the points at columns 0, 2,
  * 4 and rows 2, 0, 2, the segments through (1, 1) and (3, 1). */
 static void test_plotAscii(void **state) {
@@ -463,6 +494,7 @@ int main(void) {
       cmocka_unit_test(test_plotAscii),
       cmocka_unit_test(test_plotNanGap),
       cmocka_unit_test(test_plotClamped),
+      cmocka_unit_test(test_plotSeries),
       cmocka_unit_test(test_sparkline),
       cmocka_unit_test(test_sparklineAscii),
       cmocka_unit_test(test_sparklineCut),

@@ -8,7 +8,10 @@
  * heads and the rows then show; the mouse's clicks, double clicks and wheel on that
  * table, one of them through curses' own queue (ungetmouse); the pager's keys on the
  * help (less's movement, / ? n N and the match in reverse video), the board's whole
- * log past 2500 lines, the console's goto in a replay, and a replay's table title. */
+ * log past 2500 lines, the console's goto in a replay, and a replay's table title; the
+ * comparison screen of two ResNet-50 sessions of sessions/ at 120x40 and 90 columns:
+ * its legend, its lettered curves, the per-task rows as the text prints them, and its
+ * keys (sort, scroll, time axis, log scale, help, quit). */
 #include "config.h"
 
 #include "testutil.h"
@@ -18,11 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curses.h>
 
 #include "board.h"
 #include "commands.h"
+#include "comparison.h"
 #include "console.h"
 #include "keys.h"
 #include "layout.h"
@@ -162,14 +167,19 @@ static int tearDownScreen(void **state) {
 /* The text of the panel drawn by fn in rectangle r of a rows x cols screen. */
 typedef void (*DrawFn)(WINDOW *w, Board *b);
 
-static char *drawn(Board *b, Rect r, DrawFn fn) {
-   WINDOW *w = newwin(r.h, r.w, r.y, r.x);
-   fn(w, b);
+/* w's text (dumped to standard error when TEST_SCREEN_DUMP is set); w deleted */
+static char *windowText(WINDOW *w) {
    char *text = Panels_text(w);
    delwin(w);
    if (getenv("TEST_SCREEN_DUMP"))
       fprintf(stderr, "----\n%s", text);
    return text;
+}
+
+static char *drawn(Board *b, Rect r, DrawFn fn) {
+   WINDOW *w = newwin(r.h, r.w, r.y, r.x);
+   fn(w, b);
+   return windowText(w);
 }
 
 static void header(WINDOW *w, Board *b) { Panels_header(w, b); }
@@ -1590,6 +1600,139 @@ static void testReplayTitle(void **state) {
    f->board.replay = false;
 }
 
+/* ---- the comparison screen (--compare on a terminal) ---- */
+
+/* ResNet-50's sessions A (ansor + xgb, 300 trials) and B (pruner + pam-moa, 300 trials)
+ * of sessions/, read from the source tree so that their task file is found. */
+static void loadResnetPair(CompareSet *set) {
+   char cwd[4096];
+   assert_non_null(getcwd(cwd, sizeof cwd));
+   assert_int_equal(chdir(TestUtil_srcdir()), 0);
+   CompareSet_init(set);
+   const char *paths[] = { "sessions/resnet_50-NVIDIA_H200-ansor-xgb-300.jsonl",
+                           "sessions/resnet_50-NVIDIA_H200-pruner-300.jsonl" };
+   for (int k = 0; k < 2; k++) {
+      char *notice = NULL, *cause = NULL;
+      assert_int_equal(CompareSet_add(set, paths[k], &notice, &cause), 0);
+      assert_null(notice);
+   }
+   CompareSet_finish(set);
+   assert_int_equal(chdir(cwd), 0);
+   assert_null(set->networkCause);
+}
+
+static char *drawnComparison(Comparison *c, int rows, int cols) {
+   WINDOW *w = newwin(rows, cols, 0, 0);
+   Comparison_draw(w, c);
+   return windowText(w);
+}
+
+/* the rows of the text output (the same numbers as `--compare --text` prints) */
+static const char *const resnetRow0 =
+   "   0  conv2d 1x3x224x224 -> 64x112x112, 7x7 s2 p3 bias+relu         1    49.296    19.258    0.3907";
+static const char *const resnetRow1 =
+   "   1  max_pool2d 1x64x112x112 -> 56x56, 3x3 s2 p1                   1     3.873     4.003    1.0335";
+static const char *const resnetRow13 =
+   "  13  conv2d 1x512x28x28 -> 256x28x28, 1x1 s1 p0 bias+relu          1    23.037    39.622    1.7200";
+static const char *const resnetRow26 =
+   "  26  dense m1 n1000 k2048 bias                                     1   154.576    29.120    0.1884";
+
+static void testComparison(void **state) {
+   (void)state;
+   CompareSet set;
+   loadResnetPair(&set);
+   Comparison c;
+   Comparison_init(&c, &set, false, false);
+   /* 120x40: title, legend A and B, a blank, the curve in rows 4-20, the table's title
+    * at 22, its head, 14 task rows (24-37), the total (38), the keys (39) */
+   char *text = drawnComparison(&c, 40, 120);
+   assertLine(text, 0, "pruner-tui --compare: 2 sessions of resnet_50 (27 tasks)");
+   assertLine(text, 1, "A  sessions/resnet_50-NVIDIA_H200-ansor-xgb-300.jsonl: resnet_50, ansor + xgb, h200, seed 1, "
+                       "300 of 300 trials, budget");
+   char *legendB = lineOf(text, 2);
+   assert_string_equal(legendB, "B  sessions/resnet_50-NVIDIA_H200-pruner-300.jsonl: resnet_50, pruner + pam-moa from "
+                                "pam-sim-t4-holdout5.ckpt, h200, se");
+   free(legendB);
+   assertLine(text, 4, "estimated total latency (ms) / trials");
+   /* the ASCII plot marks A's points with A and B's with B */
+   int marksA = 0, marksB = 0;
+   for (int r = 5; r <= 19; r++) {
+      char *line = lineOf(text, r);
+      if (strlen(line) > 8) {
+         marksA += strchr(line + 8, 'A') != NULL;
+         marksB += strchr(line + 8, 'B') != NULL;
+      }
+      free(line);
+   }
+   assert_true(marksA > 0);
+   assert_true(marksB > 0);
+   assertLine(text, 20, "        270                                                                                     "
+                        "                    300");
+   assertLine(text, 22, "best latency per task (us), and each session's over A's; by ID");
+   assertLine(text, 23, "  ID  task                                                     weight         A         B       B/A");
+   assertLine(text, 24, resnetRow0);
+   assertLine(text, 25, resnetRow1);
+   assertLine(text, 37, resnetRow13);
+   assertLine(text, 38, "      weighted total (ms)                                                2.3111    2.4345    1.0534");
+   assertLine(text, 39, "q quit  t trials/time  L log scale  s sort  Up/Down PgUp/PgDn scroll  F1 help");
+   free(text);
+
+   /* s: by B/A, smallest first; j, G, g scroll */
+   assert_true(Comparison_key(&c, 's'));
+   text = drawnComparison(&c, 40, 120);
+   assertLine(text, 22, "best latency per task (us), and each session's over A's; by B/A");
+   assertLine(text, 24, resnetRow26);
+   assertLine(text, 25, resnetRow0);
+   free(text);
+   assert_true(Comparison_key(&c, 's'));
+   assert_true(Comparison_key(&c, 'j'));
+   text = drawnComparison(&c, 40, 120);
+   assertLine(text, 24, resnetRow1);
+   free(text);
+   assert_true(Comparison_key(&c, 'G'));
+   text = drawnComparison(&c, 40, 120);
+   assertLine(text, 24, resnetRow13);
+   assertLine(text, 37, resnetRow26);
+   free(text);
+   assert_true(Comparison_key(&c, KEY_NPAGE));
+   assert_int_equal(c.top, 13);
+   assert_true(Comparison_key(&c, 'g'));
+   assert_int_equal(c.top, 0);
+
+   /* t: against time; L: in decades */
+   assert_true(Comparison_key(&c, 't'));
+   text = drawnComparison(&c, 40, 120);
+   assertLine(text, 4, "estimated total latency (ms) / time (m:ss)");
+   free(text);
+   assert_true(Comparison_key(&c, 't'));
+   assert_true(Comparison_key(&c, 'L'));
+   text = drawnComparison(&c, 40, 120);
+   assertLine(text, 4, "estimated total latency (ms, log scale) / trials");
+   assertLine(text, 5, "    10|");
+   free(text);
+
+   /* 90 columns: the task column narrows to 46 */
+   text = drawnComparison(&c, 40, 90);
+   assertLine(text, 24, "   0  conv2d 1x3x224x224 -> 64x112x112, 7x7 s2 p3 bi      1    49.296    19.258    0.3907");
+   free(text);
+   /* too small */
+   text = drawnComparison(&c, 11, 90);
+   assertLine(text, 0, "the terminal is too small; q quits");
+   free(text);
+
+   /* F1: the help; any key closes it; q and F10 quit */
+   assert_true(Comparison_key(&c, KEY_F(1)));
+   text = drawnComparison(&c, 40, 120);
+   assertLine(text, 2, "pruner-tui --compare: the keys");
+   free(text);
+   assert_true(Comparison_key(&c, ' '));
+   assert_false(c.help);
+   assert_false(Comparison_key(&c, 'q'));
+   assert_false(Comparison_key(&c, KEY_F(10)));
+   Comparison_done(&c);
+   CompareSet_done(&set);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(testHeader, setUpScreen, tearDownScreen),
@@ -1617,6 +1760,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testKeys, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testCompletion, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testConsole, setUp, tearDown),
+      cmocka_unit_test_setup_teardown(testComparison, setUpScreen, tearDownScreen),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

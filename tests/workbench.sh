@@ -288,9 +288,11 @@ ok "threads: the search's workers, $(named search) (cores: $(nproc))" \
 far="$tmp/no/such/directory/with/a/name/long/enough/to/pass/the/width/of/the/screen.jsonl"
 tm send-keys -t keys -l ":best"
 tm send-keys -t keys Enter
-poll keys 20 shows '^estimated total latency '
-ok "the console stays open after a command: the prompt on the last row, the answer in the log" \
-   sh -c 'tail -n1 "$1" | grep -q "^:" && grep -q "^> best$" "$1"' _ "$tmp/screen"
+open_with_answer() {   # the prompt on the last row, best's answer in the log
+   shows '^estimated total latency ' && tail -n1 "$tmp/screen" | grep -q "^:" && shows '^> best$'
+}
+poll keys 20 open_with_answer
+ok "the console stays open after a command: the prompt on the last row, the answer in the log" open_with_answer
 tm send-keys -t keys -l "export records $far"
 tm send-keys -t keys Enter
 poll keys 20 shows '^ export records '

@@ -57,9 +57,13 @@ enum { MARK_NONE, MARK_SEGMENT, MARK_POINT };
 
 typedef struct Grid_ {
    unsigned char *cells;
+   char *glyphs;                /* ASCII: the mark of the point in each cell */
+   signed char *owner;          /* the series drawn last into each cell, or NULL */
    int w;
    int dotsW, dotsH;
    ChartStyle style;
+   int series;                  /* the one being drawn */
+   char mark;                   /* its points' mark */
 } Grid;
 
 /* The standard braille numbering, [dot row][dot column]: dots 1-3 and 7 on the left,
@@ -72,13 +76,18 @@ static const unsigned char brailleBits[4][2] = {
 };
 
 static void Grid_mark(Grid *g, int col, int row, unsigned char mark) {
+   int at = g->style == CHART_BRAILLE ? (row / 4) * g->w + col / 2 : row * g->w + col;
    if (g->style == CHART_BRAILLE) {
-      g->cells[(row / 4) * g->w + col / 2] |= brailleBits[row % 4][col % 2];
+      g->cells[at] |= brailleBits[row % 4][col % 2];
    } else {
-      unsigned char *cell = &g->cells[row * g->w + col];
-      if (*cell < mark)
-         *cell = mark;
+      /* a segment does not cover a point */
+      if (g->cells[at] > mark)
+         return;
+      g->cells[at] = mark;
+      g->glyphs[at] = g->mark;
    }
+   if (g->owner)
+      g->owner[at] = (signed char)g->series;
 }
 
 /* Bresenham's line, both ends included. */
@@ -117,16 +126,39 @@ static int dotOf(double v, double from, double to, int ndots) {
 static void Grid_row(const Grid *g, int r, char *out) {
    CellWriter cw = CellWriter_over(out, (size_t)g->w * 3 + 1);
    for (int c = 0; c < g->w; c++) {
-      unsigned char cell = g->cells[r * g->w + c];
+      int at = r * g->w + c;
+      unsigned char cell = g->cells[at];
       if (g->style == CHART_BRAILLE && cell)
          CellWriter_putCodePoint(&cw, BRAILLE_BLANK + cell);
       else
-         CellWriter_put(&cw, cell == MARK_POINT ? "*" : cell == MARK_SEGMENT ? "." : " ", 1);
+         CellWriter_put(&cw, cell == MARK_POINT ? &g->glyphs[at] : cell == MARK_SEGMENT ? "." : " ", 1);
    }
 }
 
-void Chart_plot(const double *x, const double *y, int n, double x0, double x1, double y0, double y1,
-                int w, int h, ChartStyle style, char **rows) {
+/* One series' segments, then its points over them (for ASCII's marks). */
+static void Grid_series(Grid *g, const ChartSeries *s, double x0, double x1, double y0, double y1) {
+   int prevCol = 0, prevRow = 0;
+   bool prev = false;
+   for (int i = 0; i < s->n; i++) {
+      if (isnan(s->x[i]) || isnan(s->y[i])) {
+         prev = false;
+         continue;
+      }
+      int col = dotOf(s->x[i], x0, x1, g->dotsW);
+      int row = dotOf(s->y[i], y1, y0, g->dotsH);
+      if (prev)
+         Grid_segment(g, prevCol, prevRow, col, row);
+      prevCol = col;
+      prevRow = row;
+      prev = true;
+   }
+   for (int i = 0; i < s->n; i++)
+      if (!isnan(s->x[i]) && !isnan(s->y[i]))
+         Grid_mark(g, dotOf(s->x[i], x0, x1, g->dotsW), dotOf(s->y[i], y1, y0, g->dotsH), MARK_POINT);
+}
+
+void Chart_plotSeries(const ChartSeries *series, int nseries, double x0, double x1, double y0, double y1, int w,
+                      int h, ChartStyle style, char **rows, signed char *owner) {
    if (h <= 0)
       return;
    if (w <= 0) {
@@ -135,35 +167,33 @@ void Chart_plot(const double *x, const double *y, int n, double x0, double x1, d
       return;
    }
    bool braille = style == CHART_BRAILLE;
+   size_t ncells = (size_t)w * (size_t)h;
    Grid g = {
-      .cells = xCalloc((size_t)w * (size_t)h, 1),
+      .cells = xCalloc(ncells, 1),
+      .glyphs = xCalloc(ncells, 1),
+      .owner = owner,
       .w = w,
       .dotsW = braille ? 2 * w : w,
       .dotsH = braille ? 4 * h : h,
       .style = style,
    };
-   int prevCol = 0, prevRow = 0;
-   bool prev = false;
-   for (int i = 0; i < n; i++) {
-      if (isnan(x[i]) || isnan(y[i])) {
-         prev = false;
-         continue;
-      }
-      int col = dotOf(x[i], x0, x1, g.dotsW);
-      int row = dotOf(y[i], y1, y0, g.dotsH);
-      if (prev)
-         Grid_segment(&g, prevCol, prevRow, col, row);
-      prevCol = col;
-      prevRow = row;
-      prev = true;
+   if (owner)
+      memset(owner, -1, ncells);
+   for (int k = 0; k < nseries; k++) {
+      g.series = k;
+      g.mark = series[k].mark;
+      Grid_series(&g, &series[k], x0, x1, y0, y1);
    }
-   /* the points over the segments, for ASCII's '*' */
-   for (int i = 0; i < n; i++)
-      if (!isnan(x[i]) && !isnan(y[i]))
-         Grid_mark(&g, dotOf(x[i], x0, x1, g.dotsW), dotOf(y[i], y1, y0, g.dotsH), MARK_POINT);
    for (int r = 0; r < h; r++)
       Grid_row(&g, r, rows[r]);
    free(g.cells);
+   free(g.glyphs);
+}
+
+void Chart_plot(const double *x, const double *y, int n, double x0, double x1, double y0, double y1,
+                int w, int h, ChartStyle style, char **rows) {
+   ChartSeries one = { .x = x, .y = y, .n = n, .mark = '*' };
+   Chart_plotSeries(&one, 1, x0, x1, y0, y1, w, h, style, rows, NULL);
 }
 
 /* ---- sparklines ---- */
@@ -300,4 +330,16 @@ void Chart_label(double v, char *buf, size_t size) {
       }
       labelExponent(v, buf, size);
    }
+}
+
+void Chart_axisLabel(double x, bool time, char *buf, size_t size) {
+   if (!time) {
+      Chart_label(x, buf, size);
+      return;
+   }
+   long t = (long)(x + 0.5);
+   if (t < 3600)
+      snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
+   else
+      snprintf(buf, size, "%ld:%02ldh", t / 3600, t / 60 % 60);
 }

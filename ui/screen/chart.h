@@ -4,6 +4,7 @@
 #ifndef HEADER_chart
 #define HEADER_chart
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum { CHART_BRAILLE, CHART_ASCII } ChartStyle;
@@ -25,6 +26,20 @@ typedef enum { CHART_BRAILLE, CHART_ASCII } ChartStyle;
  * cells; each rows[r] must have room for w * 3 + 1 bytes. */
 void Chart_plot(const double *x, const double *y, int n, double x0, double x1, double y0, double y1,
                 int w, int h, ChartStyle style, char **rows);
+
+/* Several series on one grid, as Chart_plot draws one: their dots together in
+ * braille, and in ASCII each series' points as its own mark (Chart_plot's is '*'),
+ * segments '.', a point over any segment and a later series over an earlier one.
+ * owner (NULL, or w * h entries, row by row) receives for each cell the index of the
+ * series drawn last into it, points over segments; -1 for an empty cell: the screen
+ * colours the cell by it. */
+typedef struct ChartSeries_ {
+   const double *x, *y;
+   int n;
+   char mark;
+} ChartSeries;
+void Chart_plotSeries(const ChartSeries *series, int nseries, double x0, double x1, double y0, double y1, int w,
+                      int h, ChartStyle style, char **rows, signed char *owner);
 
 /* The last `width` values of v as a sparkline over [lo, hi], right-aligned: the newest
  * value in the last column, blanks before it when n < width. A value's level is
@@ -53,5 +68,9 @@ void Chart_niceRange(double lo, double hi, double *outLo, double *outHi);
  * "inf" and "-inf"; below 0.0005 one digit and an exponent, and beyond "E" too
  * ("-2e21"); below 1e-99 "0". Cut snprintf style when size is smaller than 7. */
 void Chart_label(double v, char *buf, size_t size);
+
+/* An x axis' label: Chart_label's, or when `time` (seconds) m:ss under an hour, and
+ * h:mm and an h from one on ("1:05h"). */
+void Chart_axisLabel(double x, bool time, char *buf, size_t size);
 
 #endif

@@ -291,25 +291,25 @@ static const char *const curveTitles[CURVE_COUNT] = {
    "best (ms) / its trials",
 };
 
-/* An x axis' label: Chart_label's, or for time m:ss under an hour, h:mm and an h
- * from one on. */
-static void axisLabel(double x, bool time, char *buf, size_t size) {
-   if (!time) {
-      Chart_label(x, buf, size);
-      return;
+/* a plot row of cells, each in the attribute of the series that owns it */
+static void plotRow(WINDOW *w, int y, int x, const char *text, const signed char *owner, int cells,
+                    const attr_t *attrs) {
+   wmove(w, y, x);
+   const char *p = text;
+   for (int i = 0; i < cells && *p; i++) {
+      int len = 1;
+      while (p[len] && (p[len] & 0xC0) == 0x80)
+         len++;
+      attr_t a = owner[i] >= 0 ? attrs[owner[i]] : A_NORMAL;
+      wattron(w, a);
+      waddnstr(w, p, len);
+      wattroff(w, a);
+      p += len;
    }
-   long t = (long)(x + 0.5);
-   if (t < 3600)
-      snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
-   else
-      snprintf(buf, size, "%ld:%02ldh", t / 3600, t / 60 % 60);
 }
 
-/* Plots x, y (n points) into rows [y0, y0 + h) of w, with y labels on the left and x
- * labels under it: the x axis from the first point to the last, as times when `time`;
- * the last column left blank, a gutter before the panel on the right. */
-static void plot(WINDOW *w, int top, int h, const char *title, const double *x, const double *y, int n,
-                 ChartStyle style, bool time) {
+void Panels_plot(WINDOW *w, int top, int h, const char *title, const ChartSeries *series, int nseries,
+                 const PlotOptions *o) {
    int cols = getmaxx(w);
    wattron(w, A_BOLD);
    mvwaddnstr(w, top, 0, title, cols - 1);
@@ -318,43 +318,71 @@ static void plot(WINDOW *w, int top, int h, const char *title, const double *x, 
    if (ph < 1 || pw < 4)
       return;
    double ylo = INFINITY, yhi = -INFINITY, xlo = INFINITY, xhi = -INFINITY;
-   for (int i = 0; i < n; i++) {
-      if (isnan(y[i]))
-         continue;
-      ylo = fmin(ylo, y[i]);
-      yhi = fmax(yhi, y[i]);
-      xlo = fmin(xlo, x[i]);
-      xhi = fmax(xhi, x[i]);
+   ChartSeries *shown = xCalloc((size_t)(nseries > 0 ? nseries : 1), sizeof *shown);
+   double **ys = xCalloc((size_t)(nseries > 0 ? nseries : 1), sizeof *ys);
+   for (int k = 0; k < nseries; k++) {
+      const ChartSeries *s = &series[k];
+      double *y = ys[k] = xMalloc((size_t)(s->n > 0 ? s->n : 1) * sizeof *y);
+      for (int i = 0; i < s->n; i++) {
+         y[i] = o->logY ? (s->y[i] > 0 ? log10(s->y[i]) : NAN) : s->y[i];
+         if (isnan(y[i]))
+            continue;
+         ylo = fmin(ylo, y[i]);
+         yhi = fmax(yhi, y[i]);
+         xlo = fmin(xlo, s->x[i]);
+         xhi = fmax(xhi, s->x[i]);
+      }
+      shown[k] = *s;
+      shown[k].y = y;
    }
    if (!(ylo <= yhi)) {
-      mvwaddnstr(w, top + 1 + ph / 2, 8, "(no point yet)", pw);
-      return;
-   }
-   double y0, y1;
-   Chart_niceRange(ylo, yhi, &y0, &y1);
-   if (!(xhi > xlo))
-      xhi = xlo + 1;
-   char **rowText = xCalloc((size_t)ph, sizeof *rowText);
-   for (int r = 0; r < ph; r++)
-      rowText[r] = xMalloc((size_t)pw * 3 + 1);
-   Chart_plot(x, y, n, xlo, xhi, y0, y1, pw, ph, style, rowText);
-   char label[48];
-   for (int r = 0; r < ph; r++) {
-      if (r == 0 || r == ph - 1) {
-         Chart_label(r == 0 ? y1 : y0, label, sizeof label);
-         mvwprintw(w, top + 1 + r, 0, "%6s", label);
+      mvwaddnstr(w, top + 1 + ph / 2, 8, o->empty, pw);
+   } else {
+      double y0, y1;
+      if (o->logY) {
+         y0 = floor(ylo);
+         y1 = fmax(ceil(yhi), y0 + 1);
+      } else {
+         Chart_niceRange(ylo, yhi, &y0, &y1);
       }
-      mvwaddch(w, top + 1 + r, 6, style == CHART_BRAILLE ? ' ' : '|');
-      wattron(w, pairAttr(PAIR_GOOD));
-      mvwaddstr(w, top + 1 + r, 8, rowText[r]);
-      wattroff(w, pairAttr(PAIR_GOOD));
-      free(rowText[r]);
+      if (!(xhi > xlo))
+         xhi = xlo + 1;
+      char **rowText = xCalloc((size_t)ph, sizeof *rowText);
+      for (int r = 0; r < ph; r++)
+         rowText[r] = xMalloc((size_t)pw * 3 + 1);
+      signed char *owner = xMalloc((size_t)pw * (size_t)ph);
+      Chart_plotSeries(shown, nseries, xlo, xhi, y0, y1, pw, ph, o->style, rowText, owner);
+      char label[48];
+      for (int r = 0; r < ph; r++) {
+         if (r == 0 || r == ph - 1) {
+            double v = r == 0 ? y1 : y0;
+            Chart_label(o->logY ? pow(10, v) : v, label, sizeof label);
+            mvwprintw(w, top + 1 + r, 0, "%6s", label);
+         }
+         mvwaddch(w, top + 1 + r, 6, o->style == CHART_BRAILLE ? ' ' : '|');
+         plotRow(w, top + 1 + r, 8, rowText[r], owner + (size_t)r * (size_t)pw, pw, o->attrs);
+         free(rowText[r]);
+      }
+      free(rowText);
+      free(owner);
+      Chart_axisLabel(xlo, o->time, label, sizeof label);
+      mvwaddstr(w, top + 1 + ph, 8, label);
+      Chart_axisLabel(xhi, o->time, label, sizeof label);
+      mvwaddstr(w, top + 1 + ph, cols - 1 - (int)strlen(label), label);
    }
-   free(rowText);
-   axisLabel(xlo, time, label, sizeof label);
-   mvwaddstr(w, top + 1 + ph, 8, label);
-   axisLabel(xhi, time, label, sizeof label);
-   mvwaddstr(w, top + 1 + ph, cols - 1 - (int)strlen(label), label);
+   for (int k = 0; k < nseries; k++)
+      free(ys[k]);
+   free(ys);
+   free(shown);
+}
+
+/* One curve in the colour of good news. */
+static void plot(WINDOW *w, int top, int h, const char *title, const double *x, const double *y, int n,
+                 ChartStyle style, bool time) {
+   ChartSeries one = { .x = x, .y = y, .n = n, .mark = '*' };
+   attr_t good = pairAttr(PAIR_GOOD);
+   PlotOptions o = { .style = style, .time = time, .attrs = &good, .empty = "(no point yet)" };
+   Panels_plot(w, top, h, title, &one, 1, &o);
 }
 
 /* a best-so-far curve as steps: each improvement holds until the next one */

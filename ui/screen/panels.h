@@ -7,6 +7,7 @@
 #include <curses.h>
 
 #include "board.h"
+#include "chart.h"
 #include "layout.h"
 
 /* The colour pairs (when the terminal has colours and NO_COLOR is not set); without
@@ -27,6 +28,22 @@ void Panels_drafts(WINDOW *w, const Board *b);
 void Panels_log(WINDOW *w, const Board *b);
 /* The console row while the console is closed: its last answer, else the main keys. */
 void Panels_hints(WINDOW *w, const Board *b);
+
+/* How Panels_plot draws: the dots, the x axis as times (seconds) when `time`, the y
+ * axis in decades when logY, series k's cells in attrs[k], and `empty` when no point
+ * has a y. */
+typedef struct PlotOptions_ {
+   ChartStyle style;
+   bool time, logY;
+   const attr_t *attrs;
+   const char *empty;
+} PlotOptions;
+/* The series into rows [top, top + h) of w: the title (bold), the plot (Chart_plotSeries)
+ * with its y labels on the left, the x labels under it; the x axis from the first point
+ * to the last of any series, y over Chart_niceRange's range of them (or whole decades);
+ * the last column left blank, a gutter before the panel on the right. */
+void Panels_plot(WINDOW *w, int top, int h, const char *title, const ChartSeries *series, int nseries,
+                 const PlotOptions *o);
 
 /* text wrapped to `width` display columns (caller frees): tabs as spaces to the next
  * multiple of 8; a line too long breaks after its last space that fits, or within a
