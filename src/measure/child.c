@@ -73,6 +73,8 @@ static void describeDevice(Child *c, int ordinal, ProtoDevice *d) {
    d->ordinal = ordinal;
    if (c->cu.cuDeviceGetName(d->name, (int)sizeof d->name - 1, c->dev) != CUDA_SUCCESS)
       snprintf(d->name, sizeof d->name, "CUDA device %d", ordinal);
+   if (c->cu.cuDeviceGetPCIBusId(d->pciBusId, (int)sizeof d->pciBusId - 1, c->dev) != CUDA_SUCCESS)
+      d->pciBusId[0] = '\0';
    if (c->cu.cuDriverGetVersion(&d->driverVersion) != CUDA_SUCCESS)
       d->driverVersion = -1;
    d->ccMajor = (int)attr(c, CU_ATTR_CC_MAJOR);

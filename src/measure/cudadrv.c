@@ -23,6 +23,7 @@ static const DriverSymbol symbols[] = {
    SYM(cuDeviceGetCount, "cuDeviceGetCount", NULL),
    SYM(cuDeviceGet, "cuDeviceGet", NULL),
    SYM(cuDeviceGetName, "cuDeviceGetName", NULL),
+   SYM(cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", NULL),
    SYM(cuDeviceGetAttribute, "cuDeviceGetAttribute", NULL),
    SYM(cuDeviceTotalMem, "cuDeviceTotalMem_v2", NULL),
    SYM(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL),

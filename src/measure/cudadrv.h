@@ -63,6 +63,7 @@ typedef struct CudaDriver_ {
    CUresult (*cuDeviceGetCount)(int *count);
    CUresult (*cuDeviceGet)(CUdevice *dev, int ordinal);
    CUresult (*cuDeviceGetName)(char *name, int len, CUdevice dev);
+   CUresult (*cuDeviceGetPCIBusId)(char *busId, int len, CUdevice dev);
    CUresult (*cuDeviceGetAttribute)(int *value, int attr, CUdevice dev);
    CUresult (*cuDeviceTotalMem)(size_t *bytes, CUdevice dev);
    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);

@@ -17,6 +17,7 @@
 #include "ir/lower.h"
 #include "measure/builder.h"
 #include "measure/nvrtc.h"
+#include "measure/gpustate.h"
 #include "sim/sim.h"
 #include "measure/verify.h"
 #include "util/clock.h"
@@ -37,6 +38,8 @@ struct Measurer_ {
    char *note;
    char arch[16];
    Runner *runner;
+   GpuState *gpuState;          /* NULL on the simulator and without NVML */
+   char *gpuNote;               /* on a GPU, why there is no state */
    Builder *builder;            /* NULL on the simulator when NVRTC is missing */
    SimGpu gpu;                  /* the simulator's hardware and constants */
    SimParams params;
@@ -201,6 +204,12 @@ static int openGpu(Measurer *m, int ordinal, char **cause) {
       free(why);
       return -1;
    }
+   /* CUDA's ordinals and NVML's indices may differ: the bus id names the same GPU */
+   m->gpuState = GpuState_open(p->pciBusId, ordinal, &why);
+   if (!m->gpuState) {
+      addNote(m, "%s", why);
+      m->gpuNote = why;
+   }
    return 0;
 }
 
@@ -243,6 +252,8 @@ void Measurer_close(Measurer *m) {
    if (!m)
       return;
    Runner_free(m->runner);
+   GpuState_close(m->gpuState);
+   free(m->gpuNote);
    Builder_free(m->builder);
    VerifyTask_free(m->vt);
    LoopNest_done(&m->ln);
@@ -257,6 +268,17 @@ const char *Measurer_describe(const Measurer *m) { return m->describe; }
 const char *Measurer_note(const Measurer *m) { return m->note; }
 const char *Measurer_arch(const Measurer *m) { return m->arch; }
 bool Measurer_compiles(const Measurer *m) { return m->builder != NULL; }
+GpuState *Measurer_gpuState(const Measurer *m) { return m->gpuState; }
+const char *Measurer_gpuNote(const Measurer *m) { return m->gpuNote; }
+
+/* The reasons that slow the GPU now; 0 without NVML. */
+static unsigned slowingNow(Measurer *m) {
+   if (!m->gpuState)
+      return 0;
+   GpuSample s;
+   GpuState_sample(m->gpuState, &s);
+   return GpuSample_slowing(&s);
+}
 
 /* ---- programs ---- */
 
@@ -449,7 +471,9 @@ static void measureGpu(Measurer *m, const State *states, int n, MeasureOutcome *
       p->cubin = reqs[i].artifact->cubin;
       p->cubinSize = reqs[i].artifact->cubinSize;
       ProtoResult res;
+      unsigned throttled = slowingNow(m);
       Runner_measure(m->runner, p, &res);
+      throttled |= slowingNow(m);
       o->runSeconds = res.seconds;
       if (res.error != MEASURE_OK) {
          outcomeFail(o, res.error, res.message);
@@ -457,6 +481,7 @@ static void measureGpu(Measurer *m, const State *states, int n, MeasureOutcome *
          continue;
       }
       o->checked = true;
+      o->throttled = throttled;
       outcomeCosts(o, res.costs, res.ncosts);
    }
    free(progs);
@@ -580,4 +605,5 @@ void Measurer_record(const Measurer *m, const State *s, const MeasureOutcome *o,
    r->compileSeconds = o->compileSeconds;
    r->runSeconds = o->runSeconds;
    r->timestamp = (int64_t)time(NULL);
+   r->throttled = o->error == MEASURE_OK ? o->throttled : 0;
 }

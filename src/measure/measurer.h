@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "device/device.h"
+#include "measure/gpustate.h"
 #include "measure/inject.h"
 #include "measure/measure.h"
 #include "measure/protocol.h"
@@ -51,6 +52,9 @@ typedef struct MeasureOutcome_ {
    double runSeconds;
    bool cached;                 /* the CUBIN came from the build cache */
    bool checked;                /* the output was compared with the reference */
+   unsigned throttled;          /* of an ok one on a GPU, the reasons that slowed the GPU
+                                   (GPU_THROTTLE_SLOWING) before or after its timed runs;
+                                   0 without NVML and on the simulator */
 } MeasureOutcome;
 
 typedef struct Measurer_ Measurer;
@@ -72,6 +76,11 @@ const char *Measurer_note(const Measurer *m);
 const char *Measurer_arch(const Measurer *m);
 /* Whether NVRTC compiles the programs (always on a GPU; on the simulator when found). */
 bool Measurer_compiles(const Measurer *m);
+/* The GPU's state through NVML: NULL on the simulator, and on a GPU whose NVML could
+ * not be opened (Measurer_note says why). Its samples may be taken from any thread. */
+GpuState *Measurer_gpuState(const Measurer *m);
+/* On a GPU without that state, why ("no GPU state: NVML ... lacks ..."); else NULL. */
+const char *Measurer_gpuNote(const Measurer *m);
 
 /* Prepares task `task` (of a network; its sketches in set, both kept by the caller
  * until the next call): inputs, the CPU reference and, on a GPU, the reference

@@ -40,6 +40,7 @@ void Proto_putDevice(WireBuf *b, const ProtoDevice *d) {
       Wire_putI64(b, v[i]);
    Wire_putF64(b, d->clockMhz);
    Wire_putF64(b, d->memBandwidthGbs);
+   Wire_putStr(b, d->pciBusId);
 }
 
 int Proto_getDevice(WireBuf *b, ProtoDevice *d) {
@@ -56,6 +57,7 @@ int Proto_getDevice(WireBuf *b, ProtoDevice *d) {
       *v[i] = Wire_getI64(b);
    d->clockMhz = Wire_getF64(b);
    d->memBandwidthGbs = Wire_getF64(b);
+   getName(b, d->pciBusId, sizeof d->pciBusId);
    return b->bad ? -1 : 0;
 }
 

@@ -48,6 +48,7 @@ typedef struct ProtoDevice_ {
    int64_t l2Bytes;
    double clockMhz;
    double memBandwidthGbs;      /* from the memory clock and bus width */
+   char pciBusId[32];           /* "0000:3B:00.0"; "" when the driver did not say */
 } ProtoDevice;
 
 typedef enum {

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "measure/gpustate.h"
 #include "util/jsonl.h"
 #include "util/textbuf.h"
 #include "util/xalloc.h"
@@ -38,6 +39,7 @@ typedef enum {
    KEY_COMPILE_S,
    KEY_RUN_S,
    KEY_TIME,
+   KEY_THROTTLED,
    KEY_COUNT
 } RecordKey;
 
@@ -68,6 +70,7 @@ static const KeyInfo keys[KEY_COUNT] = {
    [KEY_RUN_S] = { "run_s", true, "a finite number of seconds, at least 0", false, 0, DBL_MAX },
    [KEY_TIME] = { "time", true, "an integer number of Unix seconds from 0 to 9007199254740991",
                   true, 0, MAX_EXACT_INTEGER },
+   [KEY_THROTTLED] = { "throttled", false, "an array of throttle reason names", false, 0, 0 },
 };
 
 _Static_assert(RECORD_MAX_COSTS == 32, "the costs key's message says 32");
@@ -173,6 +176,12 @@ int Record_validate(const Record *r, char **cause) {
        checkRange(KEY_RUN_S, r->runSeconds, cause) < 0 ||
        checkRange(KEY_TIME, (double)r->timestamp, cause) < 0)
       return -1;
+   if (r->throttled & ~GPU_THROTTLE_SLOWING)
+      return setCause(cause, "\"throttled\": expected reasons that slow the GPU, found the bits 0x%x",
+                      r->throttled & ~GPU_THROTTLE_SLOWING);
+   if (r->throttled && r->simulated)
+      return wrong(KEY_THROTTLED, "no reasons when \"simulated\" is true (the simulator has no GPU state)",
+                   "some", cause);
    return 0;
 }
 
@@ -233,6 +242,8 @@ char *Record_toJson(const Record *r) {
    put(o, KEY_COMPILE_S, JsonLines_numberItem(r->compileSeconds));
    put(o, KEY_RUN_S, JsonLines_numberItem(r->runSeconds));
    put(o, KEY_TIME, integer(r->timestamp));
+   if (r->throttled)
+      put(o, KEY_THROTTLED, GpuThrottle_toJson(r->throttled));
    char *line = cJSON_PrintUnformatted(o);
    cJSON_Delete(o);
    if (!line)
@@ -340,6 +351,19 @@ static int getError(const cJSON *root, Record *out, char **cause) {
    return 0;
 }
 
+static int getThrottled(const cJSON *root, Record *out, char **cause) {
+   const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, keys[KEY_THROTTLED].name);
+   if (!item)
+      return 0;
+   char *why = NULL;
+   if (GpuThrottle_fromJson(item, &out->throttled, &why) < 0) {
+      setCause(cause, "\"throttled\"%s%s", *why == '[' ? "" : ": ", why);
+      free(why);
+      return -1;
+   }
+   return 0;
+}
+
 static int checkDuplicates(const cJSON *root, char **cause) {
    for (const cJSON *a = root->child; a; a = a->next)
       for (const cJSON *b = a->next; b; b = b->next)
@@ -368,7 +392,7 @@ static int parseObject(const cJSON *root, Record *out, char **cause) {
        getNumber(root, KEY_REGISTERS, &registers, cause) < 0 ||
        getNumber(root, KEY_COMPILE_S, &out->compileSeconds, cause) < 0 ||
        getNumber(root, KEY_RUN_S, &out->runSeconds, cause) < 0 ||
-       getNumber(root, KEY_TIME, &time, cause) < 0)
+       getNumber(root, KEY_TIME, &time, cause) < 0 || getThrottled(root, out, cause) < 0)
       return -1;
    out->simulated = cJSON_IsTrue(simulated);
    out->registers = (int)registers;

@@ -15,8 +15,11 @@
  *   "compile_s"  number, seconds
  *   "run_s"      number, seconds
  *   "time"       integer, Unix seconds
- * All are required except "error_no" (checked against "error" when present) and
- * "message" (read as ""). Keys this program does not know are ignored, so that an
+ *   "throttled"  array of reason names ("power_cap", ...; gpustate.h): the GPU's clocks
+ *                were held down before or after the timed runs; left out when they
+ *                were not, and always on the simulator
+ * All are required except "error_no" (checked against "error" when present),
+ * "message" (read as "") and "throttled" (read as none). Keys this program does not know are ignored, so that an
  * older program reads a newer file of the same version; a key given twice is an
  * error. Numbers are written in the shortest form that reads back to the same double,
  * so every value round-trips to the bit. */
@@ -46,6 +49,7 @@ typedef struct Record_ {
    double compileSeconds;       /* NVRTC wall time (0 when cached) */
    double runSeconds;           /* wall time in the runner or simulator */
    int64_t timestamp;           /* Unix seconds */
+   unsigned throttled;          /* GPU_THROTTLE_* reasons that slowed the GPU; 0: none */
    int line;                    /* the line of the file Records_read read it from; 0 for
                                    a record made or parsed otherwise (not written) */
 } Record;
@@ -62,7 +66,8 @@ double Record_meanCost(const Record *r);
  *       MEASURE_FAILED_COST seconds, and an empty message (or NULL);
  *   failed: the single cost MEASURE_FAILED_COST, any message;
  *   registers -1 to 4096; compileSeconds and runSeconds finite and at least 0;
- *   timestamp 0 to 2^53 - 1.
+ *   timestamp 0 to 2^53 - 1;
+ *   throttled only slowing reasons (GPU_THROTTLE_SLOWING), and none when simulated.
  * The reason names the JSON key: "\"costs\"[1]: expected more than 0 ...". */
 int Record_validate(const Record *r, char **cause);
 

@@ -1088,6 +1088,7 @@ int Engine_runRound(Engine *e, char **cause) {
       ev->measure.verifyScore = e->picks[i].verifyScore;
       ev->measure.buildSeconds = o->compileSeconds;
       ev->measure.runSeconds = o->runSeconds;
+      ev->measure.throttled = r.throttled;
       char *fcause = NULL;
       if (Featurizer_addRecord(e->featurizer, &r, &fresh, &fcause) < 0)
          free(fcause);   /* the state came from this task's sketches: not expected */

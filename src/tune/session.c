@@ -21,6 +21,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "measure/gpustate.h"
 #include "tune/command.h"
 #include "util/jsonl.h"
 #include "util/textbuf.h"
@@ -43,7 +44,9 @@ typedef enum {
    F_BOOL,
    F_COSTS,                     /* measure.ncosts and measure.costs */
    F_TASKS,                     /* header.ntasks and header.tasks */
-   F_WHY                        /* SessionEnd by name */
+   F_WHY,                       /* SessionEnd by name */
+   F_THROTTLED                  /* unsigned GPU_THROTTLE_* bits as names; left out when 0,
+                                   read as 0 when absent */
 } FieldType;
 
 typedef struct {
@@ -92,6 +95,7 @@ static const Field measureFields[] = {
    { "verify", F_OPTIONAL, AT(measure.verifyScore) },
    { "build_s", F_SPENT, AT(measure.buildSeconds) },
    { "run_s", F_SPENT, AT(measure.runSeconds) },
+   { "throttled", F_THROTTLED, AT(measure.throttled) },
 };
 
 static const Field modelFields[] = {
@@ -202,6 +206,7 @@ static const char *expectation(FieldType t) {
    case F_COSTS: return "an array of 1 to 32 finite numbers";
    case F_TASKS: return "an array of strings";
    case F_WHY: return "one of \"budget\", \"stopped\", \"all dead\"";
+   case F_THROTTLED: return "an array of throttle reason names";
    }
    return "?";
 }
@@ -314,6 +319,10 @@ static void putField(cJSON *o, const SessionEvent *e, const Field *f) {
       put(o, f->key, cJSON_CreateString(name ? name : "?"));
       break;
    }
+   case F_THROTTLED:
+      if (*CSLOT(e, f, unsigned))
+         put(o, f->key, GpuThrottle_toJson(*CSLOT(e, f, unsigned)));
+      break;
    }
 }
 
@@ -415,6 +424,10 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
          *SLOT(out, f, double) = f->type == F_SPENT ? 0 : NAN;
          return 0;
       }
+      if (f->type == F_THROTTLED) {
+         *SLOT(out, f, unsigned) = 0;
+         return 0;
+      }
       return setCause(cause, "missing key \"%s\": expected %s", f->key, expectation(f->type));
    }
    double v;
@@ -470,6 +483,14 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
       return 0;
    case F_COSTS: return getCosts(f, item, out, cause);
    case F_TASKS: return getTasks(f, item, out, cause);
+   case F_THROTTLED: {
+      char *why = NULL;
+      if (GpuThrottle_fromJson(item, SLOT(out, f, unsigned), &why) == 0)
+         return 0;
+      setCause(cause, "\"%s\"%s%s", f->key, *why == '[' ? "" : ": ", why);
+      free(why);
+      return -1;
+   }
    case F_WHY:
       if (cJSON_IsString(item))
          for (int w = 0; w < SESSION_END_COUNT; w++)

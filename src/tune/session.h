@@ -9,7 +9,8 @@
  * Every other line has "event", "round" and "t" (seconds since the start), then:
  *   round      "task", "trials"                         (a round starts)
  *   measure    "task", "state", "costs", "error", "message" (left out when empty),
- *              "lineage", "draft", "verify"
+ *              "lineage", "draft", "verify", "build_s", "run_s", "throttled" (reason names,
+ *              left out when the GPU did not slow down or there is no GPU state)
  *   model      "seconds", "samples", "error" (left out when the fit succeeded)
  *   best       "task", "latency" (seconds)
  *   command    "text", "applied"
@@ -100,6 +101,7 @@ typedef struct SessionEvent_ {
          double buildSeconds;   /* wall clock: NVRTC's, 0 from the build cache (and in
                                    files before the key) */
          double runSeconds;     /* wall clock: the runner's or the simulator's */
+         unsigned throttled;    /* GPU_THROTTLE_* reasons that slowed the GPU; 0: none */
       } measure;
       struct {
          double seconds;        /* wall clock */

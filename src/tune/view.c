@@ -198,6 +198,7 @@ static void applyMeasure(TuneView *v, const SessionEvent *e) {
       free(t->bestState);
       t->bestState = xStrdup(e->measure.state ? e->measure.state : "");
       t->bestTrial = v->trials;
+      t->bestThrottled = e->measure.throttled;
    }
 }
 

@@ -60,6 +60,8 @@ typedef struct TuneTaskView_ {
    double bestMedian;
    char *bestState;
    int bestTrial;
+   unsigned bestThrottled;      /* GPU_THROTTLE_* reasons that slowed the GPU while that
+                                   state was measured; 0: none or no GPU state */
    double priority;             /* 1; applied pause 0, resume 1, prio TASK M */
    bool focused;
    int lastRound;               /* the last round that tuned it; 0: none yet */

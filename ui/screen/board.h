@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "device/device.h"
+#include "measure/gpustate.h"
 #include "te/network.h"
 #include "tune/session.h"
 #include "tune/view.h"
@@ -90,6 +91,9 @@ typedef struct Board_ {
    bool replayPaused;
    bool replayDone;             /* every event of the file was shown */
    int replayRounds;            /* the rounds in the file (0: not a replay) */
+   GpuSample gpu;               /* the GPU's state, sampled by the screen's loop at most
+                                   once a second; no values on the simulator, in a
+                                   replay and without NVML */
 
    /* the table */
    int selected;                /* a task ID; one of the rows while there are rows */

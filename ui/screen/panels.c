@@ -106,14 +106,33 @@ void Panels_header(WINDOW *w, const Board *b) {
    snprintf(line, sizeof line, " trials %d/%d  round %d  elapsed %s  ETA %s  est. total %s", v->trials, v->budget,
             v->rounds, elapsed, eta, total);
    mvwaddnstr(w, 1, 0, line, cols);
-   /* where the row has room: the budget's progress as a bar and a percentage */
    int used = (int)strlen(line), room2 = cols - used - 3;
+   /* the GPU's state at the right end, its throttle flag first to stay when short */
+   char gpu[96], flag[96];
+   GpuSample_format(&b->gpu, gpu, sizeof gpu);
+   GpuThrottle_format(GpuSample_slowing(&b->gpu), flag, sizeof flag);
+   int gpuW = (int)strlen(gpu), flagW = (int)strlen(flag);
+   if (flagW && room2 < gpuW + 2 + flagW)
+      gpuW = 0;
+   if (gpuW + (gpuW && flagW ? 2 : 0) + flagW > room2)
+      gpuW = flagW = 0;
+   int right = gpuW + (gpuW && flagW ? 2 : 0) + flagW;
+   if (gpuW)
+      mvwaddstr(w, 1, cols - 1 - right, gpu);
+   if (flagW) {
+      wattron(w, pairAttr(PAIR_BAD) | A_BOLD);
+      mvwaddstr(w, 1, cols - 1 - flagW, flag);
+      wattroff(w, pairAttr(PAIR_BAD) | A_BOLD);
+   }
+   if (right)
+      room2 -= right + 3;
+   /* where the row has room: the budget's progress as a bar and a percentage */
    if (room2 >= 16 && v->budget > 0) {
       int barW = room2 - 6 > 30 ? 30 : room2 - 6;
       double done = (double)v->trials / v->budget;
       done = done < 0 ? 0 : done > 1 ? 1 : done;
       int fill = (int)(done * barW + 0.5);
-      int x = cols - barW - 7;
+      int x = cols - barW - 7 - (right ? right + 3 : 0);
       mvwaddch(w, 1, x, '[');
       for (int i = 0; i < barW; i++)
          mvwaddch(w, 1, x + 1 + i, i < fill ? '#' : '.');
@@ -210,6 +229,9 @@ static void taskRow(const Board *b, int t, double total, const int *width, char 
    }
    snprintf(cell[COLUMN_WEIGHT], sizeof cell[0], "%g", tv->weight);
    ms(cell[COLUMN_LATENCY], sizeof cell[0], tv->best, 4);
+   /* the best was measured while the GPU slowed down: it may be better than it looks */
+   if (tv->bestThrottled)
+      strcat(cell[COLUMN_LATENCY], "!");
    double g = tv->flops / tv->best / 1e9;
    if (isnan(g))
       snprintf(cell[COLUMN_GFLOPS], sizeof cell[0], "-");

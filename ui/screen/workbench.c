@@ -318,6 +318,8 @@ typedef struct {
    EngineThread *thread;
    bool ended;
    double clockOffset, clockStart;
+   GpuState *gpuState;          /* the measurer's; NULL on the simulator and without NVML */
+   double gpuAt;                /* when the header's GPU state was sampled (now()) */
    /* replay */
    const Network *net;          /* the task file the view is built with */
    const SessionLog *log;
@@ -792,6 +794,12 @@ static void loop(Run *r) {
          }
       }
       lastTick = t;
+      /* the GPU's state for the header: a few NVML reads once a second */
+      if (r->gpuState && floor(t) != floor(r->gpuAt)) {
+         GpuState_sample(r->gpuState, &r->board.gpu);
+         r->gpuAt = t;
+         r->dirty = true;
+      }
       if (floor(t) != floor(lastDraw))
          r->dirty = true;   /* the clock in the header */
       /* a "sent:" notice goes after a while: the header and the table show the rest */
@@ -839,6 +847,10 @@ int Workbench_live(Engine *e, const SessionLog *past, const DeviceSet *devices) 
    for (int i = 1; past && i < past->count; i++)
       Board_apply(b, &past->events[i]);
    r->clockOffset = b->view.elapsed;
+   const Measurer *m = Engine_measurer(e);
+   r->gpuState = Measurer_gpuState(m);
+   if (Measurer_gpuNote(m))
+      Board_log(b, "%s", Measurer_gpuNote(m));
    char *cause = NULL;
    if (startScreen(r) < 0) {
       Board_done(b);
