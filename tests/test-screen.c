@@ -321,7 +321,7 @@ static void testCurves(void **state) {
    resizeterm(40, 120);
    Layout l = { .curves = { 18, 0, 16, 75 } };
    char *text = drawn(&f->board, l.curves, curves);
-   assertLine(text, 0, " Curves  [c] next");
+   assertLine(text, 0, " Curves  [c] next  [L] log scale");
    assertLine(text, 1, "estimated total latency (ms) / trials");
    assertLine(text, 2, " 0.022");
    char *row = lineOf(text, 3);
@@ -345,12 +345,45 @@ static void testCurves(void **state) {
    assert_null(strstr(text, "\xe2\xa0"));
    free(text);
    f->board.unicode = true;
-   /* the third curve: the selected task's steps */
+   /* the third curve: the selected task's best as steps and each measurement marked.
+    * Task 1's six medians (ms) 0.00752 0.01222 0.00749 0.00745 0.00418 0.00481 at its
+    * trials 1 to 6, its bests 0.00752, 0.00745 and 0.00418 at trials 2, 4 and 6: in
+    * ASCII on 0.004 .. 0.014 over 5 rows, trials 1 .. 6 over 66 columns (trial x in
+    * column 13 (x - 1)), the medians fall on rows 3 1 3 3 4 4 and the line holds row
+    * 3 from trial 2 to 6, then drops to row 4. */
+   f->board.unicode = false;
    f->board.curve = CURVE_TASK;
    f->board.selected = 1;
    text = drawn(&f->board, l.curves, curves);
-   assertLine(text, 1, "task 1 best (ms) / its trials");
+   assertLine(text, 1, "task 1 best (ms) and each measurement / its trials");
+   char want[80];
+   assertLine(text, 2, " 0.014|");
+   snprintf(want, sizeof want, "      | %13s*", "");
+   assertLine(text, 3, want);
+   assertLine(text, 4, " 0.008|");
+   snprintf(want, sizeof want, "      | *%12s%s*%s*%s", "", ".............", "............", "..........................");
+   assertLine(text, 5, want);
+   snprintf(want, sizeof want, " 0.004| %52s*%12s*", "", "");
+   assertLine(text, 6, want);
+   assertLine(text, 7, "        1                                                                6");
    free(text);
+   /* on a log scale: 0.002 .. 0.02 over the 5 rows; the decade 0.01 falls on row 1,
+    * next to the top's label, so only the ends show; the fifth median, 2.72 rows
+    * down, on row 3, the sixth (2.48) on row 2 with the bests before it */
+   f->board.logScale = true;
+   text = drawn(&f->board, l.curves, curves);
+   assertLine(text, 0, " Curves (log)  [c] next  [L] linear scale");
+   row = lineOf(text, 2);
+   assert_int_equal(strncmp(row, "  0.02|", 7), 0);
+   free(row);
+   snprintf(want, sizeof want, "      | *%12s%s*%s*%s*", "", ".............", "............", ".........................");
+   assertLine(text, 4, want);
+   row = lineOf(text, 6);
+   assert_int_equal(strncmp(row, " 0.002|", 7), 0);
+   free(row);
+   free(text);
+   f->board.logScale = false;
+   f->board.unicode = true;
 }
 
 /* The log: bests and the end, the newest at the bottom; the console row's hints. */
@@ -429,18 +462,20 @@ static void testSettings(void **state) {
                              "sort = id\n"
                              "order = ascending\n"
                              "curve = trials\n"
+                             "scale = linear\n"
                              "follow = no\n");
    free(text);
    /* comments, blanks, spaces and CRs; a later key wins; unnamed keys keep theirs */
    char *cause = NULL;
    assert_int_equal(Settings_parse("# mine\n\n  columns =Lat(ms)  Trials,State  # three\r\nsort = trials\n"
-                                   "order = descending\nsort = roofline\ncurve = task\n",
+                                   "order = descending\nsort = roofline\ncurve = task\nscale = log\n",
                                    "w.conf", &s, &cause), 0);
    assert_int_equal(s.hidden, (1u << COLUMN_WEIGHT) | (1u << COLUMN_SHARE) | (1u << COLUMN_GFLOPS) |
                               (1u << COLUMN_ROOF) | (1u << COLUMN_IDLE) | (1u << COLUMN_PRIO));
    assert_int_equal(s.sort, SORT_ROOFLINE);
    assert_true(s.descending);
    assert_int_equal(s.curve, CURVE_TASK);
+   assert_true(s.logScale);
    assert_false(s.follow);
    /* formatted and parsed again: the same */
    text = Settings_format(&s);
@@ -453,9 +488,10 @@ static void testSettings(void **state) {
    assertBadSettings("sort = id\nsort = speed\n", "w.conf:2: sort: expected id, share, latency, trials or roofline, found 'speed'");
    assertBadSettings("order = up", "w.conf:1: order: expected ascending or descending, found 'up'");
    assertBadSettings("\n\ncurve = x", "w.conf:3: curve: expected trials, time or task, found 'x'");
+   assertBadSettings("scale = ln", "w.conf:1: scale: expected linear or log, found 'ln'");
    assertBadSettings("follow = 1", "w.conf:1: follow: expected yes or no, found '1'");
    assertBadSettings("columns = Wt Speed", "w.conf:1: columns: 'Speed' is not a column (Wt Lat(ms) Share GFLOPS Trials Roof Idle Prio State)");
-   assertBadSettings("colour = red", "w.conf:1: unknown key 'colour' (columns, sort, order, curve, follow)");
+   assertBadSettings("colour = red", "w.conf:1: unknown key 'colour' (columns, sort, order, curve, scale, follow)");
    assertBadSettings("sort id", "w.conf:1: expected KEY = VALUE, found 'sort id'");
    /* saved into a directory that does not exist yet, and loaded back; a missing file
     * is the defaults, a bad one names itself */

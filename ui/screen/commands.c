@@ -458,7 +458,8 @@ const int Commands_count = (int)(sizeof Commands_table / sizeof Commands_table[0
 
 static const char *const keys[][2] = {
    { "F1, ?, h", "this help" },
-   { "F2", "setup: the table's columns, the sort, the first curve, following; saved" },
+   { "F2", "setup: the table's columns, the sort, the first curve, its scale, following;" },
+   { "", "saved" },
    { "", "to $XDG_CONFIG_HOME/pruner-tui/workbench.conf and read at the next start" },
    { "up/down, k/j", "select the task above or below" },
    { "PgUp/PgDn, Ctrl-B/Ctrl-F", "a page up or down" },
@@ -476,6 +477,7 @@ static const char *const keys[][2] = {
    { "f", "focus on the selected task, or end the focus" },
    { "m", "the next cost model (pam, xgb, mlp, random, psa, pam-moa)" },
    { "c", "the next curve" },
+   { "L", "the curves' y axes on a log scale or back to linear (saved)" },
    { "enter", "the selected task's details" },
    { "mouse", "click a row to select, a header to sort, wheel to scroll," },
    { "", "double click for details" },

@@ -13,6 +13,7 @@
 
 #include "chart.h"
 #include "layout.h"
+#include "util/axis.h"
 #include "util/textbuf.h"
 #include "util/xalloc.h"
 
@@ -287,14 +288,14 @@ void Panels_table(WINDOW *w, Board *b) {
 static const char *const curveTitles[CURVE_COUNT] = {
    "estimated total latency (ms) / trials",
    "estimated total latency (ms) / time (m:ss)",
-   "best (ms) / its trials",
+   "best (ms) and each measurement / its trials",
 };
 
-/* An x axis' label: Chart_label's, or for time m:ss under an hour, h:mm and an h
+/* An x axis' label: Axis_label's, or for time m:ss under an hour, h:mm and an h
  * from one on. */
 static void axisLabel(double x, bool time, char *buf, size_t size) {
    if (!time) {
-      Chart_label(x, buf, size);
+      Axis_label(x, buf, size);
       return;
    }
    long t = (long)(x + 0.5);
@@ -304,11 +305,13 @@ static void axisLabel(double x, bool time, char *buf, size_t size) {
       snprintf(buf, size, "%ld:%02ldh", t / 3600, t / 60 % 60);
 }
 
-/* Plots x, y (n points) into rows [y0, y0 + h) of w, with y labels on the left and x
+/* Plots the series into rows [top, top + h) of w, with y labels on the left and x
  * labels under it: the x axis from the first point to the last, as times when `time`;
- * the last column left blank, a gutter before the panel on the right. */
-static void plot(WINDOW *w, int top, int h, const char *title, const double *x, const double *y, int n,
-                 ChartStyle style, bool time) {
+ * the y axis a nice range of the values, on a log scale when `log` (where values of
+ * 0 or less do not show); the last column left blank, a gutter before the panel on
+ * the right. */
+static void plot(WINDOW *w, int top, int h, const char *title, const ChartSeries *series, int nseries,
+                 ChartStyle style, bool time, bool log) {
    int cols = getmaxx(w);
    wattron(w, A_BOLD);
    mvwaddnstr(w, top, 0, title, cols - 1);
@@ -317,32 +320,45 @@ static void plot(WINDOW *w, int top, int h, const char *title, const double *x, 
    if (ph < 1 || pw < 4)
       return;
    double ylo = INFINITY, yhi = -INFINITY, xlo = INFINITY, xhi = -INFINITY;
-   for (int i = 0; i < n; i++) {
-      if (isnan(y[i]))
-         continue;
-      ylo = fmin(ylo, y[i]);
-      yhi = fmax(yhi, y[i]);
-      xlo = fmin(xlo, x[i]);
-      xhi = fmax(xhi, x[i]);
-   }
+   for (int k = 0; k < nseries; k++)
+      for (int i = 0; i < series[k].n; i++) {
+         double y = series[k].y[i];
+         if (isnan(y) || (log && !(y > 0)))
+            continue;
+         ylo = fmin(ylo, y);
+         yhi = fmax(yhi, y);
+         xlo = fmin(xlo, series[k].x[i]);
+         xhi = fmax(xhi, series[k].x[i]);
+      }
    if (!(ylo <= yhi)) {
       mvwaddnstr(w, top + 1 + ph / 2, 8, "(no point yet)", pw);
       return;
    }
-   double y0, y1;
-   Chart_niceRange(ylo, yhi, &y0, &y1);
+   AxisScale scale = Axis_scale(ylo, yhi, log);
+   double y0 = scale.lo, y1 = scale.hi;
    if (!(xhi > xlo))
       xhi = xlo + 1;
+   /* a log scale plots log10 of the values */
+   ChartSeries *shown = xCalloc((size_t)nseries, sizeof *shown);
+   double **logs = xCalloc((size_t)nseries, sizeof *logs);
+   for (int k = 0; k < nseries; k++) {
+      shown[k] = series[k];
+      if (!log)
+         continue;
+      logs[k] = xCalloc((size_t)series[k].n + 1, sizeof *logs[k]);
+      for (int i = 0; i < series[k].n; i++)
+         logs[k][i] = series[k].y[i] > 0 ? log10(series[k].y[i]) : NAN;
+      shown[k].y = logs[k];
+   }
    char **rowText = xCalloc((size_t)ph, sizeof *rowText);
    for (int r = 0; r < ph; r++)
       rowText[r] = xMalloc((size_t)pw * 3 + 1);
-   Chart_plot(x, y, n, xlo, xhi, y0, y1, pw, ph, style, rowText);
-   char label[48];
+   Chart_plotSeries(shown, nseries, xlo, xhi, log ? log10(y0) : y0, log ? log10(y1) : y1, pw, ph, style, rowText);
+   char (*labels)[CHART_LABEL_MAX] = xCalloc((size_t)ph, sizeof *labels);
+   Chart_yLabels(&scale, ph, style, labels);
    for (int r = 0; r < ph; r++) {
-      if (r == 0 || r == ph - 1) {
-         Chart_label(r == 0 ? y1 : y0, label, sizeof label);
-         mvwprintw(w, top + 1 + r, 0, "%6s", label);
-      }
+      if (labels[r][0])
+         mvwprintw(w, top + 1 + r, 0, "%6s", labels[r]);
       mvwaddch(w, top + 1 + r, 6, style == CHART_BRAILLE ? ' ' : '|');
       wattron(w, pairAttr(PAIR_GOOD));
       mvwaddstr(w, top + 1 + r, 8, rowText[r]);
@@ -350,6 +366,12 @@ static void plot(WINDOW *w, int top, int h, const char *title, const double *x, 
       free(rowText[r]);
    }
    free(rowText);
+   free(labels);
+   for (int k = 0; k < nseries; k++)
+      free(logs[k]);
+   free(logs);
+   free(shown);
+   char label[48];
    axisLabel(xlo, time, label, sizeof label);
    mvwaddstr(w, top + 1 + ph, 8, label);
    axisLabel(xhi, time, label, sizeof label);
@@ -374,35 +396,52 @@ static int steps(const TuneTaskView *t, double *x, double *y) {
    return n;
 }
 
+/* the task's measurements, ms against the task's trials (a failed one NAN) */
+static int measurements(const TuneTaskView *t, double *x, double *y) {
+   for (int i = 0; i < t->trials; i++) {
+      x[i] = i + 1;
+      y[i] = t->measured[i] * 1e3;
+   }
+   return t->trials;
+}
+
 void Panels_curves(WINDOW *w, const Board *b) {
    const TuneView *v = &b->view;
    int rows = getmaxy(w);
    werase(w);
-   titleBar(w, " Curves  [c] next");
+   titleBar(w, " Curves%s  [c] next  [L] %s scale", b->logScale ? " (log)" : "", b->logScale ? "linear" : "log");
    ChartStyle style = b->unicode ? CHART_BRAILLE : CHART_ASCII;
    int count = (rows - 1) / 7;
    count = count < 1 ? 1 : count > CURVE_COUNT ? CURVE_COUNT : count;
    int each = (rows - 1) / count;
-   int cap = v->nseries > 2 * v->tasks[b->selected].ncurve + 2 ? v->nseries : 2 * v->tasks[b->selected].ncurve + 2;
+   const TuneTaskView *task = &v->tasks[b->selected];
+   int cap = 2 * task->ncurve + 2;
+   cap = v->nseries > cap ? v->nseries : cap;
    double *x = xCalloc((size_t)cap + 1, sizeof *x), *y = xCalloc((size_t)cap + 1, sizeof *y);
+   double *mx = xCalloc((size_t)task->trials + 1, sizeof *mx), *my = xCalloc((size_t)task->trials + 1, sizeof *my);
    for (int i = 0; i < count; i++) {
       CurveKind k = (CurveKind)((b->curve + i) % CURVE_COUNT);
-      int n = 0;
+      ChartSeries series[2] = { { x, y, 0, true, true } };
+      int nseries = 1;
       char title[128];
       if (k == CURVE_TASK) {
-         n = steps(&v->tasks[b->selected], x, y);
+         /* the best as steps under each measurement's mark */
+         series[0] = (ChartSeries){ x, y, steps(task, x, y), true, false };
+         series[nseries++] = (ChartSeries){ mx, my, measurements(task, mx, my), false, true };
          snprintf(title, sizeof title, "task %d %s", b->selected, curveTitles[k]);
       } else {
          for (int p = 0; p < v->nseries; p++) {
-            x[n] = k == CURVE_TRIALS ? v->series[p].trials : v->series[p].elapsed;
-            y[n++] = v->series[p].latencyMs;
+            x[series[0].n] = k == CURVE_TRIALS ? v->series[p].trials : v->series[p].elapsed;
+            y[series[0].n++] = v->series[p].latencyMs;
          }
          snprintf(title, sizeof title, "%s", curveTitles[k]);
       }
-      plot(w, 1 + i * each, each, title, x, y, n, style, k == CURVE_TIME);
+      plot(w, 1 + i * each, each, title, series, nseries, style, k == CURVE_TIME, b->logScale);
    }
    free(x);
    free(y);
+   free(mx);
+   free(my);
    wnoutrefresh(w);
 }
 
