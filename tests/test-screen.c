@@ -26,6 +26,7 @@
 #include "layout.h"
 #include "panels.h"
 #include "settings.h"
+#include "util/paths.h"
 #include "util/xalloc.h"
 
 /* ---- the fixture: the session, its network and the devices ---- */
@@ -1141,7 +1142,31 @@ static void testCommands(void **state) {
    expectAnswer(f, "frob 3", -1, "unknown command 'frob' (help lists them)");
    expectAnswer(f, "show 5", -1, "show: no task '5' (task IDs go from 0 to 1)");
    expectAnswer(f, "show 0 --asm", -1, "show: takes --cuda, --loops or --state, not '--asm'");
-   expectAnswer(f, "export pictures x", -1, "export: takes records, curve or kernels, not 'pictures'");
+   expectAnswer(f, "export pictures x", -1, "export: takes records, curve, kernels or plot, not 'pictures'");
+   /* the curves as SVG, from the session file; a directory that is not there refused */
+   char *session = TestUtil_srcPath("tests/data/tiny2-session.jsonl"), *dir = TestUtil_tempDir();
+   b->sessionPath = session;
+   char *line = xAsprintf("export plot %s/p.svg", dir);
+   char *want = xAsprintf("wrote the curves of 5 rounds with a latency to %s/p.svg", dir);
+   expectAnswer(f, line, 0, want);
+   free(line);
+   free(want);
+   char *svg = xAsprintf("%s/p.svg", dir);
+   size_t svgLen = 0;
+   char *text = Paths_readFile(svg, 1 << 20, "an SVG", &svgLen, NULL);
+   assert_non_null(text);
+   assert_int_equal(strncmp(text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44), 0);
+   free(text);
+   free(svg);
+   line = xAsprintf("export plot %s/none/p.svg", dir);
+   want = xAsprintf("export: %s/none/p.svg: No such file or directory", dir);
+   expectAnswer(f, line, -1, want);
+   free(line);
+   free(want);
+   b->sessionPath = "tiny2-session.jsonl";
+   TestUtil_removeTree(dir);
+   free(dir);
+   free(session);
    expectAnswer(f, "", 0, "");
    assert_int_equal(f->nsent, 5);
    /* queries */
@@ -1296,6 +1321,7 @@ static void testCompletion(void **state) {
    expectCompletion(&f->board, "--", 2, show, "--cuda --loops --state");
    char *export[] = { wExport, NULL };
    expectCompletion(&f->board, "c", 1, export, "curve");
+   expectCompletion(&f->board, "p", 1, export, "plot");
    char *help[] = { wHelp, NULL };
    expectCompletion(&f->board, "ex", 1, help, "explain export");
    expectCompletion(&f->board, "zz", 0, none, "");

@@ -368,8 +368,10 @@ static int runExport(Board *b, int argc, char **argv, char **answer) {
       a.curve = argv[2];
    else if (strcmp(argv[1], "kernels") == 0)
       a.kernels = argv[2];
+   else if (strcmp(argv[1], "plot") == 0)
+      a.plot = argv[2];
    else
-      return refuse(answer, "export: takes records, curve or kernels, not '%s'", argv[1]);
+      return refuse(answer, "export: takes records, curve, kernels or plot, not '%s'", argv[1]);
    if (strcmp(argv[2], "-") == 0)
       return refuse(answer, "export: takes a file, not '-' (standard output is the screen)");
    char *said = NULL, *cause = NULL;
@@ -447,7 +449,8 @@ const ConsoleCommand Commands_table[] = {
    { "explain", "TASK", "PSA's terms and the features of the task's best state", 1, 1, { ARG_TASK }, false,
      runShow },
    { "stats", "", "the run's statistics", 0, 0, { ARG_NONE }, false, runStats },
-   { "export", "WHAT FILE", "write the session's records, curve or kernels (a directory) to FILE", 2, 2,
+   { "export", "WHAT FILE", "write the session's records, curve, kernels (a directory) or plot (the curves as "
+     "SVG) to FILE", 2, 2,
      { ARG_EXPORT, ARG_FILE }, false, runExport },
    { "save", "", "make sure the session is on disk", 0, 0, { ARG_NONE }, false, runSave },
    { "quit", "", "leave (the session is saved; the engine stops after its round)", 0, 0, { ARG_NONE }, false,
@@ -632,6 +635,7 @@ char **Commands_complete(const Board *b, const char *word, int index, char *cons
       addIf(&w, word, "records");
       addIf(&w, word, "curve");
       addIf(&w, word, "kernels");
+      addIf(&w, word, "plot");
       break;
    case ARG_COMMAND:
       for (int i = 0; i < Commands_count; i++)
