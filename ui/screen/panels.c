@@ -378,20 +378,25 @@ static void plot(WINDOW *w, int top, int h, const char *title, const ChartSeries
    mvwaddstr(w, top + 1 + ph, cols - 1 - (int)strlen(label), label);
 }
 
-/* a best-so-far curve as steps: each improvement holds until the next one */
+/* The task's best so far (ms) as steps over its measurements: each improvement, at
+ * the trial that measured it, holds until the next one and to the last trial. */
 static int steps(const TuneTaskView *t, double *x, double *y) {
    int n = 0;
-   for (int i = 0; i < t->ncurve; i++) {
-      if (i > 0) {
-         x[n] = t->curve[i].taskTrials;
-         y[n++] = t->curve[i - 1].latency * 1e3;
+   double best = NAN;
+   for (int i = 0; i < t->trials; i++) {
+      double ms = t->measured[i] * 1e3;
+      if (!(ms < best || (isnan(best) && !isnan(ms))))
+         continue;
+      if (n > 0) {
+         x[n] = i + 1;
+         y[n++] = best;
       }
-      x[n] = t->curve[i].taskTrials;
-      y[n++] = t->curve[i].latency * 1e3;
+      x[n] = i + 1;
+      y[n++] = best = ms;
    }
-   if (t->ncurve > 0 && t->trials > t->curve[t->ncurve - 1].taskTrials) {
+   if (n > 0 && x[n - 1] < t->trials) {
       x[n] = t->trials;
-      y[n++] = t->curve[t->ncurve - 1].latency * 1e3;
+      y[n++] = best;
    }
    return n;
 }
@@ -415,7 +420,7 @@ void Panels_curves(WINDOW *w, const Board *b) {
    count = count < 1 ? 1 : count > CURVE_COUNT ? CURVE_COUNT : count;
    int each = (rows - 1) / count;
    const TuneTaskView *task = &v->tasks[b->selected];
-   int cap = 2 * task->ncurve + 2;
+   int cap = 2 * task->trials + 2;
    cap = v->nseries > cap ? v->nseries : cap;
    double *x = xCalloc((size_t)cap + 1, sizeof *x), *y = xCalloc((size_t)cap + 1, sizeof *y);
    double *mx = xCalloc((size_t)task->trials + 1, sizeof *mx), *my = xCalloc((size_t)task->trials + 1, sizeof *my);
