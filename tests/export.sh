@@ -1,11 +1,11 @@
 #!/bin/sh
 # `pruner-tui export`: a session tuned on the simulator exported as records (read back
-# by eval), as the tuning curve and as kernels; '-' for standard output; what is
+# by eval), as the tuning curve, as kernels and as an SVG plot of the curves; '-' for standard output; what is
 # appended and what replaced; usage errors (exit 2) and bad sessions (exit 1, one
 # message, nothing written); as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..28"
+echo "1..39"
 
 "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 20 --per-round 5 \
    --cost-model random --session "$tmp/s.jsonl" >/dev/null 2>&1
@@ -62,7 +62,7 @@ ok "--help shows export's usage" grep -q "^       pruner-tui export SESSION \[--
 
 run export "$tmp/s.jsonl"
 ok "nothing to export is a usage error" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = \
-   "pruner-tui export: nothing to export: give --records FILE, --curve FILE or --kernels DIR" ]
+   "pruner-tui export: nothing to export: give --records FILE, --curve FILE, --kernels DIR or --plot FILE.svg" ]
 run export "$tmp/s.jsonl" --records - --curve -
 ok "records and curve cannot share standard output" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = \
    "pruner-tui export: --records and --curve cannot both go to standard output ('-')" ]
@@ -92,5 +92,52 @@ ok "a network file that is gone: the session's line and the file; exit 1" [ "$rc
    "pruner-tui export: $tmp/moved.jsonl:1: its network file: $tmp/gone/tiny2.task: cannot open: No such file or directory" ]
 run export "$tmp/moved.jsonl" --kernels "$tmp/m" --network "$src/tests/data/tiny2.task"
 ok "--network names it instead" [ "$rc" -eq 0 -a "$out" = "wrote 2 kernels to $tmp/m" ]
+
+# the curves as SVG, of tests/data's tiny session (6 rounds, the first without a
+# latency), checked against its curve
+tiny="$src/tests/data/tiny2-session.jsonl"
+run export "$tiny" --plot "$tmp/p.svg" --curve "$tmp/p.tsv"
+ok "--plot writes the SVG and says so" [ "$rc" -eq 0 -a "$out" = "wrote 6 curve lines to $tmp/p.tsv
+wrote the curves of 5 rounds with a latency to $tmp/p.svg" ]
+if command -v xmllint >/dev/null 2>&1; then
+   ok "the SVG is well-formed XML (xmllint)" xmllint --noout "$tmp/p.svg"
+else
+   ok "the SVG is well-formed XML (python3's xml.etree)" \
+      python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$tmp/p.svg"
+fi
+ok "its title names the network, device, policy and model" \
+   grep -qx '<title>tiny2 on h100_sxm (simulated), policy pruner, cost model pam</title>' "$tmp/p.svg"
+# the first plot (against trials): its frame, its axes' ends (the first and last tick
+# labels) and its polyline's points
+awk '/<g class="plot">/ { plot++ } plot == 1' "$tmp/p.svg" >"$tmp/plot1"
+frame=$(sed -n 's/.*<rect class="frame" x="\([^"]*\)" y="\([^"]*\)" width="\([^"]*\)" height="\([^"]*\)".*/\1 \2 \3 \4/p' "$tmp/plot1")
+xticks=$(sed -n 's/.*class="xtick"[^>]*>\([^<]*\)<.*/\1/p' "$tmp/plot1" | tr '\n' ' ')
+yticks=$(sed -n 's/.*class="ytick"[^>]*>\([^<]*\)<.*/\1/p' "$tmp/plot1" | tr '\n' ' ')
+ok "the trials axis runs 0 to 15 in 5s, the latency axis 0.012 to 0.022 ms in 0.002s" \
+   [ "$frame" = "90.00 70.00 370.00 260.00" -a "$xticks" = "0 5 10 15 " -a "$yticks" = "0.012 0.014 0.016 0.018 0.020 0.022 " ]
+sed -n 's/.*<polyline class="curve"[^>]* points="\([^"]*\)".*/\1/p' "$tmp/plot1" | tr ' ' '\n' >"$tmp/points"
+ok "a point per curve line with a latency: 5" \
+   [ "$(wc -l <"$tmp/points")" -eq 5 -a "$(grep -vc 'N/A' "$tmp/p.tsv")" -eq 5 ]
+# where each point must be: the curve's trials, the round ends' latencies (the curve
+# rounds them to 3 decimals, too coarse for a plot of 0.0125 .. 0.0201 ms)
+grep -v 'N/A' "$tmp/p.tsv" | cut -f6 >"$tmp/trials"
+sed -n 's/^{"event":"round_end",.*"latency_ms":\([0-9.e-]*\),.*/\1/p' "$tiny" >"$tmp/latencies"
+paste "$tmp/trials" "$tmp/latencies" | awk -v f="$frame" 'BEGIN { split(f, r, " ") }
+   { printf "%.2f,%.2f\n", r[1] + ($1 - 0) / (15 - 0) * r[3], r[2] + r[4] - ($2 - 0.012) / (0.022 - 0.012) * r[4] }' \
+   >"$tmp/want-points"
+ok "the first point, 4 trials at 0.02011 ms (90 + 4/15 x 370, 330 - 0.00811/0.01 x 260), is where the axes put it" \
+   [ "$(head -n1 "$tmp/points")" = "$(head -n1 "$tmp/want-points")" -a "$(head -n1 "$tmp/points")" = "188.67,119.11" ]
+ok "the last point, 12 trials at 0.0125 ms, too" \
+   [ "$(tail -n1 "$tmp/points")" = "$(tail -n1 "$tmp/want-points")" -a "$(tail -n1 "$tmp/points")" = "386.00,317.00" ]
+ok "and every point between" cmp -s "$tmp/points" "$tmp/want-points"
+ok "the rounds plot has acceptance and Kendall tau in its legend" \
+   [ "$(awk '/<g class="plot">/ { plot++ } plot == 3' "$tmp/p.svg" | sed -n 's/.*<text [^>]*>\(.*\)<\/text>/\1/p' | tail -n2 | tr '\n' '|')" = \
+     "draft acceptance rate|Kendall tau, draft vs verify model|" ]
+
+run export "$tiny" --plot "$tmp/no/such/dir/p.svg"
+ok "a plot into a directory that is not there: exit 1, the path and why" \
+   [ "$rc" -eq 1 -a "$err" = "pruner-tui export: $tmp/no/such/dir/p.svg: No such file or directory" ]
+run export "$tiny" --plot -
+ok "--plot - is a usage error" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui export: --plot takes a file, not '-'" ]
 
 [ "$failed" -eq 0 ]

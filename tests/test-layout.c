@@ -16,6 +16,7 @@
 
 #include "chart.h"
 #include "layout.h"
+#include "util/axis.h"
 
 /* ---- layout ---- */
 
@@ -304,7 +305,8 @@ static void test_plotBrailleDots(void **state) {
 static void test_plotSeries(void **state) {
    (void)state;
    const double ax[] = { 0, 4 }, ay[] = { 0, 0 }, bx[] = { 2, 2 }, by[] = { 0, 2 };
-   const ChartSeries series[] = { { .x = ax, .y = ay, .n = 2, .mark = 'A' }, { .x = bx, .y = by, .n = 2, .mark = 'B' } };
+   const ChartSeries series[] = { { .x = ax, .y = ay, .n = 2, .joined = true, .mark = 'A' },
+                                   { .x = bx, .y = by, .n = 2, .joined = true, .mark = 'B' } };
    char text[3][5 * 3 + 1];
    char *rows[] = { text[0], text[1], text[2] };
    signed char owner[15];
@@ -316,7 +318,8 @@ static void test_plotSeries(void **state) {
    assert_memory_equal(owner, wantOwner, sizeof owner);
 
    const double zero[] = { 0 }, one[] = { 1 };
-   const ChartSeries dots[] = { { .x = zero, .y = zero, .n = 1, .mark = 'A' }, { .x = one, .y = one, .n = 1, .mark = 'B' } };
+   const ChartSeries dots[] = { { .x = zero, .y = zero, .n = 1, .joined = true, .mark = 'A' },
+                                 { .x = one, .y = one, .n = 1, .joined = true, .mark = 'B' } };
    Chart_plotSeries(dots, 2, 0, 1, 0, 1, 1, 1, CHART_BRAILLE, rows, owner);
    assert_string_equal(rows[0], "\u2848");
    assert_int_equal(owner[0], 1);
@@ -426,7 +429,7 @@ static void test_sparklineCut(void **state) {
 
 static void assertNice(double lo, double hi, double wantLo, double wantHi) {
    double gotLo, gotHi;
-   Chart_niceRange(lo, hi, &gotLo, &gotHi);
+   Axis_niceRange(lo, hi, &gotLo, &gotHi, NULL);
    if (gotLo != wantLo || gotHi != wantHi)
       fail_msg("niceRange(%.17g, %.17g): got [%.17g, %.17g], want [%.17g, %.17g]", lo, hi, gotLo, gotHi, wantLo,
                wantHi);
@@ -448,7 +451,7 @@ static void test_niceRange(void **state) {
 
 static void assertLabel(double v, const char *want) {
    char buf[16];
-   Chart_label(v, buf, sizeof buf);
+   Axis_label(v, buf, sizeof buf);
    assert_string_equal(buf, want);
    assert_true(strlen(buf) <= 6);
 }
@@ -477,8 +480,107 @@ static void test_label(void **state) {
    assertLabel(INFINITY, "inf");
    assertLabel(-INFINITY, "-inf");
    char small[4];
-   Chart_label(2.116, small, sizeof small);
+   Axis_label(2.116, small, sizeof small);
    assert_string_equal(small, "2.1");
+}
+
+/* The ticks of an axis as their labels, joined by spaces. */
+static void assertTicks(double lo, double hi, bool log, int most, const char *want) {
+   double ticks[AXIS_MAX_TICKS];
+   AxisScale a = Axis_scale(lo, hi, log);
+   int n = Axis_ticks(&a, most, ticks);
+   char got[256] = "";
+   for (int i = 0; i < n; i++) {
+      char label[16];
+      Axis_label(ticks[i], label, sizeof label);
+      snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", label);
+   }
+   assert_string_equal(got, want);
+}
+
+static void assertLogRange(double lo, double hi, double wantLo, double wantHi) {
+   double gotLo, gotHi;
+   Axis_logRange(lo, hi, &gotLo, &gotHi);
+   if (gotLo != wantLo || gotHi != wantHi)
+      fail_msg("logRange(%.17g, %.17g): got [%.17g, %.17g], want [%.17g, %.17g]", lo, hi, gotLo, gotHi, wantLo,
+               wantHi);
+}
+
+/* The data 0.93 .. 2.31 and 0.012 .. 0.35 on both scales: linear, the multiples of
+ * niceRange's step; log, the 1-2-5 values of each decade, or the decades only where
+ * there are more of those than asked for. */
+static void test_ticks(void **state) {
+   (void)state;
+   double lo, hi, step;
+   Axis_niceRange(0.93, 2.31, &lo, &hi, &step);
+   assert_true(step == 0.5);
+   assertTicks(0.93, 2.31, false, 10, "0.5 1 1.5 2 2.5");
+   assertLogRange(0.93, 2.31, 0.5, 5);
+   assertTicks(0.93, 2.31, true, 10, "0.5 1 2 5");
+   assertTicks(0.012, 0.35, false, 10, "0 0.1 0.2 0.3 0.4");
+   assertLogRange(0.012, 0.35, 0.01, 0.5);
+   assertTicks(0.012, 0.35, true, 10, "0.01 0.02 0.05 0.1 0.2 0.5");
+   /* 13 values of 2e-4 .. 100: more than 6, so the ends and the decades */
+   assertLogRange(3e-4, 80, 2e-4, 100);
+   assertTicks(3e-4, 80, true, 6, "2e-4 0.001 0.01 0.1 1 10 100");
+   /* a nice range whose ends are not multiples of the step keeps its ends */
+   AxisScale odd = { 1, 7, 2, false };
+   double ticks[AXIS_MAX_TICKS];
+   assert_int_equal(Axis_ticks(&odd, 10, ticks), 5);
+   assert_true(ticks[0] == 1 && ticks[1] == 2 && ticks[3] == 6 && ticks[4] == 7);
+   /* one value widens to its neighbours; 1-2-5 values stay */
+   assertLogRange(2, 2, 1, 5);
+   assertLogRange(0.01, 1000, 0.01, 1000);
+   /* linear ticks are the decimal values, not their float sums */
+   char label[32];
+   AxisScale a = Axis_scale(0.0198, 0.0201, false);
+   step = a.step;
+   assert_int_equal(Axis_ticks(&a, 10, ticks), 4);
+   assert_true(ticks[1] == 0.0199);
+   Axis_tickLabel(ticks[1], step, label, sizeof label);
+   assert_string_equal(label, "0.0199");
+   Axis_tickLabel(80, 20, label, sizeof label);
+   assert_string_equal(label, "80");
+}
+
+/* The y labels, in rows of 8: the ends, then the ticks 2 rows from any label. */
+static void assertYLabels(double lo, double hi, bool log, const char *const want[8]) {
+   char labels[8][CHART_LABEL_MAX];
+   AxisScale a = Axis_scale(lo, hi, log);
+   Chart_yLabels(&a, 8, CHART_ASCII, labels);
+   for (int r = 0; r < 8; r++)
+      if (strcmp(labels[r], want[r]) != 0)
+         fail_msg("[%g, %g]%s row %d: got '%s', want '%s'", lo, hi, log ? " log" : "", r, labels[r], want[r]);
+}
+
+static void test_yLabels(void **state) {
+   (void)state;
+   /* linear 0.5 .. 2.5, ascending: 1 on row 5.25, 1.5 on 3.5 (4: next to 1's), 2 on
+    * 1.75; one decimal each, as the step has */
+   assertYLabels(0.5, 2.5, false, (const char *const[]){ "2.5", "", "2.0", "", "", "1.0", "", "0.5" });
+   /* log 0.5 .. 5: 1 is 5.11 rows down (log10 5 = 0.699 of 1 decade's 7 rows), then 2
+    * at 2.79 rows */
+   assertYLabels(0.5, 5, true, (const char *const[]){ "5", "", "", "2", "", "1", "", "0.5" });
+   /* log 0.01 .. 0.5: the decade 0.1 (3.12 rows) first; 0.2, 0.05 and 0.02 too near */
+   assertYLabels(0.01, 0.5, true, (const char *const[]){ "0.5", "", "", "0.1", "", "", "", "0.01" });
+   /* linear 0.0198 .. 0.0201: the step's decimals */
+   assertYLabels(0.0198, 0.0201, false, (const char *const[]){ "0.0201", "", "0.0200", "", "", "0.0199", "", "0.0198" });
+}
+
+/* A step line (joined, unmarked) and measurements (marked, not joined) in ASCII: the
+ * line '.', each measurement '*', over the line where they meet. */
+static void test_plotStepsAndMarks(void **state) {
+   (void)state;
+   const double sx[] = { 0, 2, 2, 4 }, sy[] = { 3, 3, 1, 1 };
+   const double mx[] = { 0, 1, 2, 3, 4 }, my[] = { 3, 2, 1, NAN, 3 };
+   ChartSeries series[] = { { sx, sy, 4, true, 0 }, { mx, my, 5, false, '*' } };
+   char buf[4][5 * 3 + 1];
+   char *rows[] = { buf[0], buf[1], buf[2], buf[3] };
+   Chart_plotSeries(series, 2, 0, 4, 0, 3, 5, 4, CHART_ASCII, rows, NULL);
+   assert_string_equal(rows[0], "*.. *");
+   assert_string_equal(rows[1], " *.  ");
+   assert_string_equal(rows[2], "  *..");
+   assert_string_equal(rows[3], "     ");
 }
 
 int main(void) {
@@ -500,6 +602,9 @@ int main(void) {
       cmocka_unit_test(test_sparklineCut),
       cmocka_unit_test(test_niceRange),
       cmocka_unit_test(test_label),
+      cmocka_unit_test(test_ticks),
+      cmocka_unit_test(test_yLabels),
+      cmocka_unit_test(test_plotStepsAndMarks),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,6 +34,7 @@
 #include "pager.h"
 #include "panels.h"
 #include "settings.h"
+#include "util/paths.h"
 #include "util/xalloc.h"
 
 /* ---- the fixture: the session, its network and the devices ---- */
@@ -341,7 +342,7 @@ static void testDrafts(void **state) {
 }
 
 /* The curves: the estimated total against trials from 4 to 12 trials, 0.0201 down to
- * 0.0125 ms: the axis 0.012 .. 0.022 (Chart_niceRange: a step of 0.002), braille dots;
+ * 0.0125 ms: the axis 0.012 .. 0.022 (Axis_niceRange: a step of 0.002), braille dots;
  * 0.0201 is 3.8 of 19 dot rows below the top: the second row's top dots (U+2809),
  * flat until the estimate first improves. */
 static void testCurves(void **state) {
@@ -351,7 +352,7 @@ static void testCurves(void **state) {
    resizeterm(40, 120);
    Layout l = { .curves = { 18, 0, 16, 75 } };
    char *text = drawn(&f->board, l.curves, curves);
-   assertLine(text, 0, " Curves  [c] next");
+   assertLine(text, 0, " Curves  [c] next  [L] log scale");
    assertLine(text, 1, "estimated total latency (ms) / trials");
    assertLine(text, 2, " 0.022");
    char *row = lineOf(text, 3);
@@ -375,12 +376,47 @@ static void testCurves(void **state) {
    assert_null(strstr(text, "\xe2\xa0"));
    free(text);
    f->board.unicode = true;
-   /* the third curve: the selected task's steps */
+   /* the third curve: the selected task's best as steps and each measurement marked.
+    * Task 1's six medians (ms) 0.00752 0.01222 0.00749 0.00745 0.00418 0.00481 at its
+    * trials 1 to 6, the best improving at trials 1, 3, 4 and 5: in ASCII on 0.004 ..
+    * 0.014 over 5 rows, trials 1 .. 6 over 66 columns (trial x in column 13 (x - 1)),
+    * the medians fall on rows 3 1 3 3 4 4 and the line holds row 3 from trial 1 to 5,
+    * then row 4 to trial 6. */
+   f->board.unicode = false;
    f->board.curve = CURVE_TASK;
    f->board.selected = 1;
    text = drawn(&f->board, l.curves, curves);
-   assertLine(text, 1, "task 1 best (ms) / its trials");
+   assertLine(text, 1, "task 1 best (ms) and each measurement / its trials");
+   char want[80];
+   assertLine(text, 2, " 0.014|");
+   snprintf(want, sizeof want, "      | %13s*", "");
+   assertLine(text, 3, want);
+   assertLine(text, 4, " 0.008|");
+   snprintf(want, sizeof want, "      | *%s*%s*%s", ".........................", "............", ".............");
+   assertLine(text, 5, want);
+   snprintf(want, sizeof want, " 0.004| %52s*%s*", "", "............");
+   assertLine(text, 6, want);
+   assertLine(text, 7, "        1                                                                6");
    free(text);
+   /* on a log scale: 0.002 .. 0.02 over the 5 rows; the decade 0.01 falls on row 1,
+    * next to the top's label, so only the ends show; the fifth median, 2.72 rows
+    * down, on row 3 with the best from then on, the sixth (2.48) on row 2 with the
+    * bests before it */
+   f->board.logScale = true;
+   text = drawn(&f->board, l.curves, curves);
+   assertLine(text, 0, " Curves (log)  [c] next  [L] linear scale");
+   row = lineOf(text, 2);
+   assert_int_equal(strncmp(row, "  0.02|", 7), 0);
+   free(row);
+   snprintf(want, sizeof want, "      | *%s*%s*%s%12s*", ".........................", "............", ".............",
+            "");
+   assertLine(text, 4, want);
+   row = lineOf(text, 6);
+   assert_int_equal(strncmp(row, " 0.002|", 7), 0);
+   free(row);
+   free(text);
+   f->board.logScale = false;
+   f->board.unicode = true;
 }
 
 /* The log: bests and the end, the newest at the bottom; the console row's hints. */
@@ -459,18 +495,20 @@ static void testSettings(void **state) {
                              "sort = id\n"
                              "order = ascending\n"
                              "curve = trials\n"
+                             "scale = linear\n"
                              "follow = no\n");
    free(text);
    /* comments, blanks, spaces and CRs; a later key wins; unnamed keys keep theirs */
    char *cause = NULL;
    assert_int_equal(Settings_parse("# mine\n\n  columns =Lat(ms)  Trials,State  # three\r\nsort = trials\n"
-                                   "order = descending\nsort = roofline\ncurve = task\n",
+                                   "order = descending\nsort = roofline\ncurve = task\nscale = log\n",
                                    "w.conf", &s, &cause), 0);
    assert_int_equal(s.hidden, (1u << COLUMN_WEIGHT) | (1u << COLUMN_SHARE) | (1u << COLUMN_GFLOPS) |
                               (1u << COLUMN_ROOF) | (1u << COLUMN_IDLE) | (1u << COLUMN_PRIO));
    assert_int_equal(s.sort, SORT_ROOFLINE);
    assert_true(s.descending);
    assert_int_equal(s.curve, CURVE_TASK);
+   assert_true(s.logScale);
    assert_false(s.follow);
    /* formatted and parsed again: the same */
    text = Settings_format(&s);
@@ -483,9 +521,10 @@ static void testSettings(void **state) {
    assertBadSettings("sort = id\nsort = speed\n", "w.conf:2: sort: expected id, share, latency, trials or roofline, found 'speed'");
    assertBadSettings("order = up", "w.conf:1: order: expected ascending or descending, found 'up'");
    assertBadSettings("\n\ncurve = x", "w.conf:3: curve: expected trials, time or task, found 'x'");
+   assertBadSettings("scale = ln", "w.conf:1: scale: expected linear or log, found 'ln'");
    assertBadSettings("follow = 1", "w.conf:1: follow: expected yes or no, found '1'");
    assertBadSettings("columns = Wt Speed", "w.conf:1: columns: 'Speed' is not a column (Wt Lat(ms) Share GFLOPS Trials Roof Idle Prio State)");
-   assertBadSettings("colour = red", "w.conf:1: unknown key 'colour' (columns, sort, order, curve, follow)");
+   assertBadSettings("colour = red", "w.conf:1: unknown key 'colour' (columns, sort, order, curve, scale, follow)");
    assertBadSettings("sort id", "w.conf:1: expected KEY = VALUE, found 'sort id'");
    /* saved into a directory that does not exist yet, and loaded back; a missing file
     * is the defaults, a bad one names itself */
@@ -1135,7 +1174,31 @@ static void testCommands(void **state) {
    expectAnswer(f, "frob 3", -1, "unknown command 'frob' (help lists them)");
    expectAnswer(f, "show 5", -1, "show: no task '5' (task IDs go from 0 to 1)");
    expectAnswer(f, "show 0 --asm", -1, "show: takes --cuda, --loops or --state, not '--asm'");
-   expectAnswer(f, "export pictures x", -1, "export: takes records, curve or kernels, not 'pictures'");
+   expectAnswer(f, "export pictures x", -1, "export: takes records, curve, kernels or plot, not 'pictures'");
+   /* the curves as SVG, from the session file; a directory that is not there refused */
+   char *session = TestUtil_srcPath("tests/data/tiny2-session.jsonl"), *dir = TestUtil_tempDir();
+   b->sessionPath = session;
+   char *line = xAsprintf("export plot %s/p.svg", dir);
+   char *want = xAsprintf("wrote the curves of 5 rounds with a latency to %s/p.svg", dir);
+   expectAnswer(f, line, 0, want);
+   free(line);
+   free(want);
+   char *svg = xAsprintf("%s/p.svg", dir);
+   size_t svgLen = 0;
+   char *text = Paths_readFile(svg, 1 << 20, "an SVG", &svgLen, NULL);
+   assert_non_null(text);
+   assert_int_equal(strncmp(text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44), 0);
+   free(text);
+   free(svg);
+   line = xAsprintf("export plot %s/none/p.svg", dir);
+   want = xAsprintf("export: %s/none/p.svg: No such file or directory", dir);
+   expectAnswer(f, line, -1, want);
+   free(line);
+   free(want);
+   b->sessionPath = "tiny2-session.jsonl";
+   TestUtil_removeTree(dir);
+   free(dir);
+   free(session);
    expectAnswer(f, "", 0, "");
    assert_int_equal(f->nsent, 5);
    /* queries */
@@ -1290,6 +1353,7 @@ static void testCompletion(void **state) {
    expectCompletion(&f->board, "--", 2, show, "--cuda --loops --state");
    char *export[] = { wExport, NULL };
    expectCompletion(&f->board, "c", 1, export, "curve");
+   expectCompletion(&f->board, "p", 1, export, "plot");
    char *help[] = { wHelp, NULL };
    expectCompletion(&f->board, "ex", 1, help, "explain export");
    expectCompletion(&f->board, "zz", 0, none, "");
@@ -1699,7 +1763,7 @@ static void testComparison(void **state) {
    assert_true(Comparison_key(&c, 'g'));
    assert_int_equal(c.top, 0);
 
-   /* t: against time; L: in decades */
+   /* t: against time; L: on a log scale, its ends at 1, 2 or 5 times a power of ten */
    assert_true(Comparison_key(&c, 't'));
    text = drawnComparison(&c, 40, 120);
    assertLine(text, 4, "estimated total latency (ms) / time (m:ss)");
@@ -1708,7 +1772,7 @@ static void testComparison(void **state) {
    assert_true(Comparison_key(&c, 'L'));
    text = drawnComparison(&c, 40, 120);
    assertLine(text, 4, "estimated total latency (ms, log scale) / trials");
-   assertLine(text, 5, "    10|");
+   assertLine(text, 5, "     5|");
    free(text);
 
    /* 90 columns: the task column narrows to 46 */

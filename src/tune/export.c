@@ -16,6 +16,7 @@
 
 #include "codegen/cuda.h"
 #include "ir/lower.h"
+#include "tune/plot.h"
 #include "tune/scheduler.h"
 #include "util/jsonl.h"
 #include "util/outfile.h"
@@ -516,8 +517,8 @@ int Export_run(const ExportRequest *args, const DeviceSet *devices, FILE *say, c
    RecordSet records;
    RecordSet_init(&records);
    KernelSet kernels = { 0 };
-   char *curve = NULL;
-   int curveLines = 0;
+   char *curve = NULL, *plot = NULL;
+   int curveLines = 0, plotPoints = 0;
    int rc = 0;
    if (a.records && Export_records(&log, a.session, &records, cause) < 0)
       rc = -1;
@@ -525,6 +526,8 @@ int Export_run(const ExportRequest *args, const DeviceSet *devices, FILE *say, c
       curve = Export_curve(&log, &curveLines);
    if (rc == 0 && a.kernels)
       rc = makeKernels(&log, &a, devices, &kernels, cause);
+   if (rc == 0 && a.plot)
+      plot = Plot_svg(&log, &plotPoints);
 
    if (rc == 0 && a.records) {
       if (writeRecords(&records, a.records, cause) < 0)
@@ -550,7 +553,14 @@ int Export_run(const ExportRequest *args, const DeviceSet *devices, FILE *say, c
          fprintf(say, "\n");
       }
    }
+   if (rc == 0 && a.plot) {
+      if (replaceFile(a.plot, plot, cause) < 0)
+         rc = -1;
+      else
+         fprintf(say, "wrote the curves of %d rounds with a latency to %s\n", plotPoints, a.plot);
+   }
    free(curve);
+   free(plot);
    KernelSet_done(&kernels);
    RecordSet_done(&records);
    SessionLog_done(&log);

@@ -66,13 +66,15 @@ void ExportedKernel_done(ExportedKernel *k);
 
 /* What `pruner-tui export` and the console's export write of the session file
  * `session`: the records appended to `records`, the curve to `curve`, the kernels into
- * the directory `kernels` (each NULL when not asked for; "-" for records and curve is
- * standard output); `network` the task file instead of the header's. */
+ * the directory `kernels`, the curves as an SVG image (Plot_svg) to `plot` (each NULL
+ * when not asked for; "-" for records and curve is standard output); `network` the
+ * task file instead of the header's. */
 typedef struct ExportRequest_ {
-   const char *session, *records, *curve, *kernels, *network;
+   const char *session, *records, *curve, *kernels, *plot, *network;
 } ExportRequest;
 /* Makes everything r asks for, then writes it (devices: the GPUs known, for the
- * kernels' limits). The summary lines ("appended N records to FILE", ...) go to `say`;
+ * kernels' limits). The summary lines ("appended N records to FILE", "wrote a plot of
+ * N rounds to FILE", ...) go to `say`;
  * -1 with *cause when the session or an output fails (nothing is written then but what
  * was written before the failing one). */
 int Export_run(const ExportRequest *r, const DeviceSet *devices, FILE *say, char **cause);

@@ -99,6 +99,7 @@ void TuneView_done(TuneView *v) {
       free(v->tasks[i].key);
       free(v->tasks[i].label);
       free(v->tasks[i].curve);
+      free(v->tasks[i].measured);
       free(v->tasks[i].bestState);
    }
    free(v->tasks);
@@ -173,6 +174,8 @@ static void applyMeasure(TuneView *v, const SessionEvent *e) {
    TuneTaskView *t = taskOf(v, e->measure.task);
    if (!t)
       return;
+   t->measured = grow(t->measured, t->trials, &t->measuredCap, sizeof *t->measured);
+   t->measured[t->trials] = NAN;
    t->trials++;
    v->trials++;
    v->lineages[lineageOf(e->measure.lineage)]++;
@@ -189,6 +192,7 @@ static void applyMeasure(TuneView *v, const SessionEvent *e) {
    if (isnan(t->leastMean) || mean < t->leastMean)
       t->leastMean = mean;
    double median = Measure_median(e->measure.costs, e->measure.ncosts);
+   t->measured[t->trials - 1] = median;
    /* the scheduler's best is the least median: known from the measurements alone,
     * also where a killed run wrote no best event */
    if (isnan(t->best) || median < t->best)

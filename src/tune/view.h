@@ -67,6 +67,10 @@ typedef struct TuneTaskView_ {
    int lastRound;               /* the last round that tuned it; 0: none yet */
    int ncurve, curveCap;
    TuneBestPoint *curve;        /* its best against trials, a point per improvement */
+   int measuredCap;
+   double *measured;            /* each measure event's latency (the median of its
+                                   costs, seconds) in order, NAN for a failed one:
+                                   `trials` of them */
 } TuneTaskView;
 
 /* The lineages of measured states: Lineage's, then any name this program does not

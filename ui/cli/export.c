@@ -1,6 +1,6 @@
 /* `pruner-tui export SESSION`: the session's measure events as records, its tuning
- * curve as Pruner's total_latency.tsv, and each task's best kernel as CUDA source with
- * its launch configuration. Everything asked for is made before anything is written,
+ * curve as Pruner's total_latency.tsv, each task's best kernel as CUDA source with
+ * its launch configuration, and its curves as an SVG image. Everything asked for is made before anything is written,
  * so a bad session leaves no output behind. */
 #include "config.h"
 
@@ -30,6 +30,10 @@ static const CliOption exportOptions[] = {
      "write the tuning curve, Pruner's total_latency.tsv: elapsed seconds, estimated total latency in ms "
      "and trials, a line per round; the file is replaced" },
    { "kernels", 'k', "DIR", "write each task's best measured state as DIR/task-ID.cu and its launch as DIR/task-ID.json" },
+   { "plot", 'p', "FILE.svg",
+     "write the curves as an SVG image: the estimated total latency against trials and against time, the draft "
+     "acceptance rate and Kendall tau per round, with the session's network, device, policy and model as its "
+     "title; the file is replaced" },
    { "devices", 'D', "FILE", "also read GPU descriptions from FILE, for --kernels' device limits" },
    { "network", 'n', "FILE.task", "take the tasks from FILE.task instead of the session's task file" },
    { NULL, 0, NULL, NULL },
@@ -37,9 +41,9 @@ static const CliOption exportOptions[] = {
 
 static const CliCommand exportCommand = {
    "export",
-   "SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n[--devices FILE] [--network FILE.task]",
+   "SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n[--plot FILE.svg] [--devices FILE] [--network FILE.task]",
    "Write projections of a session file (what pruner-tui --batch --session writes) without tuning: at "
-   "least one of --records, --curve and --kernels. '-' as FILE sends the records or the curve to "
+   "least one of --records, --curve, --kernels and --plot. '-' as FILE sends the records or the curve to "
    "standard output, and the summary lines to standard error.",
    exportOptions,
 };
@@ -57,6 +61,7 @@ static int parseArgs(int argc, char **argv, ExportRequest *a, const char **devic
       case 'r': a->records = optarg; break;
       case 'c': a->curve = optarg; break;
       case 'k': a->kernels = optarg; break;
+      case 'p': a->plot = optarg; break;
       case 'D': *devicesFile = optarg; break;
       case 'n': a->network = optarg; break;
       }
@@ -64,12 +69,15 @@ static int parseArgs(int argc, char **argv, ExportRequest *a, const char **devic
    if (argc - optind != 1)
       return Cli_usage("export", "expected one SESSION file");
    a->session = argv[optind];
-   if (!a->records && !a->curve && !a->kernels)
-      return Cli_usage("export", "nothing to export: give --records FILE, --curve FILE or --kernels DIR");
+   if (!a->records && !a->curve && !a->kernels && !a->plot)
+      return Cli_usage("export",
+                       "nothing to export: give --records FILE, --curve FILE, --kernels DIR or --plot FILE.svg");
    if (a->records && a->curve && isStdout(a->records) && isStdout(a->curve))
       return Cli_usage("export", "--records and --curve cannot both go to standard output ('-')");
    if (a->kernels && isStdout(a->kernels))
       return Cli_usage("export", "--kernels takes a directory, not '-'");
+   if (a->plot && isStdout(a->plot))
+      return Cli_usage("export", "--plot takes a file, not '-'");
    return 0;
 }
 

@@ -109,6 +109,7 @@ typedef struct Board_ {
    unsigned hidden;             /* the table's columns hidden in the setup screen: a bit per Column */
    BoardPrompt prompt;
    CurveKind curve;             /* the first of the curves shown */
+   bool logScale;               /* the curves' y axes on a log scale */
 
    /* the log: the engine's messages and the console's answers, oldest first, every
     * one of the run (the log panel shows the newest, l the whole) */

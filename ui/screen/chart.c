@@ -1,4 +1,4 @@
-/* Plots on a braille or ASCII dot grid, sparklines, nice axis ranges and short labels. */
+/* Plots of series on a braille or ASCII dot grid, their y labels, and sparklines. */
 #include "config.h"
 
 #include "chart.h"
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/axis.h"
 #include "util/xalloc.h"
 
 #define BRAILLE_BLANK 0x2800u
@@ -135,8 +136,8 @@ static void Grid_row(const Grid *g, int r, char *out) {
    }
 }
 
-/* One series' segments, then its points over them (for ASCII's marks). */
-static void Grid_series(Grid *g, const ChartSeries *s, double x0, double x1, double y0, double y1) {
+/* One series' dots: its segments where joined, each point alone where not. */
+static void Grid_lines(Grid *g, const ChartSeries *s, double x0, double x1, double y0, double y1) {
    int prevCol = 0, prevRow = 0;
    bool prev = false;
    for (int i = 0; i < s->n; i++) {
@@ -146,12 +147,18 @@ static void Grid_series(Grid *g, const ChartSeries *s, double x0, double x1, dou
       }
       int col = dotOf(s->x[i], x0, x1, g->dotsW);
       int row = dotOf(s->y[i], y1, y0, g->dotsH);
-      if (prev)
+      if (prev && s->joined)
          Grid_segment(g, prevCol, prevRow, col, row);
+      else
+         Grid_mark(g, col, row, MARK_SEGMENT);
       prevCol = col;
       prevRow = row;
       prev = true;
    }
+}
+
+/* One series' marks, over every segment (for ASCII's marks). */
+static void Grid_marks(Grid *g, const ChartSeries *s, double x0, double x1, double y0, double y1) {
    for (int i = 0; i < s->n; i++)
       if (!isnan(s->x[i]) && !isnan(s->y[i]))
          Grid_mark(g, dotOf(s->x[i], x0, x1, g->dotsW), dotOf(s->y[i], y1, y0, g->dotsH), MARK_POINT);
@@ -181,8 +188,14 @@ void Chart_plotSeries(const ChartSeries *series, int nseries, double x0, double 
       memset(owner, -1, ncells);
    for (int k = 0; k < nseries; k++) {
       g.series = k;
+      Grid_lines(&g, &series[k], x0, x1, y0, y1);
+   }
+   for (int k = 0; k < nseries; k++) {
+      if (!series[k].mark)
+         continue;
+      g.series = k;
       g.mark = series[k].mark;
-      Grid_series(&g, &series[k], x0, x1, y0, y1);
+      Grid_marks(&g, &series[k], x0, x1, y0, y1);
    }
    for (int r = 0; r < h; r++)
       Grid_row(&g, r, rows[r]);
@@ -192,8 +205,55 @@ void Chart_plotSeries(const ChartSeries *series, int nseries, double x0, double 
 
 void Chart_plot(const double *x, const double *y, int n, double x0, double x1, double y0, double y1,
                 int w, int h, ChartStyle style, char **rows) {
-   ChartSeries one = { .x = x, .y = y, .n = n, .mark = '*' };
+   ChartSeries one = { .x = x, .y = y, .n = n, .joined = true, .mark = '*' };
    Chart_plotSeries(&one, 1, x0, x1, y0, y1, w, h, style, rows, NULL);
+}
+
+/* ---- the y axis' labels ---- */
+
+/* a linear tick with the decimals its step needs where that fits, else Axis_label's */
+static void yLabel(double t, double step, bool log, char *buf) {
+   char text[32];
+   Axis_tickLabel(t, step, text, sizeof text);
+   if (log || strlen(text) >= CHART_LABEL_MAX - 1)
+      Axis_label(t, buf, CHART_LABEL_MAX);
+   else
+      snprintf(buf, CHART_LABEL_MAX, "%s", text);
+}
+
+void Chart_yLabels(const AxisScale *a, int h, ChartStyle style, char (*labels)[CHART_LABEL_MAX]) {
+   bool log = a->log;
+   if (h <= 0)
+      return;
+   for (int r = 0; r < h; r++)
+      labels[r][0] = '\0';
+   double ticks[AXIS_MAX_TICKS];
+   int n = Axis_ticks(a, h / 2 + 1, ticks);
+   int perCell = style == CHART_BRAILLE ? 4 : 1;
+   double top = log ? log10(a->hi) : a->hi, bottom = log ? log10(a->lo) : a->lo;
+   /* the ends, then (log) the powers of ten, then the rest */
+   int order[AXIS_MAX_TICKS + 2], norder = 0;
+   order[norder++] = n - 1;
+   order[norder++] = 0;
+   for (int pass = log ? 0 : 1; pass < 2; pass++)
+      for (int i = 1; i < n - 1; i++) {
+         bool power = fabs(log10(ticks[i]) - round(log10(ticks[i]))) < 1e-9;
+         if (pass == 1 || power) {
+            if (pass == 1 && log && power)
+               continue;
+            order[norder++] = i;
+         }
+      }
+   for (int j = 0; j < norder && n > 0; j++) {
+      double t = ticks[order[j]];
+      int row = dotOf(log ? log10(t) : t, top, bottom, h * perCell) / perCell;
+      bool room = j < 2 ? labels[row][0] == '\0' : true;
+      for (int r = row - 1; r <= row + 1 && j >= 2; r++)
+         if (r >= 0 && r < h && labels[r][0])
+            room = false;
+      if (room)
+         yLabel(t, a->step, log, labels[row]);
+   }
 }
 
 /* ---- sparklines ---- */
@@ -225,121 +285,4 @@ int Chart_sparkline(const double *v, int n, double lo, double hi, int width, Cha
          break;
    }
    return cw.cells;
-}
-
-/* ---- axis ranges ---- */
-
-/* q, or the integer it is within rounding error of */
-static double snapInteger(double q) {
-   double r = round(q);
-   return fabs(q - r) < 1e-9 * fmax(1, fabs(q)) ? r : q;
-}
-
-/* m * 10^k, exact where 10^|k| is, as m / 10^-k for negative k. */
-static double scaled(double m, int k) {
-   double p = pow(10, abs(k));
-   return k >= 0 ? m * p : m / p;
-}
-
-void Chart_niceRange(double lo, double hi, double *outLo, double *outHi) {
-   if (hi < lo) {
-      double t = lo;
-      lo = hi;
-      hi = t;
-   }
-   if (hi == lo) {
-      double d = lo != 0 ? fabs(lo) / 10 : 1;
-      lo -= d;
-      hi += d;
-   }
-   static const int mults[] = { 1, 2, 5, 10 };
-   double raw = (hi - lo) / 5;
-   int k = (int)floor(log10(raw));
-   double f = raw / scaled(1, k);
-   int m = 10;
-   for (size_t i = 0; i < sizeof mults / sizeof mults[0]; i++) {
-      if (f <= mults[i] * (1 + 1e-9)) {
-         m = mults[i];
-         break;
-      }
-   }
-   if (m == 10) {
-      m = 1;
-      k++;
-   }
-   double step = scaled(m, k);
-   /* + 0.0 turns -0 into 0 */
-   *outLo = scaled(floor(snapInteger(lo / step)) * m, k) + 0.0;
-   *outHi = scaled(ceil(snapInteger(hi / step)) * m, k) + 0.0;
-}
-
-/* ---- labels ---- */
-
-/* v with the given decimals, trailing zeros dropped, then the suffix */
-static void labelNumber(double v, int decimals, const char *suffix, char *buf, size_t size) {
-   char num[32];
-   snprintf(num, sizeof num, "%.*f", decimals, v);
-   if (strchr(num, '.')) {
-      size_t len = strlen(num);
-      while (num[len - 1] == '0')
-         num[--len] = '\0';
-      if (num[len - 1] == '.')
-         num[--len] = '\0';
-   }
-   snprintf(buf, size, "%s%s", num, suffix);
-}
-
-/* one significant digit and a short exponent: "4e-4", "-1e21" */
-static void labelExponent(double v, char *buf, size_t size) {
-   char num[32];
-   snprintf(num, sizeof num, "%.0e", v);
-   char *e = strchr(num, 'e');
-   int exponent = atoi(e + 1);
-   *e = '\0';
-   snprintf(buf, size, "%se%d", num, exponent);
-}
-
-void Chart_label(double v, char *buf, size_t size) {
-   static const char *const suffixes[] = { "k", "M", "G", "T", "P", "E" };
-   double a = fabs(v);
-   if (isnan(v)) {
-      snprintf(buf, size, "-");
-   } else if (isinf(v)) {
-      snprintf(buf, size, "%s", v > 0 ? "inf" : "-inf");
-   } else if (a < 1e-99) {
-      /* "-4e-100" would not fit */
-      snprintf(buf, size, "0");
-   } else if (a < 0.0005) {
-      labelExponent(v, buf, size);
-   } else if (a < 9.9995) {
-      labelNumber(v, 3, "", buf, size);
-   } else if (a < 999.95) {
-      labelNumber(v, 1, "", buf, size);
-   } else {
-      double s = v;
-      for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-         s /= 1000;
-         if (fabs(s) < 99.95) {
-            labelNumber(s, 1, suffixes[i], buf, size);
-            return;
-         }
-         if (fabs(s) < 999.5) {
-            labelNumber(s, 0, suffixes[i], buf, size);
-            return;
-         }
-      }
-      labelExponent(v, buf, size);
-   }
-}
-
-void Chart_axisLabel(double x, bool time, char *buf, size_t size) {
-   if (!time) {
-      Chart_label(x, buf, size);
-      return;
-   }
-   long t = (long)(x + 0.5);
-   if (t < 3600)
-      snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
-   else
-      snprintf(buf, size, "%ld:%02ldh", t / 3600, t / 60 % 60);
 }

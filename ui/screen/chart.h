@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/axis.h"
+
 typedef enum { CHART_BRAILLE, CHART_ASCII } ChartStyle;
 
 /* A line plot of points (x[i], y[i]), i < n, sorted by x, in a grid of w x h cells
@@ -27,19 +29,35 @@ typedef enum { CHART_BRAILLE, CHART_ASCII } ChartStyle;
 void Chart_plot(const double *x, const double *y, int n, double x0, double x1, double y0, double y1,
                 int w, int h, ChartStyle style, char **rows);
 
-/* Several series on one grid, as Chart_plot draws one: their dots together in
- * braille, and in ASCII each series' points as its own mark (Chart_plot's is '*'),
- * segments '.', a point over any segment and a later series over an earlier one.
- * owner (NULL, or w * h entries, row by row) receives for each cell the index of the
- * series drawn last into it, points over segments; -1 for an empty cell: the screen
- * colours the cell by it. */
+/* A series of points for Chart_plotSeries: each point joined to the next by a segment
+ * or not, and marked or not: in ASCII each point is `mark` (Chart_plot's is '*'), over
+ * any segment; 0 leaves the points unmarked (in braille a point is its dot either
+ * way). */
 typedef struct ChartSeries_ {
    const double *x, *y;
    int n;
+   bool joined;
    char mark;
 } ChartSeries;
+
+/* Several series on one grid and ranges, as Chart_plot draws one: the segments of
+ * every series first, then their marks, a later series over an earlier one; in
+ * braille their dots together. owner (NULL, or w * h entries, row by row) receives
+ * for each cell the index of the series drawn last into it, marks over segments; -1
+ * for an empty cell: the screen colours the cell by it. */
 void Chart_plotSeries(const ChartSeries *series, int nseries, double x0, double x1, double y0, double y1, int w,
                       int h, ChartStyle style, char **rows, signed char *owner);
+
+#define CHART_LABEL_MAX 8
+
+/* The labels of the y axis a of a plot h rows high (on a log scale the plot takes
+ * log10 of the values): Axis_ticks' ticks (on a log scale at most h / 2 + 1 of them), each on the
+ * row where Chart_plot draws its value, as Axis_tickLabel writes it where that is at
+ * most 6 characters (linear), else as Axis_label does. The ends always
+ * show; the other ticks, ascending (on a log scale the powers of ten first), where
+ * their row is at least 2 rows from every labelled row. labels[r] (r = 0 the top) is
+ * "" on a row without a label. */
+void Chart_yLabels(const AxisScale *a, int h, ChartStyle style, char (*labels)[CHART_LABEL_MAX]);
 
 /* The last `width` values of v as a sparkline over [lo, hi], right-aligned: the newest
  * value in the last column, blanks before it when n < width. A value's level is
@@ -53,24 +71,5 @@ void Chart_plotSeries(const ChartSeries *series, int nseries, double x0, double 
  * returns the number of cells written, blanks included. */
 int Chart_sparkline(const double *v, int n, double lo, double hi, int width, ChartStyle style, char *buf,
                     size_t size);
-
-/* A "nice" axis range covering [lo, hi] (lo <= hi, finite): the step is the smallest
- * 1, 2 or 5 times a power of ten that is at least (hi - lo) / 5, and the ends are lo
- * rounded down and hi rounded up to multiples of it; so (0.93, 2.31) gives
- * [0.5, 2.5] and (12, 87) gives [0, 100]. lo == hi widens to lo -+ |lo| / 10 first
- * (-+ 1 for 0) and so gives a small range around it. */
-void Chart_niceRange(double lo, double hi, double *outLo, double *outHi);
-
-/* A short label for a value, at most 6 characters, for axis labels and times:
- * "0.0004" -> "4e-4", "2.116", "45.1", "1.2k", "45.1k", "3.4M" (k, M, G, T, P, E);
- * three decimals below 10, one below 1000, one on the scaled value below 100 and none
- * above, trailing zeros dropped ("2.5", "100", "1k"); "0" for zero, "-" for NAN,
- * "inf" and "-inf"; below 0.0005 one digit and an exponent, and beyond "E" too
- * ("-2e21"); below 1e-99 "0". Cut snprintf style when size is smaller than 7. */
-void Chart_label(double v, char *buf, size_t size);
-
-/* An x axis' label: Chart_label's, or when `time` (seconds) m:ss under an hour, and
- * h:mm and an h from one on ("1:05h"). */
-void Chart_axisLabel(double x, bool time, char *buf, size_t size);
 
 #endif

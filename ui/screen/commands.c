@@ -368,8 +368,10 @@ static int runExport(Board *b, int argc, char **argv, char **answer) {
       a.curve = argv[2];
    else if (strcmp(argv[1], "kernels") == 0)
       a.kernels = argv[2];
+   else if (strcmp(argv[1], "plot") == 0)
+      a.plot = argv[2];
    else
-      return refuse(answer, "export: takes records, curve or kernels, not '%s'", argv[1]);
+      return refuse(answer, "export: takes records, curve, kernels or plot, not '%s'", argv[1]);
    if (strcmp(argv[2], "-") == 0)
       return refuse(answer, "export: takes a file, not '-' (standard output is the screen)");
    char *said = NULL, *cause = NULL;
@@ -501,7 +503,8 @@ const ConsoleCommand Commands_table[] = {
    { "explain", "TASK", "PSA's terms and the features of the task's best state", 1, 1, { ARG_TASK }, false,
      runShow },
    { "stats", "", "the run's statistics", 0, 0, { ARG_NONE }, false, runStats },
-   { "export", "WHAT FILE", "write the session's records, curve or kernels (a directory) to FILE", 2, 2,
+   { "export", "WHAT FILE", "write the session's records, curve, kernels (a directory) or plot (the curves as "
+     "SVG) to FILE", 2, 2,
      { ARG_EXPORT, ARG_FILE }, false, runExport },
    { "goto", "ROUND|M:SS|H:MM:SS", "a replay: to the end of a round, or to a time, paused there", 1, 1,
      { ARG_NONE }, false, runGoto },
@@ -514,7 +517,8 @@ const int Commands_count = (int)(sizeof Commands_table / sizeof Commands_table[0
 
 static const char *const keys[][2] = {
    { "F1, ?, h", "this help" },
-   { "F2", "setup: the table's columns, the sort, the first curve, following; saved" },
+   { "F2", "setup: the table's columns, the sort, the first curve, its scale, following;" },
+   { "", "saved" },
    { "", "to $XDG_CONFIG_HOME/pruner-tui/workbench.conf and read at the next start" },
    { "up/down, k/j", "select the task above or below" },
    { "PgUp/PgDn, Ctrl-B/Ctrl-F", "a page up or down" },
@@ -532,6 +536,7 @@ static const char *const keys[][2] = {
    { "f", "focus on the selected task, or end the focus" },
    { "m", "the next cost model (pam, xgb, mlp, random, psa, pam-moa)" },
    { "c", "the next curve" },
+   { "L", "the curves' y axes on a log scale or back to linear (saved)" },
    { "enter", "the selected task's details" },
    { "mouse", "click a row to select, a header to sort, wheel to scroll," },
    { "", "double click for details" },
@@ -691,6 +696,7 @@ char **Commands_complete(const Board *b, const char *word, int index, char *cons
       addIf(&w, word, "records");
       addIf(&w, word, "curve");
       addIf(&w, word, "kernels");
+      addIf(&w, word, "plot");
       break;
    case ARG_COMMAND:
       for (int i = 0; i < Commands_count; i++)

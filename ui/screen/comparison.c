@@ -94,7 +94,7 @@ static void drawCurves(WINDOW *w, const Comparison *c, int top, int h) {
    for (int k = 0; k < set->n; k++) {
       const CompareSide *s = &set->sides[k];
       series[k] = (ChartSeries){ .x = c->byTime ? s->seconds : s->trials, .y = s->latency, .n = s->npoints,
-                                 .mark = (char)('A' + k) };
+                                 .joined = true, .mark = (char)('A' + k) };
       attrs[k] = seriesAttr(c, k);
    }
    PlotOptions o = {
@@ -161,7 +161,7 @@ static const char *const helpLines[] = {
    "",
    "  q, F10           quit",
    "  t                the curve against trials or against time",
-   "  L                the latency axis in decades (log scale) or linear",
+   "  L                the latency axis on a log scale or linear",
    "  s                the table by B's ratio to A (smallest first) or by task ID",
    "  Up, Down, j, k   scroll the table a row",
    "  PgUp, PgDn       scroll the table a page",

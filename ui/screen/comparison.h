@@ -17,7 +17,7 @@ typedef struct Comparison_ {
    bool color;                  /* colour pairs (a terminal with colours, no NO_COLOR) */
    bool unicode;                /* braille dots; else ASCII with each session's letter */
    bool byTime;                 /* the curve against time, else against trials */
-   bool logScale;               /* the latency axis in decades */
+   bool logScale;               /* the latency axis on a log scale */
    bool help;                   /* the keys shown instead */
    ComparisonSort sort;
    int *order;                  /* the tasks in the sort's order */

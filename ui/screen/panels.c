@@ -13,6 +13,7 @@
 
 #include "chart.h"
 #include "layout.h"
+#include "util/axis.h"
 #include "util/textbuf.h"
 #include "util/xalloc.h"
 
@@ -310,7 +311,7 @@ void Panels_table(WINDOW *w, Board *b) {
 static const char *const curveTitles[CURVE_COUNT] = {
    "estimated total latency (ms) / trials",
    "estimated total latency (ms) / time (m:ss)",
-   "best (ms) / its trials",
+   "best (ms) and each measurement / its trials",
 };
 
 /* a plot row of cells, each in the attribute of the series that owns it */
@@ -330,6 +331,20 @@ static void plotRow(WINDOW *w, int y, int x, const char *text, const signed char
    }
 }
 
+/* An x axis' label: Axis_label's, or for time m:ss under an hour, h:mm and an h
+ * from one on. */
+static void axisLabel(double x, bool time, char *buf, size_t size) {
+   if (!time) {
+      Axis_label(x, buf, size);
+      return;
+   }
+   long t = (long)(x + 0.5);
+   if (t < 3600)
+      snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
+   else
+      snprintf(buf, size, "%ld:%02ldh", t / 3600, t / 60 % 60);
+}
+
 void Panels_plot(WINDOW *w, int top, int h, const char *title, const ChartSeries *series, int nseries,
                  const PlotOptions *o) {
    int cols = getmaxx(w);
@@ -340,120 +355,142 @@ void Panels_plot(WINDOW *w, int top, int h, const char *title, const ChartSeries
    if (ph < 1 || pw < 4)
       return;
    double ylo = INFINITY, yhi = -INFINITY, xlo = INFINITY, xhi = -INFINITY;
-   ChartSeries *shown = xCalloc((size_t)(nseries > 0 ? nseries : 1), sizeof *shown);
-   double **ys = xCalloc((size_t)(nseries > 0 ? nseries : 1), sizeof *ys);
-   for (int k = 0; k < nseries; k++) {
-      const ChartSeries *s = &series[k];
-      double *y = ys[k] = xMalloc((size_t)(s->n > 0 ? s->n : 1) * sizeof *y);
-      for (int i = 0; i < s->n; i++) {
-         y[i] = o->logY ? (s->y[i] > 0 ? log10(s->y[i]) : NAN) : s->y[i];
-         if (isnan(y[i]))
+   for (int k = 0; k < nseries; k++)
+      for (int i = 0; i < series[k].n; i++) {
+         double y = series[k].y[i];
+         if (isnan(y) || (o->logY && !(y > 0)))
             continue;
-         ylo = fmin(ylo, y[i]);
-         yhi = fmax(yhi, y[i]);
-         xlo = fmin(xlo, s->x[i]);
-         xhi = fmax(xhi, s->x[i]);
+         ylo = fmin(ylo, y);
+         yhi = fmax(yhi, y);
+         xlo = fmin(xlo, series[k].x[i]);
+         xhi = fmax(xhi, series[k].x[i]);
       }
-      shown[k] = *s;
-      shown[k].y = y;
-   }
    if (!(ylo <= yhi)) {
       mvwaddnstr(w, top + 1 + ph / 2, 8, o->empty, pw);
-   } else {
-      double y0, y1;
-      if (o->logY) {
-         y0 = floor(ylo);
-         y1 = fmax(ceil(yhi), y0 + 1);
-      } else {
-         Chart_niceRange(ylo, yhi, &y0, &y1);
-      }
-      if (!(xhi > xlo))
-         xhi = xlo + 1;
-      char **rowText = xCalloc((size_t)ph, sizeof *rowText);
-      for (int r = 0; r < ph; r++)
-         rowText[r] = xMalloc((size_t)pw * 3 + 1);
-      signed char *owner = xMalloc((size_t)pw * (size_t)ph);
-      Chart_plotSeries(shown, nseries, xlo, xhi, y0, y1, pw, ph, o->style, rowText, owner);
-      char label[48];
-      for (int r = 0; r < ph; r++) {
-         if (r == 0 || r == ph - 1) {
-            double v = r == 0 ? y1 : y0;
-            Chart_label(o->logY ? pow(10, v) : v, label, sizeof label);
-            mvwprintw(w, top + 1 + r, 0, "%6s", label);
-         }
-         mvwaddch(w, top + 1 + r, 6, o->style == CHART_BRAILLE ? ' ' : '|');
-         plotRow(w, top + 1 + r, 8, rowText[r], owner + (size_t)r * (size_t)pw, pw, o->attrs);
-         free(rowText[r]);
-      }
-      free(rowText);
-      free(owner);
-      Chart_axisLabel(xlo, o->time, label, sizeof label);
-      mvwaddstr(w, top + 1 + ph, 8, label);
-      Chart_axisLabel(xhi, o->time, label, sizeof label);
-      mvwaddstr(w, top + 1 + ph, cols - 1 - (int)strlen(label), label);
+      return;
    }
+   AxisScale scale = Axis_scale(ylo, yhi, o->logY);
+   double y0 = scale.lo, y1 = scale.hi;
+   if (!(xhi > xlo))
+      xhi = xlo + 1;
+   /* a log scale plots log10 of the values */
+   ChartSeries *shown = xCalloc((size_t)nseries + 1, sizeof *shown);
+   double **logs = xCalloc((size_t)nseries + 1, sizeof *logs);
+   for (int k = 0; k < nseries; k++) {
+      shown[k] = series[k];
+      if (!o->logY)
+         continue;
+      logs[k] = xCalloc((size_t)series[k].n + 1, sizeof *logs[k]);
+      for (int i = 0; i < series[k].n; i++)
+         logs[k][i] = series[k].y[i] > 0 ? log10(series[k].y[i]) : NAN;
+      shown[k].y = logs[k];
+   }
+   char **rowText = xCalloc((size_t)ph, sizeof *rowText);
+   for (int r = 0; r < ph; r++)
+      rowText[r] = xMalloc((size_t)pw * 3 + 1);
+   signed char *owner = xMalloc((size_t)pw * (size_t)ph);
+   Chart_plotSeries(shown, nseries, xlo, xhi, o->logY ? log10(y0) : y0, o->logY ? log10(y1) : y1, pw, ph, o->style,
+                    rowText, owner);
+   char (*labels)[CHART_LABEL_MAX] = xCalloc((size_t)ph, sizeof *labels);
+   Chart_yLabels(&scale, ph, o->style, labels);
+   for (int r = 0; r < ph; r++) {
+      if (labels[r][0])
+         mvwprintw(w, top + 1 + r, 0, "%6s", labels[r]);
+      mvwaddch(w, top + 1 + r, 6, o->style == CHART_BRAILLE ? ' ' : '|');
+      plotRow(w, top + 1 + r, 8, rowText[r], owner + (size_t)r * (size_t)pw, pw, o->attrs);
+      free(rowText[r]);
+   }
+   free(rowText);
+   free(owner);
+   free(labels);
    for (int k = 0; k < nseries; k++)
-      free(ys[k]);
-   free(ys);
+      free(logs[k]);
+   free(logs);
    free(shown);
+   char label[48];
+   axisLabel(xlo, o->time, label, sizeof label);
+   mvwaddstr(w, top + 1 + ph, 8, label);
+   axisLabel(xhi, o->time, label, sizeof label);
+   mvwaddstr(w, top + 1 + ph, cols - 1 - (int)strlen(label), label);
 }
 
-/* One curve in the colour of good news. */
-static void plot(WINDOW *w, int top, int h, const char *title, const double *x, const double *y, int n,
-                 ChartStyle style, bool time) {
-   ChartSeries one = { .x = x, .y = y, .n = n, .mark = '*' };
-   attr_t good = pairAttr(PAIR_GOOD);
-   PlotOptions o = { .style = style, .time = time, .attrs = &good, .empty = "(no point yet)" };
-   Panels_plot(w, top, h, title, &one, 1, &o);
+/* Series in the colour of good news. */
+static void plot(WINDOW *w, int top, int h, const char *title, const ChartSeries *series, int nseries,
+                 ChartStyle style, bool time, bool log) {
+   attr_t good[2] = { pairAttr(PAIR_GOOD), pairAttr(PAIR_GOOD) };
+   PlotOptions o = { .style = style, .time = time, .logY = log, .attrs = good, .empty = "(no point yet)" };
+   Panels_plot(w, top, h, title, series, nseries > 2 ? 2 : nseries, &o);
 }
 
-/* a best-so-far curve as steps: each improvement holds until the next one */
+/* The task's best so far (ms) as steps over its measurements: each improvement, at
+ * the trial that measured it, holds until the next one and to the last trial. */
 static int steps(const TuneTaskView *t, double *x, double *y) {
    int n = 0;
-   for (int i = 0; i < t->ncurve; i++) {
-      if (i > 0) {
-         x[n] = t->curve[i].taskTrials;
-         y[n++] = t->curve[i - 1].latency * 1e3;
+   double best = NAN;
+   for (int i = 0; i < t->trials; i++) {
+      double ms = t->measured[i] * 1e3;
+      if (!(ms < best || (isnan(best) && !isnan(ms))))
+         continue;
+      if (n > 0) {
+         x[n] = i + 1;
+         y[n++] = best;
       }
-      x[n] = t->curve[i].taskTrials;
-      y[n++] = t->curve[i].latency * 1e3;
+      x[n] = i + 1;
+      y[n++] = best = ms;
    }
-   if (t->ncurve > 0 && t->trials > t->curve[t->ncurve - 1].taskTrials) {
+   if (n > 0 && x[n - 1] < t->trials) {
       x[n] = t->trials;
-      y[n++] = t->curve[t->ncurve - 1].latency * 1e3;
+      y[n++] = best;
    }
    return n;
+}
+
+/* the task's measurements, ms against the task's trials (a failed one NAN) */
+static int measurements(const TuneTaskView *t, double *x, double *y) {
+   for (int i = 0; i < t->trials; i++) {
+      x[i] = i + 1;
+      y[i] = t->measured[i] * 1e3;
+   }
+   return t->trials;
 }
 
 void Panels_curves(WINDOW *w, const Board *b) {
    const TuneView *v = &b->view;
    int rows = getmaxy(w);
    werase(w);
-   titleBar(w, " Curves  [c] next");
+   titleBar(w, " Curves%s  [c] next  [L] %s scale", b->logScale ? " (log)" : "", b->logScale ? "linear" : "log");
    ChartStyle style = b->unicode ? CHART_BRAILLE : CHART_ASCII;
    int count = (rows - 1) / 7;
    count = count < 1 ? 1 : count > CURVE_COUNT ? CURVE_COUNT : count;
    int each = (rows - 1) / count;
-   int cap = v->nseries > 2 * v->tasks[b->selected].ncurve + 2 ? v->nseries : 2 * v->tasks[b->selected].ncurve + 2;
+   const TuneTaskView *task = &v->tasks[b->selected];
+   int cap = 2 * task->trials + 2;
+   cap = v->nseries > cap ? v->nseries : cap;
    double *x = xCalloc((size_t)cap + 1, sizeof *x), *y = xCalloc((size_t)cap + 1, sizeof *y);
+   double *mx = xCalloc((size_t)task->trials + 1, sizeof *mx), *my = xCalloc((size_t)task->trials + 1, sizeof *my);
    for (int i = 0; i < count; i++) {
       CurveKind k = (CurveKind)((b->curve + i) % CURVE_COUNT);
-      int n = 0;
+      ChartSeries series[2] = { { x, y, 0, true, '*' } };
+      int nseries = 1;
       char title[128];
       if (k == CURVE_TASK) {
-         n = steps(&v->tasks[b->selected], x, y);
+         /* the best as steps under each measurement's mark */
+         series[0] = (ChartSeries){ x, y, steps(task, x, y), true, 0 };
+         series[nseries++] = (ChartSeries){ mx, my, measurements(task, mx, my), false, '*' };
          snprintf(title, sizeof title, "task %d %s", b->selected, curveTitles[k]);
       } else {
          for (int p = 0; p < v->nseries; p++) {
-            x[n] = k == CURVE_TRIALS ? v->series[p].trials : v->series[p].elapsed;
-            y[n++] = v->series[p].latencyMs;
+            x[series[0].n] = k == CURVE_TRIALS ? v->series[p].trials : v->series[p].elapsed;
+            y[series[0].n++] = v->series[p].latencyMs;
          }
          snprintf(title, sizeof title, "%s", curveTitles[k]);
       }
-      plot(w, 1 + i * each, each, title, x, y, n, style, k == CURVE_TIME);
+      plot(w, 1 + i * each, each, title, series, nseries, style, k == CURVE_TIME, b->logScale);
    }
    free(x);
    free(y);
+   free(mx);
+   free(my);
    wnoutrefresh(w);
 }
 

@@ -30,8 +30,8 @@ void Panels_log(WINDOW *w, const Board *b);
 void Panels_hints(WINDOW *w, const Board *b);
 
 /* How Panels_plot draws: the dots, the x axis as times (seconds) when `time`, the y
- * axis in decades when logY, series k's cells in attrs[k], and `empty` when no point
- * has a y. */
+ * axis on a log scale when logY, series k's cells in attrs[k], and `empty` when no
+ * point has a y. */
 typedef struct PlotOptions_ {
    ChartStyle style;
    bool time, logY;
@@ -39,9 +39,10 @@ typedef struct PlotOptions_ {
    const char *empty;
 } PlotOptions;
 /* The series into rows [top, top + h) of w: the title (bold), the plot (Chart_plotSeries)
- * with its y labels on the left, the x labels under it; the x axis from the first point
- * to the last of any series, y over Chart_niceRange's range of them (or whole decades);
- * the last column left blank, a gutter before the panel on the right. */
+ * with Chart_yLabels' labels on the left, the x labels under it; the x axis from the
+ * first point to the last of any series, y over Axis_scale's range of them (on a log
+ * scale, where values of 0 or less do not show); the last column left blank, a gutter
+ * before the panel on the right. */
 void Panels_plot(WINDOW *w, int top, int h, const char *title, const ChartSeries *series, int nseries,
                  const PlotOptions *o);
 

@@ -29,6 +29,7 @@ void Settings_fromBoard(Settings *s, const Board *b) {
    s->sort = b->sort;
    s->descending = b->descending;
    s->curve = b->curve;
+   s->logScale = b->logScale;
    s->follow = b->follow;
 }
 
@@ -38,6 +39,7 @@ void Settings_toBoard(const Settings *s, Board *b) {
    if (b->descending != s->descending)
       Board_sortDirection(b, s->descending);
    b->curve = s->curve;
+   b->logScale = s->logScale;
    Board_follow(b, s->follow);
 }
 
@@ -114,6 +116,14 @@ static int parseLine(char *line, Settings *s, char **why) {
       *why = xAsprintf("curve: expected trials, time or task, found '%s'", value);
       return -1;
    }
+   if (strcmp(key, "scale") == 0) {
+      if (strcmp(value, "linear") == 0 || strcmp(value, "log") == 0) {
+         s->logScale = value[1] == 'o';
+         return 0;
+      }
+      *why = xAsprintf("scale: expected linear or log, found '%s'", value);
+      return -1;
+   }
    if (strcmp(key, "follow") == 0) {
       if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0) {
          s->follow = value[0] == 'y';
@@ -122,7 +132,7 @@ static int parseLine(char *line, Settings *s, char **why) {
       *why = xAsprintf("follow: expected yes or no, found '%s'", value);
       return -1;
    }
-   *why = xAsprintf("unknown key '%s' (columns, sort, order, curve, follow)", key);
+   *why = xAsprintf("unknown key '%s' (columns, sort, order, curve, scale, follow)", key);
    return -1;
 }
 
@@ -162,9 +172,10 @@ char *Settings_format(const Settings *s) {
                     "sort = %s\n"
                     "order = %s\n"
                     "curve = %s\n"
+                    "scale = %s\n"
                     "follow = %s\n",
                     columns, SortKey_name(s->sort), s->descending ? "descending" : "ascending",
-                    curveNames[s->curve], s->follow ? "yes" : "no");
+                    curveNames[s->curve], s->logScale ? "log" : "linear", s->follow ? "yes" : "no");
 }
 
 int Settings_load(const char *path, Settings *s, char **cause) {

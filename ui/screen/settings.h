@@ -1,11 +1,12 @@
 /* The workbench's settings: the table's hidden columns, the sort and its direction,
- * the first curve and following the round's task, read from and saved to
+ * the first curve, the curves' scale and following the round's task, read from and saved to
  * $XDG_CONFIG_HOME/pruner-tui/workbench.conf. The file is lines of `key = value`;
  * '#' starts a comment:
  *   columns = Wt Lat(ms) Share GFLOPS Trials Roof Idle Prio State   (those shown)
  *   sort = id | share | latency | trials | roofline
  *   order = ascending | descending
  *   curve = trials | time | task
+ *   scale = linear | log   (the curves' y axes)
  *   follow = yes | no */
 #ifndef HEADER_settings
 #define HEADER_settings
@@ -19,15 +20,17 @@ typedef struct Settings_ {
    SortKey sort;
    bool descending;
    CurveKind curve;
+   bool logScale;
    bool follow;
 } Settings;
 
-/* Every column shown, sorted by ID ascending, the first curve, not following. */
+/* Every column shown, sorted by ID ascending, the first curve on a linear scale, not
+ * following. */
 void Settings_default(Settings *s);
 /* The board's. */
 void Settings_fromBoard(Settings *s, const Board *b);
-/* Onto the board: the columns, the sort (Board_sort, then the direction), the curve
- * and following. */
+/* Onto the board: the columns, the sort (Board_sort, then the direction), the curve,
+ * its scale and following. */
 void Settings_toBoard(const Settings *s, Board *b);
 
 /* Parses text, the contents of file, over s: each key it names replaces s's. -1 with

@@ -173,8 +173,9 @@ static void followLog(Screen *s, const Board *b) {
 
 /* ---- the setup screen (F2) ---- */
 
-/* its lines: the columns one may hide, then the sort, its order, the curve, following */
-enum { SETUP_SORT = COLUMN_COUNT, SETUP_ORDER, SETUP_CURVE, SETUP_FOLLOW, SETUP_END };
+/* its lines: the columns one may hide, then the sort, its order, the curve, its scale,
+ * following */
+enum { SETUP_SORT = COLUMN_COUNT, SETUP_ORDER, SETUP_CURVE, SETUP_SCALE, SETUP_FOLLOW, SETUP_END };
 
 static const char *const columnHelp[COLUMN_COUNT] = {
    [COLUMN_WEIGHT] = "the task's occurrences in the network",
@@ -224,6 +225,8 @@ static void drawSetup(Screen *s, const Board *b) {
          snprintf(line, sizeof line, "order    %s", b->descending ? "descending" : "ascending");
       else if (it == SETUP_CURVE)
          snprintf(line, sizeof line, "curve    %s first", curveNames[b->curve]);
+      else if (it == SETUP_SCALE)
+         snprintf(line, sizeof line, "scale    %s (the curves' y axes; L)", b->logScale ? "log" : "linear");
       else
          snprintf(line, sizeof line, "follow   %s (the selection goes to each round's task)", b->follow ? "yes" : "no");
       if (it == SETUP_SORT) {
@@ -258,6 +261,8 @@ static void changeSetup(Screen *s, Board *b) {
       Board_sortDirection(b, !b->descending);
    else if (it == SETUP_CURVE)
       b->curve = (CurveKind)((b->curve + 1) % CURVE_COUNT);
+   else if (it == SETUP_SCALE)
+      b->logScale = !b->logScale;
    else
       Board_follow(b, !b->follow);
 }
@@ -541,6 +546,7 @@ static void handleKey(Run *r, int ch) {
    switch (ch) {
    case 'q': case KEY_F(10): askQuit(r); break;
    case 'c': b->curve = (CurveKind)((b->curve + 1) % CURVE_COUNT); break;
+   case 'L': b->logScale = !b->logScale; break;
    case '?': case 'h': case KEY_F(1): openPager(s, "help", Commands_help()); break;
    case 'l': openLog(s, b); break;
    case KEY_F(2):
@@ -708,7 +714,7 @@ static int startScreen(Run *r) {
 }
 
 static void stopScreen(Run *r) {
-   /* the sort, the columns, the curve and following, for the next start */
+   /* the sort, the columns, the curve, its scale and following, for the next start */
    bool unsaved = r->screen.settingsPath && saveSettings(r) < 0;
    free(r->screen.settingsPath);
    r->screen.settingsPath = NULL;
