@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
       _exit(127);
    }
    double start = Clock_now();
-   if (!readUntil("q:quit", 60)) {
+   if (!readUntil("F10:quit", 60)) {
       fprintf(stderr, "bench-ui-keys: no first frame (the hints row) in 60 s\n");
       kill(pid, SIGTERM);
       return 1;
@@ -183,6 +183,7 @@ int main(int argc, char **argv) {
       if (slot < 5) {
          bytes = "s";
          marker = sortNames[++sorts % 5];
+         row = 0;   /* a sort selects the first row */
          samples[k].kind = 0;
       } else if (slot < 10) {
          if (row + step < 0 || row + step >= tasks)
@@ -197,7 +198,7 @@ int main(int argc, char **argv) {
          samples[k].kind = 2;
       } else {
          bytes = "q";
-         marker = "Tasks (";
+         marker = " Tasks 1-";   /* the table's title, its rows counted */
          samples[k].kind = 3;
       }
       readFor(GAP);
