@@ -87,10 +87,7 @@ static void fakeSeekTime(void *ctx, double seconds) {
 static int setUp(void **state) {
    Fixture *f = xCalloc(1, sizeof *f);
    SessionLog_init(&f->log);
-   char *path = TestUtil_srcPath("tests/data/tiny2-session.jsonl"), *notice = NULL, *cause = NULL;
-   if (Session_read(path, &f->log, &notice, &cause) < 0)
-      fail_msg("%s", cause);
-   free(path);
+   TestUtil_readSession(&f->log, "tests/data/tiny2-session.jsonl");
    TestUtil_loadNetwork(&f->net, "tests/data/tiny2.task");
    TestUtil_loadDevices(&f->devices);
    Board_init(&f->board, &f->log.events[0].header, &f->net, &f->devices);

@@ -102,6 +102,14 @@ void TestUtil_loadNetwork(Network *net, const char *rel) {
    free(path);
 }
 
+void TestUtil_readSession(SessionLog *log, const char *rel) {
+   char *path = TestUtil_srcPath(rel), *notice = NULL, *cause = NULL;
+   if (Session_read(path, log, &notice, &cause) < 0)
+      fail_msg("%s", cause);
+   free(notice);
+   free(path);
+}
+
 char *TestUtil_tableText(const SchedulerSnapshot *snap, const char *const *descs, double elapsed, int next) {
    char *text = NULL;
    size_t len = 0;

@@ -17,6 +17,7 @@
 #include "sched/sketch.h"
 #include "te/network.h"
 #include "tune/scheduler.h"
+#include "tune/session.h"
 
 /* A fresh directory under $TMPDIR (or /tmp); removed by TestUtil_removeTree. */
 char *TestUtil_tempDir(void);
@@ -39,6 +40,9 @@ const char *TestUtil_srcdir(void);
 char *TestUtil_srcPath(const char *rel);
 /* Loads a task file of the source tree (rel to it), failing the test on an error. */
 void TestUtil_loadNetwork(Network *net, const char *rel);
+/* Reads a session file of the source tree (rel to it) into log (SessionLog_init'ed),
+ * failing the test on an error. */
+void TestUtil_readSession(SessionLog *log, const char *rel);
 /* A network of the one task of a task file's line ("{op: dense, m: 8, ...}") with the
  * task's DAG and sketches, failing the test on an error. */
 void TestUtil_buildTask(Network *net, Dag *g, SketchSet *set, const char *yamlTask);
