@@ -1776,6 +1776,21 @@ static void testComparison(void **state) {
    text = drawnComparison(&c, 40, 90);
    assertLine(text, 24, "   0  conv2d 1x3x224x224 -> 64x112x112, 7x7 s2 p3 bi      1    49.296    19.258    0.3907");
    free(text);
+   /* 200 columns: against trials and against time side by side, each half its own
+    * plot with its own x labels; no t on the keys line */
+   assert_true(Comparison_key(&c, 'L'));
+   text = drawnComparison(&c, 40, 200);
+   char *curves = lineOf(text, 4);
+   assert_int_equal(strncmp(curves, "estimated total latency (ms) / trials", 37), 0);
+   assert_string_equal(curves + 100, "estimated total latency (ms) / time (m:ss)");
+   free(curves);
+   char *xLabels = lineOf(text, 20);
+   assert_int_equal(strncmp(xLabels, "        270 ", 12), 0);
+   assert_int_equal(strncmp(xLabels + 96, "300         ", 12), 0);
+   free(xLabels);
+   assertLine(text, 39, "q quit  L log scale  s sort  Up/Down PgUp/PgDn scroll  F1 help");
+   free(text);
+   assert_true(Comparison_key(&c, 'L'));
    /* too small */
    text = drawnComparison(&c, 11, 90);
    assertLine(text, 0, "the terminal is too small; q quits");

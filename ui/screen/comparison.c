@@ -27,6 +27,8 @@ static const short seriesColors[COMPARE_MAX] = {
 #define ROW_FIXED (4 + 2 + 1 + 6)
 #define TOO_SMALL_COLS 40
 #define TOO_SMALL_ROWS 12
+/* from this width the curves against trials and against time stand side by side */
+#define BOTH_CURVES_COLS 160
 
 void Comparison_initColors(void) {
    start_color();
@@ -83,28 +85,33 @@ static void titleBar(WINDOW *w, const Comparison *c, int row, const char *text) 
    wattroff(w, a);
 }
 
-/* The curves into rows [top, top + h), against trials or time. */
-static void drawCurves(WINDOW *w, const Comparison *c, int top, int h) {
+/* The curves against trials or time into rows [top, top + h) and columns [left, left +
+ * width) of w. */
+static void drawCurves(WINDOW *w, const Comparison *c, int top, int h, int left, int width, bool byTime) {
    const CompareSet *set = c->set;
    char title[96];
    snprintf(title, sizeof title, "estimated total latency (ms%s) / %s", c->logScale ? ", log scale" : "",
-            c->byTime ? "time (m:ss)" : "trials");
+            byTime ? "time (m:ss)" : "trials");
    ChartSeries series[COMPARE_MAX];
    attr_t attrs[COMPARE_MAX];
    for (int k = 0; k < set->n; k++) {
       const CompareSide *s = &set->sides[k];
-      series[k] = (ChartSeries){ .x = c->byTime ? s->seconds : s->trials, .y = s->latency, .n = s->npoints,
+      series[k] = (ChartSeries){ .x = byTime ? s->seconds : s->trials, .y = s->latency, .n = s->npoints,
                                  .joined = true, .mark = (char)('A' + k) };
       attrs[k] = seriesAttr(c, k);
    }
    PlotOptions o = {
       .style = c->unicode && c->color ? CHART_BRAILLE : CHART_ASCII,
-      .time = c->byTime,
+      .time = byTime,
       .logY = c->logScale,
       .attrs = attrs,
       .empty = "(no round has a total latency yet)",
    };
-   Panels_plot(w, top, h, title, series, set->n, &o);
+   WINDOW *area = derwin(w, h, width, top, left);
+   if (!area)
+      return;
+   Panels_plot(area, 0, h, title, series, set->n, &o);
+   delwin(area);
 }
 
 /* The task column's width: the text's, or less to fit the terminal. */
@@ -160,7 +167,8 @@ static const char *const helpLines[] = {
    "pruner-tui --compare: the keys",
    "",
    "  q, F10           quit",
-   "  t                the curve against trials or against time",
+   "  t                the curve against trials or against time (from 160 columns",
+   "                   both stand side by side)",
    "  L                the latency axis on a log scale or linear",
    "  s                the table by B's ratio to A (smallest first) or by task ID",
    "  Up, Down, j, k   scroll the table a row",
@@ -205,9 +213,17 @@ void Comparison_draw(WINDOW *w, Comparison *c) {
    int tableH = set->sameTasks ? set->ntasks + 3 : 1;
    if (tableH > space / 2)
       tableH = space / 2;
-   drawCurves(w, c, top, space - tableH - 1);
+   int curvesH = space - tableH - 1;
+   if (cols >= BOTH_CURVES_COLS) {
+      drawCurves(w, c, top, curvesH, 0, cols / 2, false);
+      drawCurves(w, c, top, curvesH, cols / 2, cols - cols / 2, true);
+   } else {
+      drawCurves(w, c, top, curvesH, 0, cols, c->byTime);
+   }
    drawTable(w, c, bottom - tableH, tableH);
-   mvwaddnstr(w, rows - 1, 0, "q quit  t trials/time  L log scale  s sort  Up/Down PgUp/PgDn scroll  F1 help",
+   mvwaddnstr(w, rows - 1, 0,
+              cols >= BOTH_CURVES_COLS ? "q quit  L log scale  s sort  Up/Down PgUp/PgDn scroll  F1 help"
+                                       : "q quit  t trials/time  L log scale  s sort  Up/Down PgUp/PgDn scroll  F1 help",
               cols - 1);
    wnoutrefresh(w);
 }

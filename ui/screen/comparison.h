@@ -1,5 +1,6 @@
 /* The screen of `pruner-tui --compare` on a terminal: the sessions' tuning curves
- * overlaid (a colour and a letter each, with a legend), against trials or time, and
+ * overlaid (a colour and a letter each, with a legend), against trials or time (from
+ * 160 columns against both, side by side), and
  * the per-task best latencies side by side with the ratios to the first session's,
  * a scrolling table. The numbers are the CompareSet's, as the text prints them. */
 #ifndef HEADER_comparison
@@ -16,7 +17,7 @@ typedef struct Comparison_ {
    const CompareSet *set;
    bool color;                  /* colour pairs (a terminal with colours, no NO_COLOR) */
    bool unicode;                /* braille dots; else ASCII with each session's letter */
-   bool byTime;                 /* the curve against time, else against trials */
+   bool byTime;                 /* the one curve against time, else against trials */
    bool logScale;               /* the latency axis on a log scale */
    bool help;                   /* the keys shown instead */
    ComparisonSort sort;
