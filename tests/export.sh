@@ -5,7 +5,7 @@
 # message, nothing written); as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..39"
+echo "1..40"
 
 "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 20 --per-round 5 \
    --cost-model random --session "$tmp/s.jsonl" >/dev/null 2>&1
@@ -107,6 +107,11 @@ else
 fi
 ok "its title names the network, device, policy and model" \
    grep -qx '<title>tiny2 on h100_sxm (simulated), policy pruner, cost model pam</title>' "$tmp/p.svg"
+# a checkpoint by its file's name, not the directory the run took it from
+"$bin" export "$src/sessions/resnet_50-NVIDIA_H200-pruner-700.jsonl" --plot "$tmp/h200.svg" >/dev/null 2>&1
+ok "the title names a checkpoint by its file's name" \
+   grep -qx '<title>resnet_50 on h200, policy pruner, cost model pam-moa (from pam-sim-t4-holdout5.ckpt)</title>' \
+   "$tmp/h200.svg"
 # the first plot (against trials): its frame, its axes' ends (the first and last tick
 # labels) and its polyline's points
 awk '/<g class="plot">/ { plot++ } plot == 1' "$tmp/p.svg" >"$tmp/plot1"

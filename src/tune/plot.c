@@ -194,10 +194,12 @@ char *Plot_svg(const SessionLog *log, int *points) {
    fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
               "viewBox=\"0 0 %d %d\">\n",
            PLOT_WIDTH, PLOT_HEIGHT, PLOT_WIDTH, PLOT_HEIGHT);
-   bool ckpt = h->checkpoint && *h->checkpoint;
+   /* the checkpoint by its file's name: the directory it was in says nothing on paper */
+   const char *ckpt = h->checkpoint && *h->checkpoint ? h->checkpoint : NULL;
+   const char *slash = ckpt ? strrchr(ckpt, '/') : NULL;
    char *title = xAsprintf("%s on %s%s, policy %s, cost model %s%s%s%s", h->network, h->device,
-                           h->simulated ? " (simulated)" : "", h->policy, h->costModel,
-                           ckpt ? " (from " : "", ckpt ? h->checkpoint : "", ckpt ? ")" : "");
+                           h->simulated ? " (simulated)" : "", h->policy, h->costModel, ckpt ? " (from " : "",
+                           slash ? slash + 1 : ckpt ? ckpt : "", ckpt ? ")" : "");
    fprintf(o, "<title>");
    putEscaped(o, title);
    fprintf(o, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", PLOT_WIDTH, PLOT_HEIGHT);
