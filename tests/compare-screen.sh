@@ -2,8 +2,8 @@
 # --compare on a terminal, in tmux: two ResNet-50 sessions at 120x40 read back with
 # capture-pane (the legend's lines, the table's head and first rows as the text prints
 # them, the ratio column), t switching the curve to time, s sorting by the ratio, F1's
-# help, the ASCII plot's letters under NO_COLOR, a resize to 90x30, q exiting 0 with
-# the terminal sane; --text on a terminal printing the text; a missing file refused
+# help, the ASCII plot's letters under NO_COLOR, a resize to 90x30, q exiting 0 and a
+# crash ending by its signal, both with the terminal sane; --text on a terminal printing the text; a missing file refused
 # before any screen; as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 . "$src/tests/tmux.sh"
@@ -64,6 +64,19 @@ ok "NO_COLOR: A's points marked A" plot_has A
 ok "NO_COLOR: B's points marked B" plot_has B
 tm send-keys -t mono F10
 ok "F10 exits 0" poll mono 10 sh -c 'grep -qx "EXIT=0" "$1"' - "$tmp/screen"
+
+# a crash (SIGABRT sent to it, as abort() raises it; sanitizers take SIGSEGV for
+# their own): the terminal back in canonical mode with echo, then the
+# signal's default action (the shell sees 128 + 6)
+start crash 120x40 --compare a.jsonl b.jsonl
+poll crash 10 shows '^q quit'
+pane=$(tm list-panes -t crash -F '#{pane_pid}')
+pid=$(pgrep -P "$pane" -f 'compare a.jsonl b.jsonl')
+ok "SIGABRT: found the program ($pid) under the pane's shell ($pane)" [ -n "$pid" ]
+kill -ABRT $pid
+poll crash 10 shows '^EXIT=' && poll crash 5 stty_shown
+ok "SIGABRT: the program ends by the signal (EXIT=$(exit_status))" [ "$(exit_status)" = 134 ]
+ok "SIGABRT: the terminal is back in canonical mode with echo" sane
 
 # --text on a terminal: the text, every line of it
 start text 120x40 --compare --text a.jsonl b.jsonl

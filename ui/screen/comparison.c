@@ -14,6 +14,7 @@
 
 #include "chart.h"
 #include "panels.h"
+#include "terminal.h"
 #include "util/xalloc.h"
 
 /* the series' colour pairs, after the workbench's */
@@ -274,18 +275,11 @@ static void onStopSignal(int sig) {
 
 int Comparison_run(const CompareSet *set) {
    setlocale(LC_ALL, "");
-   if (!newterm(NULL, stdout, stdin)) {
+   if (Terminal_take(onStopSignal) < 0) {
       fprintf(stderr, "pruner-tui: cannot use the terminal '%s'; try --compare --text\n",
               getenv("TERM") ? getenv("TERM") : "");
       return 1;
    }
-   struct sigaction sa, old[3];
-   memset(&sa, 0, sizeof sa);
-   sigemptyset(&sa.sa_mask);
-   sa.sa_handler = onStopSignal;
-   int stops[3] = { SIGINT, SIGTERM, SIGHUP };
-   for (int i = 0; i < 3; i++)
-      sigaction(stops[i], &sa, &old[i]);
    cbreak();
    noecho();
    nonl();
@@ -317,8 +311,6 @@ int Comparison_run(const CompareSet *set) {
          break;
    }
    Comparison_done(&c);
-   endwin();
-   for (int i = 0; i < 3; i++)
-      sigaction(stops[i], &old[i], NULL);
+   Terminal_give();
    return 0;
 }

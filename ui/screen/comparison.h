@@ -39,8 +39,9 @@ void Comparison_draw(WINDOW *w, Comparison *c);
  * table back to its top), arrows j k PgUp PgDn Home End g G scroll, F1 ? the help
  * (any key closes it). */
 bool Comparison_key(Comparison *c, int ch);
-/* The screen over set until q or F10 (0), or a signal; 1 when the terminal cannot be
- * used, after saying why on standard error. */
+/* The screen over set until q or F10 (0), or SIGINT, SIGTERM or SIGHUP; the terminal
+ * given back on every way out, a crash included (terminal.h). 1 when the terminal
+ * cannot be used, after saying why on standard error. */
 int Comparison_run(const CompareSet *set);
 
 #endif

@@ -28,56 +28,20 @@
 #include "pager.h"
 #include "panels.h"
 #include "settings.h"
+#include "terminal.h"
 #include "tune/thread.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 
-/* ---- the terminal, restored on every way out ---- */
+/* ---- the signals the loop answers ---- */
 
-static volatile sig_atomic_t cursesOn;
 static volatile sig_atomic_t quitSignal, interruptSignal;
-
-static void restoreTerminal(void) {
-   if (cursesOn) {
-      cursesOn = 0;
-      endwin();
-   }
-}
 
 static void onQuitSignal(int sig) {
    if (sig == SIGINT)
       interruptSignal = 1;
    else
       quitSignal = 1;
-}
-
-/* a crash: the terminal back to the shell, then the default action */
-static void onFatalSignal(int sig) {
-   restoreTerminal();
-   signal(sig, SIG_DFL);
-   raise(sig);
-}
-
-static void installSignals(void) {
-   struct sigaction sa;
-   memset(&sa, 0, sizeof sa);
-   sigemptyset(&sa.sa_mask);
-   sa.sa_handler = onQuitSignal;
-   sigaction(SIGINT, &sa, NULL);
-   sigaction(SIGTERM, &sa, NULL);
-   sigaction(SIGHUP, &sa, NULL);
-   sa.sa_handler = onFatalSignal;
-   sa.sa_flags = SA_RESETHAND;
-   int fatalSignals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-   for (size_t i = 0; i < sizeof fatalSignals / sizeof fatalSignals[0]; i++)
-      sigaction(fatalSignals[i], &sa, NULL);
-   atexit(restoreTerminal);
-}
-
-static void resetSignals(void) {
-   int all[] = { SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-      signal(all[i], SIG_DFL);
 }
 
 static double now(void) {
@@ -687,12 +651,10 @@ static bool utf8Locale(void) {
 
 static int startScreen(Run *r) {
    setlocale(LC_ALL, "");
-   if (!newterm(NULL, stdout, stdin)) {
+   if (Terminal_take(onQuitSignal) < 0) {
       fprintf(stderr, "pruner-tui: cannot use the terminal '%s'; try --batch\n", getenv("TERM") ? getenv("TERM") : "");
       return -1;
    }
-   cursesOn = 1;
-   installSignals();
    set_escdelay(25);
    cbreak();
    noecho();
@@ -722,8 +684,7 @@ static void stopScreen(Run *r) {
    Console_done();
    closePager(&r->screen);
    freeWindows(&r->screen);
-   restoreTerminal();
-   resetSignals();
+   Terminal_give();
    if (unsaved)
       fprintf(stderr, "pruner-tui: %s\n", r->board.message);
 }
