@@ -16,6 +16,7 @@
 
 #include "codegen/cuda.h"
 #include "ir/lower.h"
+#include "measure/gpustate.h"
 #include "measure/nvrtc.h"
 #include "measure/record.h"
 #include "tune/export.h"
@@ -33,8 +34,8 @@ typedef struct {
 } Maker;
 
 /* A session of tests/data/tiny2.task's two tasks (or of `keys`, when not NULL) on the
- * simulated h100_sxm, created at dir/name. */
-static Maker makeSession(const char *name, const char *networkFile, const char *const *keys) {
+ * h100_sxm, simulated or not, created at dir/name. */
+static Maker makeSessionOn(const char *name, const char *networkFile, const char *const *keys, bool simulated) {
    Network net;
    TestUtil_loadNetwork(&net, "tests/data/tiny2.task");
    SessionEvent e = { .kind = SESSION_HEADER };
@@ -42,7 +43,7 @@ static Maker makeSession(const char *name, const char *networkFile, const char *
    h->network = xStrdup("tiny2");
    h->networkFile = networkFile ? xStrdup(networkFile) : TestUtil_srcPath("tests/data/tiny2.task");
    h->device = xStrdup("h100_sxm");
-   h->simulated = true;
+   h->simulated = simulated;
    h->policy = xStrdup("pruner");
    h->costModel = xStrdup("xgb");
    h->trialBudget = 20;
@@ -62,6 +63,11 @@ static Maker makeSession(const char *name, const char *networkFile, const char *
    SessionEvent_done(&e);
    Network_done(&net);
    return m;
+}
+
+/* ... on the simulated h100_sxm */
+static Maker makeSession(const char *name, const char *networkFile, const char *const *keys) {
+   return makeSessionOn(name, networkFile, keys, true);
 }
 
 static void add(Maker *m, const SessionEvent *e) {
@@ -260,6 +266,44 @@ static void test_records(void **state) {
    RecordSet_done(&set);
    free(path);
    SessionLog_done(&log);
+}
+
+/* A measure on a GPU keeps in its record what the session has of it: its build and run
+ * seconds and the reasons the GPU throttled while it ran. */
+static void test_recordsKeepGpuFields(void **state) {
+   (void)state;
+   useFixture();
+   Maker m = makeSessionOn("gpu.jsonl", NULL, NULL, false);
+   addRound(&m, 0.05, 0);
+   const double cost = ldexp(1, -18);
+   SessionEvent e = { .kind = SESSION_MEASURE, .round = m.round, .elapsed = 1.25,
+                      .measure = { .task = 0, .state = xStrdup(fixture.state[0]), .ncosts = 1, .costs = { cost },
+                                   .error = xStrdup("ok"), .message = xStrdup(""), .lineage = xStrdup("random"),
+                                   .draftScore = NAN, .verifyScore = NAN, .buildSeconds = 0.25,
+                                   .runSeconds = 0.0015,
+                                   .throttled = GPU_THROTTLE_POWER_CAP | GPU_THROTTLE_HW_THERMAL } };
+   add(&m, &e);
+   SessionEvent_done(&e);
+   char *path = finish(&m);
+   SessionLog log;
+   readLog(path, &log);
+   RecordSet set;
+   RecordSet_init(&set);
+   char *cause = NULL;
+   if (Export_records(&log, path, &set, &cause) != 0)
+      fail_msg("%s", cause);
+   assert_int_equal(set.count, 1);
+   const Record *r = &set.records[0];
+   assert_false(r->simulated);
+   assert_true(r->compileSeconds == 0.25);
+   assert_true(r->runSeconds == 0.0015);
+   assert_int_equal(r->throttled, GPU_THROTTLE_POWER_CAP | GPU_THROTTLE_HW_THERMAL);
+   char *json = Record_toJson(r);
+   assert_non_null(strstr(json, "\"throttled\":[\"power_cap\",\"hw_thermal\"]"));
+   free(json);
+   RecordSet_done(&set);
+   SessionLog_done(&log);
+   free(path);
 }
 
 static void test_curve(void **state) {
@@ -670,6 +714,7 @@ static void test_kernelsCompile(void **state) {
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_records),
+      cmocka_unit_test(test_recordsKeepGpuFields),
       cmocka_unit_test(test_curve),
       cmocka_unit_test(test_bestMeasures),
       cmocka_unit_test(test_kernels),

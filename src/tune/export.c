@@ -82,6 +82,9 @@ int Export_record(const SessionLog *log, const char *path, const SessionEvent *e
       .error = (MeasureError)error,
       .message = xStrdup(e->measure.message ? e->measure.message : ""),
       .registers = -1,
+      .compileSeconds = e->measure.buildSeconds,
+      .runSeconds = e->measure.runSeconds,
+      .throttled = e->measure.throttled,
    };
    memcpy(r.costs, e->measure.costs, (size_t)e->measure.ncosts * sizeof r.costs[0]);
    /* a time past what a record holds stays past it, for Record_validate to name */

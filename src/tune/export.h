@@ -14,8 +14,8 @@
 
 /* The record of measure event e: the header's task key, device and simulated flag,
  * the event's state, costs, error kind and message, and the time start + t (whole
- * seconds). The session keeps no register count nor compile and run times: they are
- * -1, 0 and 0. Fails on a task index outside the header's tasks, an error kind this
+ * seconds), its build and run seconds and throttle reasons. The session keeps no
+ * register count: it is -1. Fails on a task index outside the header's tasks, an error kind this
  * program does not know, or what Record_validate refuses; `out` is then zeroed. */
 int Export_record(const SessionLog *log, const char *path, const SessionEvent *e, Record *out,
                   char **cause);
