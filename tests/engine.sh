@@ -12,11 +12,11 @@ batch() {
    rc=$?
 }
 
-echo "1..38"
+echo "1..46"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 29); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 46); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -43,6 +43,27 @@ ok "a second run with the same seed writes the same session, the clock aside" \
 
 batch "$tmp/b.jsonl"
 ok "--batch refuses to overwrite a session (exit 1)" [ "$rc" -eq 1 ]
+
+# a fleet: four simulated GPUs share each round's measurements and write what one
+# writes; the header says which fleet it was
+batch "$tmp/four.jsonl" --device 'sim:h100_sxm*4'
+ok "four simulated GPUs write the session one writes, the clock and the fleet aside" \
+   "$bin" __session-compare "$tmp/a.jsonl" "$tmp/four.jsonl"
+ok "the header names the fleet of four" \
+   sh -c 'head -n1 "$1" | grep -q ",\"fleet\":\"sim:h100_sxm\*4\",\"fleet_size\":4,\"tasks\":"' _ "$tmp/four.jsonl"
+ok "the header names the fleet of one" \
+   sh -c 'head -n1 "$1" | grep -q ",\"fleet\":\"sim:h100_sxm\",\"fleet_size\":1,\"tasks\":"' _ "$tmp/a.jsonl"
+ok "--batch says it tunes on four devices" \
+   grep -q "^tuning tiny2 (.*), 4 devices: sim:h100_sxm\*4: SIMULATED, not a GPU$" "$tmp/out"
+batch "$tmp/real.jsonl" --device 'sim:h100_sxm*4' --sim-realtime --trials 8 --per-round 4
+batch "$tmp/real1.jsonl" --trials 8 --per-round 4
+ok "--sim-realtime measures what the simulator does without it" \
+   "$bin" __session-compare "$tmp/real1.jsonl" "$tmp/real.jsonl"
+batch "$tmp/mixed.jsonl" --device 'sim:h100_sxm*2,a100_40'
+ok "two models in one fleet are refused (exit 1)" [ "$rc" -eq 1 -a ! -e "$tmp/mixed.jsonl" ]
+ok "the refusal names both and --allow-mixed" [ "$(cat "$tmp/err")" = "pruner-tui --batch: sim:h100_sxm is NVIDIA H100 80GB HBM3 but sim:a100_40 is NVIDIA A100-SXM4-40GB: their latencies do not mix; --allow-mixed keeps a model per device" ]
+batch "$tmp/mixed.jsonl" --device 'sim:h100_sxm*2,a100_40' --allow-mixed
+ok "--allow-mixed tunes on them" [ "$rc" -eq 0 -a "$(grep -c '"event":"measure"' "$tmp/mixed.jsonl")" -eq 20 ]
 
 batch "$tmp/c.jsonl" --seed 2
 ok "another seed writes another session" sh -c '! "$1" __session-compare "$2" "$3" >/dev/null' _ "$bin" "$tmp/a.jsonl" "$tmp/c.jsonl"
