@@ -195,7 +195,7 @@ ok "measure reports an endless kernel as a run timeout" sh -c 'grep -q " run tim
 run measure "$tmp/mm.task" 1
 ok "measure rejects a task that does not exist" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: TASK takes task IDs from 0 to 0 separated by commas, or all, not '1'" ]
 run measure "$tmp/mm.task" 0 --device gpu0
-ok "measure rejects a bad --device" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: --device takes auto, cuda:N or sim:PROFILE, not 'gpu0'" ]
+ok "measure rejects a bad --device" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui measure: --device takes auto, cuda:N, cuda:N,M,..., cuda:all, sim:PROFILE or sim:PROFILE*N, not 'gpu0'" ]
 XDG_CONFIG_HOME="$tmp/none" run measure "$tmp/mm.task" 0 --device sim:b200
 ok "measure rejects an unknown profile" sh -c '[ "$1" -eq 1 ] && head -n1 "$2" | grep -q "^pruner-tui measure: sim:b200: no device profile is called .b200. (known: .*h100_sxm"' _ "$rc" "$tmp/err"
 XDG_CONFIG_HOME="$tmp/none" PRUNER_TUI_LIBCUDA=/nonexistent/libcuda.so.1 run measure "$tmp/mm.task" 0 --device cuda:0

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The tuning engine through `pruner-tui --batch`: a tiny two-task network tuned on the
 # simulator (no NVRTC), its output, its session file, and that the same seed gives the
-# same session; as TAP.
+# same session, on one simulated GPU or a fleet; a fleet of stand-in GPUs with one
+# failing; as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 # batch SESSION [ARGS...]: tunes tiny2 with the test's settings; sets $rc
@@ -12,11 +13,11 @@ batch() {
    rc=$?
 }
 
-echo "1..38"
+echo "1..49"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 29); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 49); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -43,6 +44,27 @@ ok "a second run with the same seed writes the same session, the clock aside" \
 
 batch "$tmp/b.jsonl"
 ok "--batch refuses to overwrite a session (exit 1)" [ "$rc" -eq 1 ]
+
+# a fleet: four simulated GPUs share each round's measurements and write what one
+# writes; the header says which fleet it was
+batch "$tmp/four.jsonl" --device 'sim:h100_sxm*4'
+ok "four simulated GPUs write the session one writes, the clock and the fleet aside" \
+   "$bin" __session-compare "$tmp/a.jsonl" "$tmp/four.jsonl"
+ok "the header names the fleet of four" \
+   sh -c 'head -n1 "$1" | grep -q ",\"fleet\":\"sim:h100_sxm\*4\",\"fleet_size\":4,\"tasks\":"' _ "$tmp/four.jsonl"
+ok "the header names the fleet of one" \
+   sh -c 'head -n1 "$1" | grep -q ",\"fleet\":\"sim:h100_sxm\",\"fleet_size\":1,\"tasks\":"' _ "$tmp/a.jsonl"
+ok "--batch says it tunes on four devices" \
+   grep -q "^tuning tiny2 (.*), 4 devices: sim:h100_sxm\*4: SIMULATED, not a GPU$" "$tmp/out"
+batch "$tmp/real.jsonl" --device 'sim:h100_sxm*4' --sim-realtime --trials 8 --per-round 4
+batch "$tmp/real1.jsonl" --trials 8 --per-round 4
+ok "--sim-realtime measures what the simulator does without it" \
+   "$bin" __session-compare "$tmp/real1.jsonl" "$tmp/real.jsonl"
+batch "$tmp/mixed.jsonl" --device 'sim:h100_sxm*2,a100_40'
+ok "two models in one fleet are refused (exit 1)" [ "$rc" -eq 1 -a ! -e "$tmp/mixed.jsonl" ]
+ok "the refusal names both and --allow-mixed" [ "$(cat "$tmp/err")" = "pruner-tui --batch: sim:h100_sxm is NVIDIA H100 80GB HBM3 but sim:a100_40 is NVIDIA A100-SXM4-40GB: their latencies do not mix; --allow-mixed keeps a model per device" ]
+batch "$tmp/mixed.jsonl" --device 'sim:h100_sxm*2,a100_40' --allow-mixed
+ok "--allow-mixed tunes on them" [ "$rc" -eq 0 -a "$(grep -c '"event":"measure"' "$tmp/mixed.jsonl")" -eq 20 ]
 
 batch "$tmp/c.jsonl" --seed 2
 ok "another seed writes another session" sh -c '! "$1" __session-compare "$2" "$3" >/dev/null' _ "$bin" "$tmp/a.jsonl" "$tmp/c.jsonl"
@@ -176,5 +198,21 @@ ok "no checkpoint ships: pam from nothing, and why" \
    --no-session >"$tmp/out" 2>&1
 ok "the source tree's own PAM checkpoint knows tiny2's operators" \
    grep -q "^note: pam-moa from the shipped checkpoint .*/models/pam-sim-t4-holdout5.ckpt, which has learned every operator of tiny2" "$tmp/out"
+
+
+# three stand-in GPUs (tests/fake-runner), cuda:1 failing every program: it is retired
+# with a message, the others measure its states, and the run goes on
+PRUNER_TUI_RUNNER="${PTUI_BUILDDIR:-.}/tests/fake-runner" FAKE_RUNNER_ANSWER=good FAKE_RUNNER_GPUS=3 \
+   FAKE_RUNNER_BROKEN=1 "$bin" --batch "$src/tests/data/tiny2.task" --device cuda:all --policy ansor \
+   --cost-model random --trials 20 --per-round 10 --session "$tmp/gpus.jsonl" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if grep -q NVRTC "$tmp/err"; then
+   for i in 1 2 3; do n=$((n + 1)); echo "ok $n # SKIP the stand-in GPUs need NVRTC: $(head -n1 "$tmp/err")"; done
+else
+   ok "cuda:all finds the 3 stand-in GPUs and tunes on them (exit 0)" \
+      sh -c '[ "$1" -eq 0 ] && head -n1 "$2" | grep -q ",\"fleet\":\"cuda:0,1,2\",\"fleet_size\":3,"' _ "$rc" "$tmp/gpus.jsonl"
+   ok "the failing GPU is retired with a message" [ "$(cat "$tmp/err")" = "pruner-tui --batch: cuda:1 is retired: it failed 3 or more programs in a row while other GPUs measured theirs (last: running the kernels: CUDA_ERROR_LAUNCH_FAILED (719): fake)" ]
+   ok "the others measure every state (20 ok)" [ "$(grep -c '"event":"measure".*"error":"ok"' "$tmp/gpus.jsonl")" -eq 20 ]
+fi
 
 [ "$failed" -eq 0 ]

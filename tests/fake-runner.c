@@ -10,14 +10,19 @@
  *   wrong_type  a READY message instead of a result
  *   bad_id      a result for another program
  *   sticky      a runtime error result marked exiting, then exit status 3
+ *   failing     a runtime error result, and the runner goes on
  * $FAKE_RUNNER_ANSWER, when set, stands for every program's kernel name (so that a
- * measurer's generated kernels can be answered "good"). The device it reports has PCI
+ * measurer's generated kernels can be answered "good"). A fleet of stand-ins: with
+ * $FAKE_RUNNER_GPUS=N an ordinal of N or more has no device (cuda:all stops there), the
+ * ordinal in $FAKE_RUNNER_BROKEN answers every program "failing", and odd ordinals are
+ * called $FAKE_RUNNER_ODD_NAME when it is set. The device it reports has PCI
  * bus id 0000:3B:00.0, the one tests/fake-nvml.c knows.
  * A good result's `number` is how many tasks this process received, so the tests can
  * tell that a restarted runner was given the task again. */
 #include "config.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +71,15 @@ int main(int argc, char **argv) {
    ProtoDevice d;
    memset(&d, 0, sizeof d);
    d.ordinal = atoi(argv[3]);
-   snprintf(d.name, sizeof d.name, "Fake GPU");
+   if (getenv("FAKE_RUNNER_GPUS") && d.ordinal >= atoi(getenv("FAKE_RUNNER_GPUS"))) {
+      Wire_putStr(&b, "no CUDA device: the fake runner has no such ordinal");
+      Wire_send(fd, MSG_FATAL, &b, NULL);
+      WireBuf_done(&b);
+      return 1;
+   }
+   bool broken = getenv("FAKE_RUNNER_BROKEN") && d.ordinal == atoi(getenv("FAKE_RUNNER_BROKEN"));
+   const char *oddName = getenv("FAKE_RUNNER_ODD_NAME");
+   snprintf(d.name, sizeof d.name, "%s", oddName && d.ordinal % 2 ? oddName : "Fake GPU");
    snprintf(d.pciBusId, sizeof d.pciBusId, "0000:3B:00.0");
    d.ccMajor = 9;
    d.smCount = 132;
@@ -100,6 +113,8 @@ int main(int argc, char **argv) {
       if (Proto_getRun(&b, &r.id, &p, &timing) < 0)
          return 2;
       const char *how = getenv("FAKE_RUNNER_ANSWER") ? getenv("FAKE_RUNNER_ANSWER") : p.kernels[0].name;
+      if (broken)
+         how = "failing";
       if (strcmp(how, "slow") == 0)
          usleep(300000);
       if (strcmp(how, "good") == 0 || strcmp(how, "slow") == 0) {
@@ -131,6 +146,10 @@ int main(int argc, char **argv) {
          r.id += 1000;
          r.ncosts = 1;
          r.costs[0] = 1e-3;
+         answer(fd, MSG_RESULT, &r);
+      } else if (strcmp(how, "failing") == 0) {
+         r.error = MEASURE_RUNTIME_ERROR;
+         snprintf(r.message, sizeof r.message, "running the kernels: CUDA_ERROR_LAUNCH_FAILED (719): fake");
          answer(fd, MSG_RESULT, &r);
       } else if (strcmp(how, "sticky") == 0) {
          r.error = MEASURE_RUNTIME_ERROR;

@@ -1,6 +1,8 @@
-/* The measurer: device selection and its messages, the simulator's outcomes (checked,
- * deterministic to the bit, within the repeat noise), the deliberately broken programs
- * it catches, and the records it makes. */
+/* The measurer: device selection and its messages, fleets of devices (their --device
+ * forms, the model check, a simulated fleet measuring what one device does, a fleet of
+ * stand-in runners and the retirement of a failing one), the simulator's outcomes
+ * (checked, deterministic to the bit, within the repeat noise), the deliberately
+ * broken programs it catches, and the records it makes. */
 #include "config.h"
 
 #include <math.h>
@@ -25,6 +27,7 @@ static const char *const tasks =
 static DeviceSet devices;
 static Network net;
 static char *runner;
+static char *fakeRunner;
 
 typedef struct {
    Dag dag;
@@ -83,9 +86,9 @@ static void assertOpenFails(const char *device, const char *want) {
 static void test_device_selection(void **state) {
    (void)state;
    char *cause = NULL;
-   assertOpenFails("gpu0", "--device takes auto, cuda:N or sim:PROFILE, not 'gpu0'");
-   assertOpenFails("cuda:x", "--device: 'cuda:x' is not cuda:N with N a device number");
-   assertOpenFails("cuda:", "--device: 'cuda:' is not cuda:N with N a device number");
+   assertOpenFails("gpu0", "--device takes auto, cuda:N, cuda:N,M,..., cuda:all, sim:PROFILE or sim:PROFILE*N, not 'gpu0'");
+   assertOpenFails("cuda:x", "--device: 'cuda:x' is not cuda:all or cuda:N,M,... with N a device number (0 to 255)");
+   assertOpenFails("cuda:", "--device: 'cuda:' is not cuda:all or cuda:N,M,... with N a device number (0 to 255)");
    MeasurerConfig cfg;
    MeasurerConfig_default(&cfg);
    cfg.device = "sim:b200";
@@ -117,6 +120,281 @@ static void test_device_selection(void **state) {
    free(cause);
    unsetenv("PRUNER_TUI_LIBCUDA");
    unsetenv("PRUNER_TUI_RUNNER");
+}
+
+/* ---- fleets ---- */
+
+static void assertForm(const char *device, FleetKind kind, bool all, int count, const char *listed) {
+   MeasurerFleet f;
+   char *cause = NULL;
+   if (MeasurerFleet_parse(device, &f, &cause) < 0)
+      fail_msg("%s: %s", device, cause);
+   assert_int_equal(f.kind, kind);
+   assert_int_equal(f.all, all);
+   assert_int_equal(f.count, count);
+   char text[512] = "";
+   for (int i = 0; i < f.count; i++) {
+      size_t len = strlen(text);
+      if (kind == FLEET_CUDA)
+         snprintf(text + len, sizeof text - len, "%s%d", i ? " " : "", f.ordinals[i]);
+      else if (kind == FLEET_SIM)
+         snprintf(text + len, sizeof text - len, "%s%s", i ? " " : "", f.profiles[i]);
+   }
+   assert_string_equal(text, listed);
+}
+
+static void test_fleet_forms(void **state) {
+   (void)state;
+   assertForm("auto", FLEET_AUTO, false, 1, "");
+   assertForm(NULL, FLEET_AUTO, false, 1, "");
+   assertForm("cuda:0", FLEET_CUDA, false, 1, "0");
+   assertForm("cuda:0,2,3", FLEET_CUDA, false, 3, "0 2 3");
+   assertForm("cuda:255", FLEET_CUDA, false, 1, "255");
+   assertForm("cuda:all", FLEET_CUDA, true, 0, "");
+   assertForm("sim:h100_sxm", FLEET_SIM, false, 1, "h100_sxm");
+   assertForm("sim:h100_sxm*4", FLEET_SIM, false, 4, "h100_sxm h100_sxm h100_sxm h100_sxm");
+   assertForm("sim:h100_sxm*1", FLEET_SIM, false, 1, "h100_sxm");
+   assertForm("sim:h100_sxm,a100_40", FLEET_SIM, false, 2, "h100_sxm a100_40");
+   assertForm("sim:h100_sxm*2,a100_40*3", FLEET_SIM, false, 5, "h100_sxm h100_sxm a100_40 a100_40 a100_40");
+   assertForm("sim:t4*16", FLEET_SIM, false, 16, "t4 t4 t4 t4 t4 t4 t4 t4 t4 t4 t4 t4 t4 t4 t4 t4");
+}
+
+static void assertRefused(const char *device, const char *want) {
+   MeasurerFleet f;
+   char *cause = NULL;
+   if (MeasurerFleet_parse(device, &f, &cause) == 0)
+      fail_msg("'%s' was taken", device);
+   assert_string_equal(cause, want);
+   free(cause);
+   /* the measurer says the same */
+   assertOpenFails(device, want);
+}
+
+static void test_fleet_refused_forms(void **state) {
+   (void)state;
+   const char *forms = "--device takes auto, cuda:N, cuda:N,M,..., cuda:all, sim:PROFILE or sim:PROFILE*N, not ";
+   const char *numbers = "is not cuda:all or cuda:N,M,... with N a device number (0 to 255)";
+   static const struct {
+      const char *device, *why;
+   } cases[] = {
+      { "gpu0", NULL },
+      { "", NULL },
+      { "Auto", NULL },
+      { "cuda", NULL },
+      { "cuda:", "" },
+      { "cuda:x", "" },
+      { "cuda:-1", "" },
+      { "cuda:256", "" },
+      { "cuda:0,", "" },
+      { "cuda:,0", "" },
+      { "cuda:0,,1", "" },
+      { "cuda:1x", "" },
+      { "cuda:all,0", "" },
+      { "cuda: 1", "" },
+      { "cuda:0,1,0", "--device: 'cuda:0,1,0' names cuda:0 twice" },
+      { "cuda:0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+        "--device: 'cuda:0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16' names more than 16 devices" },
+      { "sim:", "--device: 'sim:' has an empty profile name" },
+      { "sim:*4", "--device: 'sim:*4' has an empty profile name" },
+      { "sim:h100_sxm,", "--device: 'sim:h100_sxm,' has an empty profile name" },
+      { "sim:h100_sxm*0", "--device: 'sim:h100_sxm*0': the count after '*' must be a number from 1 to 16" },
+      { "sim:h100_sxm*17", "--device: 'sim:h100_sxm*17': the count after '*' must be a number from 1 to 16" },
+      { "sim:h100_sxm*", "--device: 'sim:h100_sxm*': the count after '*' must be a number from 1 to 16" },
+      { "sim:h100_sxm*x", "--device: 'sim:h100_sxm*x': the count after '*' must be a number from 1 to 16" },
+      { "sim:h100_sxm*-2", "--device: 'sim:h100_sxm*-2': the count after '*' must be a number from 1 to 16" },
+      { "sim:h100_sxm*2*2", "--device: 'sim:h100_sxm*2*2': the count after '*' must be a number from 1 to 16" },
+      { "sim:h100_sxm*9,a100*8", "--device: 'sim:h100_sxm*9,a100*8' names more than 16 devices" },
+      { "sim:abcdefghijklmnopqrstuvwxyz012345",
+        "--device: 'sim:abcdefghijklmnopqrstuvwxyz012345' has a profile name longer than 31 characters" },
+   };
+   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      char *want = !cases[i].why    ? xAsprintf("%s'%s'", forms, cases[i].device)
+                   : *cases[i].why ? xStrdup(cases[i].why)
+                                   : xAsprintf("--device: '%s' %s", cases[i].device, numbers);
+      assertRefused(cases[i].device, want);
+      free(want);
+   }
+}
+
+static Measurer *openFleet(const char *device, bool allowMixed, char **cause) {
+   MeasurerConfig cfg;
+   MeasurerConfig_default(&cfg);
+   cfg.device = device;
+   cfg.devices = &devices;
+   cfg.allowMixed = allowMixed;
+   cfg.buildThreads = 2;
+   cfg.buildTimeout = 600;
+   cfg.simNoCompile = true;
+   cfg.runner.program = fakeRunner;
+   return Measurer_open(&cfg, cause);
+}
+
+static void test_fleet_models(void **state) {
+   (void)state;
+   char *cause = NULL;
+   Measurer *m = openFleet("sim:h100_sxm*4", false, &cause);
+   if (!m)
+      fail_msg("%s", cause);
+   assert_int_equal(Measurer_count(m), 4);
+   assert_string_equal(Measurer_fleet(m), "sim:h100_sxm*4");
+   assert_string_equal(Measurer_describe(m), "sim:h100_sxm (simulated NVIDIA H100 80GB HBM3), 4 devices: sim:h100_sxm*4");
+   const char *why;
+   assert_int_equal(Measurer_retired(m, &why), 0);
+   assert_null(why);
+   Measurer_close(m);
+   m = openFleet("sim:h100_sxm", false, &cause);
+   assert_int_equal(Measurer_count(m), 1);
+   assert_string_equal(Measurer_fleet(m), "sim:h100_sxm");
+   Measurer_close(m);
+   /* two models: refused, unless asked for */
+   const char *mixed = "sim:h100_sxm is NVIDIA H100 80GB HBM3 but sim:a100_40 is NVIDIA A100-SXM4-40GB: their "
+                       "latencies do not mix; --allow-mixed keeps a model per device";
+   assert_null(openFleet("sim:h100_sxm,a100_40", false, &cause));
+   assert_string_equal(cause, mixed);
+   free(cause);
+   assert_null(openFleet("sim:h100_sxm*3,a100_40", false, &cause));
+   assert_string_equal(cause, mixed);
+   free(cause);
+   m = openFleet("sim:h100_sxm*2,a100_40", true, &cause);
+   if (!m)
+      fail_msg("%s", cause);
+   assert_int_equal(Measurer_count(m), 3);
+   assert_string_equal(Measurer_fleet(m), "sim:h100_sxm*2,a100_40");
+   assert_string_equal(Measurer_device(m)->name, "h100_sxm");
+   Measurer_close(m);
+   /* an unknown profile anywhere in the list */
+   assert_null(openFleet("sim:h100_sxm,b200", true, &cause));
+   assert_int_equal(strncmp(cause, "sim:h100_sxm,b200: no device profile is called 'b200' (known: ", 62), 0);
+   free(cause);
+}
+
+static void measureOn(const char *device, int t, TaskStates *ts, InjectKind inject, MeasureOutcome *out) {
+   char *cause = NULL;
+   Measurer *m = openFleet(device, false, &cause);
+   if (!m)
+      fail_msg("%s", cause);
+   Measurer_setInject(m, inject);
+   if (Measurer_setTask(m, &net.tasks[t], &ts->set, &cause) < 0)
+      fail_msg("%s", cause);
+   /* each state twice: more states than devices, and repeats */
+   State states[6];
+   for (int i = 0; i < 6; i++)
+      states[i] = ts->states[i % 3];
+   Measurer_measure(m, states, 6, out);
+   Measurer_close(m);
+}
+
+/* Four simulated devices give each state of a batch what one gives it, in the batch's
+ * order; broken programs too. */
+static void test_fleet_measures_as_one(void **state) {
+   (void)state;
+   for (int t = 0; t < net.ntasks; t++) {
+      TaskStates ts;
+      taskStates(t, &ts);
+      for (int k = 0; k < 2; k++) {
+         InjectKind inject = k ? INJECT_WRONG : INJECT_NONE;
+         MeasureOutcome one[6], four[6];
+         measureOn("sim:h100_sxm", t, &ts, inject, one);
+         measureOn("sim:h100_sxm*4", t, &ts, inject, four);
+         for (int i = 0; i < 6; i++) {
+            assert_int_equal(one[i].error, inject ? MEASURE_WRONG_ANSWER : MEASURE_OK);
+            assert_int_equal(four[i].error, one[i].error);
+            assert_string_equal(four[i].message, one[i].message);
+            assert_int_equal(four[i].ncosts, one[i].ncosts);
+            assert_memory_equal(four[i].costs, one[i].costs, sizeof one[i].costs);
+            assert_memory_equal(&four[i].latency, &one[i].latency, sizeof one[i].latency);
+            assert_int_equal(four[i].registers, one[i].registers);
+            assert_int_equal(four[i].checked, one[i].checked);
+         }
+         /* the same state twice in a batch: the same outcome */
+         assert_memory_equal(one[0].costs, one[3].costs, sizeof one[0].costs);
+      }
+      taskStatesDone(&ts);
+   }
+}
+
+/* Stand-in runners as GPUs: cuda:all finds them, two models are refused, and one that
+ * fails every program is retired while the others measure its states. */
+static void test_gpu_fleet(void **state) {
+   (void)state;
+   char *cause = NULL;
+   setenv("FAKE_RUNNER_GPUS", "3", 1);
+   setenv("FAKE_RUNNER_ANSWER", "good", 1);
+   Measurer *m = openFleet("cuda:all", false, &cause);
+   if (!m && strstr(cause, "NVRTC")) {
+      free(cause);
+      unsetenv("FAKE_RUNNER_GPUS");
+      unsetenv("FAKE_RUNNER_ANSWER");
+      skip();
+   }
+   if (!m)
+      fail_msg("%s", cause);
+   assert_int_equal(Measurer_count(m), 3);
+   assert_string_equal(Measurer_fleet(m), "cuda:0,1,2");
+   Measurer_close(m);
+   assert_null(openFleet("cuda:0,3", false, &cause));
+   assert_string_equal(cause, "no CUDA device: the fake runner has no such ordinal");
+   free(cause);
+
+   setenv("FAKE_RUNNER_ODD_NAME", "Fake A100", 1);
+   assert_null(openFleet("cuda:0,1", false, &cause));
+   assert_string_equal(cause, "cuda:0 is Fake GPU but cuda:1 is Fake A100: their latencies do not mix; "
+                              "--allow-mixed keeps a model per device");
+   free(cause);
+   m = openFleet("cuda:2,1", true, &cause);
+   if (!m)
+      fail_msg("%s", cause);
+   assert_string_equal(Measurer_fleet(m), "cuda:2,1");
+   assert_string_equal(Measurer_device(m)->name, "fake_gpu");
+   Measurer_close(m);
+   unsetenv("FAKE_RUNNER_ODD_NAME");
+
+   /* cuda:1 fails every program: retired after 3 or more in a row, its states measured again */
+   setenv("FAKE_RUNNER_BROKEN", "1", 1);
+   m = openFleet("cuda:0,1,2", false, &cause);
+   if (!m)
+      fail_msg("%s", cause);
+   TaskStates ts;
+   taskStates(0, &ts);
+   if (Measurer_setTask(m, &net.tasks[0], &ts.set, &cause) < 0)
+      fail_msg("%s", cause);
+   enum { N = 24 };
+   State states[N];
+   for (int i = 0; i < N; i++)
+      states[i] = ts.states[i % 3];
+   MeasureOutcome o[N];
+   Measurer_measure(m, states, N, o);
+   for (int i = 0; i < N; i++)
+      if (o[i].error != MEASURE_OK)
+         fail_msg("state %d: %s", i, o[i].message);
+   const char *why;
+   assert_int_equal(Measurer_retired(m, &why), 1);
+   assert_string_equal(why, "cuda:1 is retired: it failed 3 or more programs in a row while other GPUs measured "
+                            "theirs (last: running the kernels: CUDA_ERROR_LAUNCH_FAILED (719): fake)");
+   /* the others go on */
+   Measurer_measure(m, states, 3, o);
+   for (int i = 0; i < 3; i++)
+      assert_int_equal(o[i].error, MEASURE_OK);
+   assert_int_equal(Measurer_retired(m, &why), 1);
+   Measurer_close(m);
+   taskStatesDone(&ts);
+
+   /* alone, a failing GPU is never retired: its failures are the outcomes */
+   m = openFleet("cuda:1", false, &cause);
+   if (!m)
+      fail_msg("%s", cause);
+   taskStates(0, &ts);
+   if (Measurer_setTask(m, &net.tasks[0], &ts.set, &cause) < 0)
+      fail_msg("%s", cause);
+   Measurer_measure(m, ts.states, 3, o);
+   for (int i = 0; i < 3; i++)
+      assert_int_equal(o[i].error, MEASURE_RUNTIME_ERROR);
+   assert_int_equal(Measurer_retired(m, &why), 0);
+   Measurer_close(m);
+   taskStatesDone(&ts);
+   unsetenv("FAKE_RUNNER_BROKEN");
+   unsetenv("FAKE_RUNNER_GPUS");
+   unsetenv("FAKE_RUNNER_ANSWER");
 }
 
 /* Every state checked on the CPU executor and timed; the same states on a second
@@ -259,8 +537,14 @@ int main(void) {
    }
    const char *b = getenv("PTUI_BUILDDIR");
    runner = xAsprintf("%s/pruner-tui", b ? b : ".");
+   fakeRunner = xAsprintf("%s/tests/fake-runner", b ? b : ".");
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_device_selection),
+      cmocka_unit_test(test_fleet_forms),
+      cmocka_unit_test(test_fleet_refused_forms),
+      cmocka_unit_test(test_fleet_models),
+      cmocka_unit_test(test_fleet_measures_as_one),
+      cmocka_unit_test(test_gpu_fleet),
       cmocka_unit_test(test_simulated_outcomes),
       cmocka_unit_test(test_wrong_kernel_is_caught),
       cmocka_unit_test(test_out_of_bounds_kernel_is_caught),
@@ -269,6 +553,7 @@ int main(void) {
    };
    int rc = cmocka_run_group_tests(tests, NULL, NULL);
    free(runner);
+   free(fakeRunner);
    Network_done(&net);
    DeviceSet_done(&devices);
    return rc;

@@ -400,6 +400,69 @@ static void assertBad(const char *body, bool withHeader, int lineno, const char 
    free(text);
 }
 
+/* The fleet a session ran on: written in the header, left out of what two runs must
+ * agree on, and unknown in a header from before the keys. */
+static void test_fleet(void **state) {
+   (void)state;
+   SessionEvent old;
+   char *cause = NULL;
+   char *line = xStrdup(headerLine);
+   line[strlen(line) - 1] = '\0';
+   if (SessionEvent_fromJson(line, &old, &cause) < 0)
+      fail_msg("%s", cause);
+   free(line);
+   assert_string_equal(old.header.fleet, "");
+   assert_int_equal(old.header.fleetSize, 0);
+   line = SessionEvent_toJson(&old, true);
+   assert_string_equal(line, "{\"event\":\"header\",\"v\":1,\"network\":\"n\",\"network_file\":\"n.task\",\"device\":"
+                             "\"d\",\"simulated\":false,\"policy\":\"ansor\",\"cost_model\":\"xgb\",\"trials\":10,"
+                             "\"per_round\":2,\"seed\":1,\"start\":0,\"tasks\":[\"a\"]}");
+   free(line);
+   SessionEvent_done(&old);
+
+   SessionEvent h = { .kind = SESSION_HEADER, .header = header() };
+   h.header.fleet = xStrdup("sim:h100_sxm*4");
+   h.header.fleetSize = 4;
+   line = SessionEvent_toJson(&h, true);
+   assert_non_null(strstr(line, ",\"start\":1700000000,\"fleet\":\"sim:h100_sxm*4\",\"fleet_size\":4,\"tasks\":["));
+   SessionEvent back;
+   if (SessionEvent_fromJson(line, &back, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_string_equal(back.header.fleet, "sim:h100_sxm*4");
+   assert_int_equal(back.header.fleetSize, 4);
+   free(line);
+   /* without the clock the fleet goes too: one device and four agree */
+   line = SessionEvent_toJson(&h, false);
+   assert_null(strstr(line, "fleet"));
+   char *one = NULL;
+   free(back.header.fleet);
+   back.header.fleet = xStrdup("sim:h100_sxm");
+   back.header.fleetSize = 1;
+   one = SessionEvent_toJson(&back, false);
+   assert_string_equal(line, one);
+   free(one);
+   free(line);
+   SessionEvent_done(&back);
+   SessionEvent_done(&h);
+
+   static const struct {
+      const char *key, *why;
+   } bad[] = {
+      { "\"fleet_size\":0", "\"fleet_size\": expected an integer from 1 to 2147483647, found 0" },
+      { "\"fleet\":4", "\"fleet\": expected a string, found 4" },
+   };
+   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      line = xAsprintf("{\"event\":\"header\",\"v\":1,\"network\":\"n\",\"network_file\":\"n.task\",\"device\":"
+                       "\"d\",\"simulated\":false,\"policy\":\"ansor\",\"cost_model\":\"xgb\",\"trials\":10,"
+                       "\"per_round\":2,\"seed\":1,\"start\":0,%s,\"tasks\":[\"a\"]}",
+                       bad[i].key);
+      assert_int_equal(SessionEvent_fromJson(line, &back, &cause), -1);
+      assert_string_equal(cause, bad[i].why);
+      free(cause);
+      free(line);
+   }
+}
+
 /* Each event knows its line, blank lines counted, for messages about it. */
 static void test_eventLines(void **state) {
    (void)state;
@@ -593,6 +656,7 @@ int main(void) {
       cmocka_unit_test(test_writerRefuses),
       cmocka_unit_test(test_equalIgnoringTime),
       cmocka_unit_test(test_copy),
+      cmocka_unit_test(test_fleet),
    };
    return cmocka_run_group_tests(tests, TestUtil_setUpGroupDir, TestUtil_tearDownGroupDir);
 }

@@ -1,5 +1,5 @@
-/* Choosing the device, preparing a task, and measuring batches on a GPU runner or on
- * the simulator. */
+/* Choosing the devices, preparing a task, and measuring batches on GPU runners or on
+ * simulators, one thread per device when there are several. */
 #include "config.h"
 
 #include "measure/measurer.h"
@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,19 +31,35 @@
 /* how far apart the simulator's repeats are: +-0.2% around the latency */
 #define SIM_REPEAT_NOISE 0.004
 
+/* One measuring device and what its thread works with. */
+typedef struct Unit_ {
+   char name[48];               /* "cuda:2", "sim:h100_sxm" */
+   Device device;
+   Runner *runner;              /* on a GPU */
+   GpuState *gpuState;          /* NULL on the simulator and without NVML */
+   SimGpu gpu;                  /* the simulator's hardware and constants */
+   SimParams params;
+   LoopNest ln;                 /* the nest of the state it measures */
+   bool retired;
+   int failStreak;              /* runner failures in a row in this batch */
+   long okBefore;               /* the fleet's measured programs when the streak began */
+   int *streak;                 /* the batch's states the streak failed */
+} Unit;
+
 struct Measurer_ {
    MeasurerConfig cfg;
    bool simulated;
-   Device device;
    char describe[256];
+   char fleet[256];
    char *note;
    char arch[16];
-   Runner *runner;
-   GpuState *gpuState;          /* NULL on the simulator and without NVML */
+   int nunits;
+   Unit units[MEASURER_MAX_DEVICES];
    char *gpuNote;               /* on a GPU, why there is no state */
    Builder *builder;            /* NULL on the simulator when NVRTC is missing */
-   SimGpu gpu;                  /* the simulator's hardware and constants */
-   SimParams params;
+   long measuredOk;             /* programs measured ok by any device */
+   int nretired;
+   char *retiredWhy;
    const Task *task;
    const SketchSet *set;
    VerifyTask *vt;              /* NULL: the task is too large to check on the CPU */
@@ -142,30 +159,135 @@ static void addNote(Measurer *m, const char *fmt, ...) {
    m->note = note;
 }
 
-/* The simulator of a profile: refused up front when the profile lacks what the model
- * needs; the fields its compute capability fixes are filled (and the note says which);
- * without NVRTC, or for an architecture NVRTC no longer targets, registers are
- * estimated (and the note says so once). */
-static int openSimulator(Measurer *m, const char *profile, const char *where, char **cause) {
+static void closeUnits(Measurer *m) {
+   for (int i = 0; i < m->nunits; i++) {
+      Runner_free(m->units[i].runner);
+      m->units[i].runner = NULL;
+      GpuState_close(m->units[i].gpuState);
+      m->units[i].gpuState = NULL;
+   }
+   m->nunits = 0;
+   Builder_free(m->builder);
+   m->builder = NULL;
+   free(m->gpuNote);
+   m->gpuNote = NULL;
+}
+
+/* ---- the fleet ---- */
+
+static int badDevice(const char *device, char **cause) {
+   return setCause(cause, "--device takes auto, cuda:N, cuda:N,M,..., cuda:all, sim:PROFILE or sim:PROFILE*N, not '%s'",
+                   device);
+}
+
+static int parseCuda(const char *device, MeasurerFleet *f, char **cause) {
+   const char *p = device + 5;
+   f->kind = FLEET_CUDA;
+   if (strcmp(p, "all") == 0) {
+      f->all = true;
+      return 0;
+   }
+   for (;;) {
+      char *end;
+      errno = 0;
+      long n = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : -1;
+      if (n < 0 || errno || n > 255 || (*end && *end != ','))
+         return setCause(cause, "--device: '%s' is not cuda:all or cuda:N,M,... with N a device number (0 to 255)",
+                         device);
+      for (int i = 0; i < f->count; i++)
+         if (f->ordinals[i] == n)
+            return setCause(cause, "--device: '%s' names cuda:%ld twice", device, n);
+      if (f->count == MEASURER_MAX_DEVICES)
+         return setCause(cause, "--device: '%s' names more than %d devices", device, MEASURER_MAX_DEVICES);
+      f->ordinals[f->count++] = (int)n;
+      if (!*end)
+         return 0;
+      p = end + 1;
+   }
+}
+
+static int parseSim(const char *device, MeasurerFleet *f, char **cause) {
+   const char *p = device + 4;
+   f->kind = FLEET_SIM;
+   for (;;) {
+      size_t len = strcspn(p, "*,");
+      if (len == 0)
+         return setCause(cause, "--device: '%s' has an empty profile name", device);
+      if (len >= sizeof f->profiles[0])
+         return setCause(cause, "--device: '%s' has a profile name longer than %zu characters", device,
+                         sizeof f->profiles[0] - 1);
+      long copies = 1;
+      const char *next = p + len;
+      if (*next == '*') {
+         char *end;
+         errno = 0;
+         copies = isdigit((unsigned char)next[1]) ? strtol(next + 1, &end, 10) : -1;
+         if (copies < 1 || errno || copies > MEASURER_MAX_DEVICES || (*end && *end != ','))
+            return setCause(cause, "--device: '%s': the count after '*' must be a number from 1 to %d", device,
+                            MEASURER_MAX_DEVICES);
+         next = end;
+      }
+      if (f->count + copies > MEASURER_MAX_DEVICES)
+         return setCause(cause, "--device: '%s' names more than %d devices", device, MEASURER_MAX_DEVICES);
+      for (long i = 0; i < copies; i++)
+         snprintf(f->profiles[f->count++], sizeof f->profiles[0], "%.*s", (int)len, p);
+      if (!*next)
+         return 0;
+      p = next + 1;
+   }
+}
+
+int MeasurerFleet_parse(const char *device, MeasurerFleet *f, char **cause) {
+   memset(f, 0, sizeof *f);
+   const char *dev = device ? device : "auto";
+   if (strcmp(dev, "auto") == 0) {
+      f->kind = FLEET_AUTO;
+      f->count = 1;
+      return 0;
+   }
+   if (strncmp(dev, "cuda:", 5) == 0)
+      return parseCuda(dev, f, cause);
+   if (strncmp(dev, "sim:", 4) == 0)
+      return parseSim(dev, f, cause);
+   return badDevice(dev, cause);
+}
+
+/* The simulator of a profile as one device: refused up front when the profile lacks
+ * what the model needs; the fields its compute capability fixes are filled (and the
+ * first device's note says which). */
+static int openSimUnit(Measurer *m, Unit *u, const char *profile, const char *where, char **cause) {
    const Device *d = DeviceSet_find(m->cfg.devices, profile);
    if (!d)
       return unknownProfile(m->cfg.devices, profile, where, cause);
-   char *why = NULL;
-   if (SimGpu_init(&m->gpu, d, cause) < 0)
+   if (SimGpu_init(&u->gpu, d, cause) < 0)
       return -1;
-   m->simulated = true;
-   m->device = m->gpu.device;
-   SimParams_fromDevice(&m->params, d);
-   Device_arch(&m->device, m->arch, sizeof m->arch);
-   snprintf(m->describe, sizeof m->describe, "sim:%s (simulated %s)", d->name, d->product);
-   if (m->gpu.filled) {
+   u->device = u->gpu.device;
+   SimParams_fromDevice(&u->params, d);
+   snprintf(u->name, sizeof u->name, "sim:%s", d->name);
+   if (u == &m->units[0] && u->gpu.filled) {
       char fields[512];
-      Device_formatFields(m->gpu.filled, fields, sizeof fields);
+      Device_formatFields(u->gpu.filled, fields, sizeof fields);
       addNote(m, "sim:%s has no %s: taken from compute capability %d.%d", d->name, fields, d->cc_major,
               d->cc_minor);
    }
+   m->nunits++;
+   return 0;
+}
+
+/* Simulators of the fleet's profiles, and NVRTC for their registers: without it, or
+ * for an architecture NVRTC no longer targets, registers are estimated (and the note
+ * says so once). */
+static int openSimulators(Measurer *m, const MeasurerFleet *f, const char *where, char **cause) {
+   m->simulated = true;
+   for (int i = 0; i < f->count; i++)
+      if (openSimUnit(m, &m->units[i], f->profiles[i], where, cause) < 0)
+         return -1;
+   const Device *d = &m->units[0].device;
+   Device_arch(d, m->arch, sizeof m->arch);
+   snprintf(m->describe, sizeof m->describe, "sim:%s (simulated %s)", d->name, d->product);
    if (m->cfg.simNoCompile)
       return 0;
+   char *why = NULL;
    if (Nvrtc_open(&why) < 0 || Nvrtc_supportsArch(m->arch, &why) < 0) {
       addNote(m, "%s: the simulator estimates registers", why);
       free(why);
@@ -178,37 +300,97 @@ static int openSimulator(Measurer *m, const char *profile, const char *where, ch
    return 0;
 }
 
-static int openGpu(Measurer *m, int ordinal, char **cause) {
+/* One GPU's runner and profile. */
+static int openGpuUnit(Measurer *m, Unit *u, int ordinal, char **cause) {
    RunnerConfig rc = m->cfg.runner;
    rc.ordinal = ordinal;
-   m->runner = Runner_new(&rc);
-   if (Runner_start(m->runner, cause) < 0) {
-      Runner_free(m->runner);
-      m->runner = NULL;
+   u->runner = Runner_new(&rc);
+   if (Runner_start(u->runner, cause) < 0) {
+      Runner_free(u->runner);
+      u->runner = NULL;
       return -1;
    }
-   const ProtoDevice *p = Runner_device(m->runner);
+   m->nunits++;
+   const ProtoDevice *p = Runner_device(u->runner);
    const Device *match = DeviceSet_matchProduct(m->cfg.devices, p->name);
    if (match) {
-      m->device = *match;
-      completeFromDriver(&m->device, p);
+      u->device = *match;
+      completeFromDriver(&u->device, p);
    } else {
-      profileFromDriver(&m->device, p);
+      profileFromDriver(&u->device, p);
    }
-   Device_arch(&m->device, m->arch, sizeof m->arch);
-   snprintf(m->describe, sizeof m->describe, "cuda:%d %s (%s%s)", ordinal, p->name,
-            match ? "profile " : "no profile in devices.yaml; driver values as ", m->device.name);
+   snprintf(u->name, sizeof u->name, "cuda:%d", ordinal);
+   if (u == &m->units[0])
+      snprintf(m->describe, sizeof m->describe, "cuda:%d %s (%s%s)", ordinal, p->name,
+               match ? "profile " : "no profile in devices.yaml; driver values as ", u->device.name);
+   /* CUDA's ordinals and NVML's indices may differ: the bus id names the same GPU */
+   char *why = NULL;
+   u->gpuState = GpuState_open(p->pciBusId, ordinal, &why);
+   if (!u->gpuState) {
+      if (!m->gpuNote) {
+         addNote(m, "%s", why);
+         m->gpuNote = why;
+      } else {
+         free(why);
+      }
+   }
+   return 0;
+}
+
+/* The GPUs' runners (cuda:all: from 0 up to the first that cannot start) and the
+ * build pool. */
+static int openGpus(Measurer *m, const MeasurerFleet *f, char **cause) {
+   int count = f->all ? MEASURER_MAX_DEVICES : f->count;
+   for (int i = 0; i < count; i++) {
+      int ordinal = f->all ? i : f->ordinals[i];
+      char *why = NULL;
+      if (openGpuUnit(m, &m->units[m->nunits], ordinal, &why) < 0) {
+         if (f->all && i > 0) {
+            free(why);
+            break;
+         }
+         if (cause)
+            *cause = why;
+         else
+            free(why);
+         return -1;
+      }
+   }
+   Device_arch(&m->units[0].device, m->arch, sizeof m->arch);
    char *why = NULL;
    if (openBuilder(m, &why) < 0) {
-      setCause(cause, "cuda:%d needs NVRTC to compile kernels: %s", ordinal, why);
+      setCause(cause, "%s needs NVRTC to compile kernels: %s", m->units[0].name, why);
       free(why);
       return -1;
    }
-   /* CUDA's ordinals and NVML's indices may differ: the bus id names the same GPU */
-   m->gpuState = GpuState_open(p->pciBusId, ordinal, &why);
-   if (!m->gpuState) {
-      addNote(m, "%s", why);
-      m->gpuNote = why;
+   return 0;
+}
+
+/* Devices of different models do not mix unless asked for; and the fleet's name. */
+static int checkFleet(Measurer *m, char **cause) {
+   const Unit *first = &m->units[0];
+   for (int i = 1; i < m->nunits && !m->cfg.allowMixed; i++) {
+      const Unit *u = &m->units[i];
+      if (strcmp(u->device.name, first->device.name) != 0)
+         return setCause(cause, "%s is %s but %s is %s: their latencies do not mix; --allow-mixed keeps a model per device",
+                         first->name, first->device.product, u->name, u->device.product);
+   }
+   TextBuf t = TextBuf_over(m->fleet, sizeof m->fleet);
+   for (int i = 0; i < m->nunits;) {
+      int same = 1;
+      while (i + same < m->nunits && strcmp(m->units[i + same].name, m->units[i].name) == 0)
+         same++;
+      const char *name = m->units[i].name;
+      if (i > 0)
+         name = strchr(name, ':') + 1;
+      TextBuf_add(&t, "%s%s", i > 0 ? "," : "", name);
+      if (same > 1)
+         TextBuf_add(&t, "*%d", same);
+      i += same;
+   }
+   if (m->nunits > 1) {
+      size_t len = strlen(m->describe);
+      snprintf(m->describe + len, sizeof m->describe - len, ", %d devices: %s", m->nunits, m->fleet);
    }
    return 0;
 }
@@ -217,30 +399,30 @@ Measurer *Measurer_open(const MeasurerConfig *cfg, char **cause) {
    Measurer *m = xCalloc(1, sizeof *m);
    m->cfg = *cfg;
    LoopNest_init(&m->ln);
+   for (int i = 0; i < MEASURER_MAX_DEVICES; i++)
+      LoopNest_init(&m->units[i].ln);
    const char *dev = cfg->device ? cfg->device : "auto";
-   const char *simProfile = cfg->simProfile ? cfg->simProfile : MEASURER_DEFAULT_SIM_PROFILE;
-   int rc;
-   if (strncmp(dev, "sim:", 4) == 0) {
-      rc = openSimulator(m, dev + 4, dev, cause);
-   } else if (strncmp(dev, "cuda:", 5) == 0) {
-      char *end;
-      errno = 0;
-      long n = strtol(dev + 5, &end, 10);
-      if (errno || end == dev + 5 || *end || n < 0 || n > 255)
-         rc = setCause(cause, "--device: '%s' is not cuda:N with N a device number", dev);
-      else
-         rc = openGpu(m, (int)n, cause);
-   } else if (strcmp(dev, "auto") == 0) {
+   MeasurerFleet f;
+   int rc = MeasurerFleet_parse(dev, &f, cause);
+   if (rc == 0 && f.kind == FLEET_SIM) {
+      rc = openSimulators(m, &f, dev, cause);
+   } else if (rc == 0 && f.kind == FLEET_CUDA) {
+      rc = openGpus(m, &f, cause);
+   } else if (rc == 0) {
+      const char *simProfile = cfg->simProfile ? cfg->simProfile : MEASURER_DEFAULT_SIM_PROFILE;
       char *why = NULL;
-      rc = openGpu(m, 0, &why);
+      rc = openGpus(m, &f, &why);
       if (rc < 0) {
          m->note = xAsprintf("no CUDA GPU (%s): simulating %s", why, simProfile);
          free(why);
-         rc = openSimulator(m, simProfile, "--sim-profile", cause);
+         closeUnits(m);
+         f.kind = FLEET_SIM;
+         snprintf(f.profiles[0], sizeof f.profiles[0], "%s", simProfile);
+         rc = openSimulators(m, &f, "--sim-profile", cause);
       }
-   } else {
-      rc = setCause(cause, "--device takes auto, cuda:N or sim:PROFILE, not '%s'", dev);
    }
+   if (rc == 0)
+      rc = checkFleet(m, cause);
    if (rc < 0) {
       Measurer_close(m);
       return NULL;
@@ -251,32 +433,39 @@ Measurer *Measurer_open(const MeasurerConfig *cfg, char **cause) {
 void Measurer_close(Measurer *m) {
    if (!m)
       return;
-   Runner_free(m->runner);
-   GpuState_close(m->gpuState);
-   free(m->gpuNote);
-   Builder_free(m->builder);
+   closeUnits(m);
+   for (int i = 0; i < MEASURER_MAX_DEVICES; i++)
+      LoopNest_done(&m->units[i].ln);
    VerifyTask_free(m->vt);
    LoopNest_done(&m->ln);
    free(m->taskNote);
+   free(m->retiredWhy);
    free(m->note);
    free(m);
 }
 
 bool Measurer_simulated(const Measurer *m) { return m->simulated; }
-const Device *Measurer_device(const Measurer *m) { return &m->device; }
+const Device *Measurer_device(const Measurer *m) { return &m->units[0].device; }
+int Measurer_count(const Measurer *m) { return m->nunits; }
+const char *Measurer_fleet(const Measurer *m) { return m->fleet; }
 const char *Measurer_describe(const Measurer *m) { return m->describe; }
 const char *Measurer_note(const Measurer *m) { return m->note; }
 const char *Measurer_arch(const Measurer *m) { return m->arch; }
 bool Measurer_compiles(const Measurer *m) { return m->builder != NULL; }
-GpuState *Measurer_gpuState(const Measurer *m) { return m->gpuState; }
+GpuState *Measurer_gpuState(const Measurer *m) { return m->units[0].gpuState; }
 const char *Measurer_gpuNote(const Measurer *m) { return m->gpuNote; }
 
+int Measurer_retired(const Measurer *m, const char **why) {
+   *why = m->retiredWhy;
+   return m->nretired;
+}
+
 /* The reasons that slow the GPU now; 0 without NVML. */
-static unsigned slowingNow(Measurer *m) {
-   if (!m->gpuState)
+static unsigned slowingNow(Unit *u) {
+   if (!u->gpuState)
       return 0;
    GpuSample s;
-   GpuState_sample(m->gpuState, &s);
+   GpuState_sample(u->gpuState, &s);
    return GpuSample_slowing(&s);
 }
 
@@ -376,10 +565,13 @@ int Measurer_setTask(Measurer *m, const Task *task, const SketchSet *set, char *
       describeProgram(&m->ln, &t.reference);
       t.reference.cubin = req.artifact->cubin;
       t.reference.cubinSize = req.artifact->cubinSize;
-      char *why = NULL;
-      if (Runner_setTask(m->runner, &t, &why) < 0) {
-         rc = setCause(cause, "task %d: %s", task->id, why);
-         free(why);
+      for (int i = 0; i < m->nunits && rc == 0; i++) {
+         char *why = NULL;
+         if (!m->units[i].retired && Runner_setTask(m->units[i].runner, &t, &why) < 0) {
+            rc = m->nunits > 1 ? setCause(cause, "task %d: %s: %s", task->id, m->units[i].name, why)
+                               : setCause(cause, "task %d: %s", task->id, why);
+            free(why);
+         }
       }
    }
    BuildRequest_done(&req);
@@ -436,9 +628,9 @@ static void freeBuilds(BuildRequest *reqs, char **sources, int n) {
    free(sources);
 }
 
-static void lower(Measurer *m, const State *s) {
-   Lower_state(m->set, s, &m->ln);
-   Inject_apply(&m->ln, m->cfg.inject);
+static void lower(const Measurer *m, const State *s, LoopNest *ln) {
+   Lower_state(m->set, s, ln);
+   Inject_apply(ln, m->cfg.inject);
 }
 
 /* Builds every state's program; the caller frees sources[i]. progs (may be NULL)
@@ -447,7 +639,7 @@ static void buildAll(Measurer *m, const State *states, int n, BuildRequest *reqs
                      ProtoProgram *progs) {
    memset(reqs, 0, (size_t)n * sizeof *reqs);
    for (int i = 0; i < n; i++) {
-      lower(m, &states[i]);
+      lower(m, &states[i], &m->ln);
       if (progs)
          describeProgram(&m->ln, &progs[i]);
       sources[i] = Cuda_generate(&m->ln, NULL);
@@ -457,35 +649,40 @@ static void buildAll(Measurer *m, const State *states, int n, BuildRequest *reqs
    Builder_build(m->builder, reqs, n);
 }
 
-static void measureGpu(Measurer *m, const State *states, int n, MeasureOutcome *out) {
-   BuildRequest *reqs = xCalloc((size_t)n, sizeof *reqs);
-   char **sources = xCalloc((size_t)n, sizeof *sources);
-   ProtoProgram *progs = xCalloc((size_t)n, sizeof *progs);
-   buildAll(m, states, n, reqs, sources, progs);
-   for (int i = 0; i < n; i++) {
-      MeasureOutcome *o = &out[i];
-      outcomeInit(o);
-      if (!takeBuild(&reqs[i], o))
-         continue;
-      ProtoProgram *p = &progs[i];
-      p->cubin = reqs[i].artifact->cubin;
-      p->cubinSize = reqs[i].artifact->cubinSize;
-      ProtoResult res;
-      unsigned throttled = slowingNow(m);
-      Runner_measure(m->runner, p, &res);
-      throttled |= slowingNow(m);
-      o->runSeconds = res.seconds;
-      if (res.error != MEASURE_OK) {
-         outcomeFail(o, res.error, res.message);
-         o->checked = res.error == MEASURE_WRONG_ANSWER;
-         continue;
-      }
-      o->checked = true;
-      o->throttled = throttled;
-      outcomeCosts(o, res.costs, res.ncosts);
+/* One batch as the devices share it: each takes the next state as it becomes free. */
+typedef struct Batch_ {
+   Measurer *m;
+   const State *states;
+   MeasureOutcome *out;
+   BuildRequest *reqs;          /* NULL on the simulator without NVRTC */
+   ProtoProgram *progs;         /* on a GPU */
+   pthread_mutex_t lock;
+   int next, n;
+   int *retry;                  /* a retired device's states, to measure again */
+   int nretry;
+} Batch;
+
+static void measureOnGpu(Batch *b, Unit *u, int i) {
+   MeasureOutcome *o = &b->out[i];
+   outcomeInit(o);
+   if (!takeBuild(&b->reqs[i], o))
+      return;
+   ProtoProgram *p = &b->progs[i];
+   p->cubin = b->reqs[i].artifact->cubin;
+   p->cubinSize = b->reqs[i].artifact->cubinSize;
+   ProtoResult res;
+   unsigned throttled = slowingNow(u);
+   Runner_measure(u->runner, p, &res);
+   throttled |= slowingNow(u);
+   o->runSeconds = res.seconds;
+   if (res.error != MEASURE_OK) {
+      outcomeFail(o, res.error, res.message);
+      o->checked = res.error == MEASURE_WRONG_ANSWER;
+      return;
    }
-   free(progs);
-   freeBuilds(reqs, sources, n);
+   o->checked = true;
+   o->throttled = throttled;
+   outcomeCosts(o, res.costs, res.ncosts);
 }
 
 static uint64_t mix64(uint64_t x) {
@@ -495,77 +692,218 @@ static uint64_t mix64(uint64_t x) {
    return x ^ (x >> 31);
 }
 
-static void measureSim(Measurer *m, const State *states, int n, MeasureOutcome *out) {
-   BuildRequest *reqs = NULL;
-   char **sources = NULL;
-   if (m->builder) {
-      reqs = xCalloc((size_t)n, sizeof *reqs);
-      sources = xCalloc((size_t)n, sizeof *sources);
-      buildAll(m, states, n, reqs, sources, NULL);
+/* How long a GPU would have taken over a program of this latency: the build, the
+ * launch and check, the warm-up and the repeats, each at least the minimum time. */
+static double realtimeSeconds(const RunnerConfig *rc, double lat) {
+   double s = MEASURER_REALTIME_BUILD_S + MEASURER_REALTIME_LAUNCH_S;
+   if (lat > 0) {
+      double repeat = rc->timing.minRepeatMs * 1e-3;
+      s += rc->timing.warmup * lat + rc->timing.repeats * (lat > repeat ? lat : repeat);
    }
+   return s;
+}
+
+static void sleepFor(double seconds) {
+   struct timespec t = { (time_t)seconds, (long)((seconds - floor(seconds)) * 1e9) };
+   while (nanosleep(&t, &t) < 0 && errno == EINTR)
+      ;
+}
+
+static void measureOnSim(Batch *b, Unit *u, int i) {
+   Measurer *m = b->m;
    const RunnerConfig *rc = &m->cfg.runner;
    int every = m->cfg.simVerifyEvery > 0 ? m->cfg.simVerifyEvery : 1;
-   for (int i = 0; i < n; i++) {
-      MeasureOutcome *o = &out[i];
-      outcomeInit(o);
-      SimCompiled compiled[IR_MAX_KERNELS];
-      const SimCompiled *ptxas[IR_MAX_KERNELS] = { NULL };
-      if (reqs && !takeBuild(&reqs[i], o))
-         continue;
-      double t0 = Clock_now();
-      lower(m, &states[i]);
-      if (reqs)
-         for (int k = 0; k < m->ln.nkernels; k++)
-            for (int j = 0; j < reqs[i].artifact->nkernels; j++) {
-               const NvrtcKernelInfo *ki = &reqs[i].artifact->kernels[j];
-               if (strcmp(ki->name, m->ln.kernels[k].name) != 0)
-                  continue;
-               compiled[k] = (SimCompiled){ ki->registers, ki->spillStores, ki->spillLoads, ki->stackBytes };
-               ptxas[k] = &compiled[k];
-            }
-      uint64_t h = State_hash(&states[i]);
-      SimReport report;
-      SimProgram prog;
-      char *why = NULL;
-      memset(&report, 0, sizeof report);
-      double lat = Sim_count(&m->gpu, &m->ln, ptxas, &prog, &why) < 0
-                      ? -1
-                      : Sim_time(&m->gpu, &m->params, &prog, h, &report);
-      if (lat < 0) {
-         outcomeFail(o, MEASURE_LOAD_ERROR, why);
-         free(why);
-      } else if (lat * (1 + rc->timing.warmup) > rc->runTimeout) {
-         char msg[256];
-         snprintf(msg, sizeof msg, "the simulated program runs %.3g s per launch, beyond the run timeout of %g s",
-                  lat, rc->runTimeout);
-         outcomeFail(o, MEASURE_RUN_TIMEOUT, msg);
-      } else {
-         bool check = m->vt && (m->cfg.inject != INJECT_NONE || mix64(h ^ m->cfg.seed) % (uint64_t)every == 0);
-         VerifyResult vr;
-         memset(&vr, 0, sizeof vr);
-         if (check && Verify_loopNest(m->vt, &m->ln, m->cfg.seed ^ h, &vr) < 0) {
-            bool executor = strncmp(vr.why, "CPU executor:", 13) == 0;
-            outcomeFail(o, executor ? MEASURE_RUNTIME_ERROR : MEASURE_WRONG_ANSWER, vr.why);
-         } else {
-            double costs[PROTO_MAX_COSTS];
-            int reps = rc->timing.repeats < PROTO_MAX_COSTS ? rc->timing.repeats : PROTO_MAX_COSTS;
-            for (int r = 0; r < reps; r++) {
-               double u = (double)(mix64(h + 0x51ed2701u * (uint64_t)(r + 1)) >> 11) * 0x1p-53;
-               costs[r] = lat * (1.0 + SIM_REPEAT_NOISE * (u - 0.5));
-            }
-            outcomeCosts(o, costs, reps);
+   MeasureOutcome *o = &b->out[i];
+   outcomeInit(o);
+   SimCompiled compiled[IR_MAX_KERNELS];
+   const SimCompiled *ptxas[IR_MAX_KERNELS] = { NULL };
+   if (b->reqs && !takeBuild(&b->reqs[i], o))
+      return;
+   double t0 = Clock_now();
+   lower(m, &b->states[i], &u->ln);
+   if (b->reqs)
+      for (int k = 0; k < u->ln.nkernels; k++)
+         for (int j = 0; j < b->reqs[i].artifact->nkernels; j++) {
+            const NvrtcKernelInfo *ki = &b->reqs[i].artifact->kernels[j];
+            if (strcmp(ki->name, u->ln.kernels[k].name) != 0)
+               continue;
+            compiled[k] = (SimCompiled){ ki->registers, ki->spillStores, ki->spillLoads, ki->stackBytes };
+            ptxas[k] = &compiled[k];
          }
-         o->checked = check;
-         VerifyResult_done(&vr);
+   uint64_t h = State_hash(&b->states[i]);
+   SimReport report;
+   SimProgram prog;
+   char *why = NULL;
+   memset(&report, 0, sizeof report);
+   double lat = Sim_count(&u->gpu, &u->ln, ptxas, &prog, &why) < 0 ? -1
+                                                                    : Sim_time(&u->gpu, &u->params, &prog, h, &report);
+   if (lat < 0) {
+      outcomeFail(o, MEASURE_LOAD_ERROR, why);
+      free(why);
+   } else if (lat * (1 + rc->timing.warmup) > rc->runTimeout) {
+      char msg[256];
+      snprintf(msg, sizeof msg, "the simulated program runs %.3g s per launch, beyond the run timeout of %g s", lat,
+               rc->runTimeout);
+      outcomeFail(o, MEASURE_RUN_TIMEOUT, msg);
+   } else {
+      bool check = m->vt && (m->cfg.inject != INJECT_NONE || mix64(h ^ m->cfg.seed) % (uint64_t)every == 0);
+      VerifyResult vr;
+      memset(&vr, 0, sizeof vr);
+      if (check && Verify_loopNest(m->vt, &u->ln, m->cfg.seed ^ h, &vr) < 0) {
+         bool executor = strncmp(vr.why, "CPU executor:", 13) == 0;
+         outcomeFail(o, executor ? MEASURE_RUNTIME_ERROR : MEASURE_WRONG_ANSWER, vr.why);
+      } else {
+         double costs[PROTO_MAX_COSTS];
+         int reps = rc->timing.repeats < PROTO_MAX_COSTS ? rc->timing.repeats : PROTO_MAX_COSTS;
+         for (int r = 0; r < reps; r++) {
+            double x = (double)(mix64(h + 0x51ed2701u * (uint64_t)(r + 1)) >> 11) * 0x1p-53;
+            costs[r] = lat * (1.0 + SIM_REPEAT_NOISE * (x - 0.5));
+         }
+         outcomeCosts(o, costs, reps);
       }
-      if (o->registers < 0 && report.nkernels > 0) {
-         for (int k = 0; k < report.nkernels; k++)
-            if (report.kernels[k].registers > o->registers)
-               o->registers = report.kernels[k].registers;
-      }
-      o->runSeconds = Clock_now() - t0;
+      o->checked = check;
+      VerifyResult_done(&vr);
    }
-   freeBuilds(reqs, sources, n);
+   if (o->registers < 0 && report.nkernels > 0) {
+      for (int k = 0; k < report.nkernels; k++)
+         if (report.kernels[k].registers > o->registers)
+            o->registers = report.kernels[k].registers;
+   }
+   if (m->cfg.simRealtime) {
+      double left = realtimeSeconds(rc, lat) - (Clock_now() - t0);
+      if (left > 0)
+         sleepFor(left);
+   }
+   o->runSeconds = Clock_now() - t0;
+}
+
+/* Whether the runner failed the program itself (not its build, not its answer). */
+static bool runnerFailed(const MeasureOutcome *o) {
+   return o->error == MEASURE_RUNTIME_ERROR || o->error == MEASURE_RUN_TIMEOUT || o->error == MEASURE_LOAD_ERROR;
+}
+
+static int liveUnits(const Measurer *m) {
+   int live = 0;
+   for (int i = 0; i < m->nunits; i++)
+      live += !m->units[i].retired;
+   return live;
+}
+
+static void retireFailing(Batch *b, Unit *u);
+
+/* Under the batch's lock: counts the outcome and the device's failures in a row. */
+static void tally(Batch *b, Unit *u, int i) {
+   Measurer *m = b->m;
+   if (m->simulated || !runnerFailed(&b->out[i])) {
+      if (b->out[i].error == MEASURE_OK)
+         m->measuredOk++;
+      u->failStreak = 0;
+      return;
+   }
+   if (u->failStreak == 0)
+      u->okBefore = m->measuredOk;
+   u->streak[u->failStreak++] = i;
+   retireFailing(b, u);
+}
+
+/* Retires u when it has failed at least MEASURER_RETIRE_AFTER programs in a row while
+ * another device measured one; the states it failed go to the others again. */
+static void retireFailing(Batch *b, Unit *u) {
+   Measurer *m = b->m;
+   if (u->retired || u->failStreak < MEASURER_RETIRE_AFTER || m->measuredOk == u->okBefore || liveUnits(m) < 2)
+      return;
+   int i = u->streak[u->failStreak - 1];
+   u->retired = true;
+   m->nretired++;
+   char *why = xAsprintf("%s is retired: it failed %d or more programs in a row while other GPUs measured theirs "
+                         "(last: %s)", u->name, MEASURER_RETIRE_AFTER, b->out[i].message);
+   char *all = m->retiredWhy ? xAsprintf("%s; %s", m->retiredWhy, why) : xStrdup(why);
+   free(why);
+   free(m->retiredWhy);
+   m->retiredWhy = all;
+   for (int k = 0; k < u->failStreak; k++)
+      b->retry[b->nretry++] = u->streak[k];
+   u->failStreak = 0;
+}
+
+/* The next state for u, or -1. */
+static int takeNext(Batch *b, const Unit *u) {
+   if (u->retired)
+      return -1;
+   if (b->nretry > 0)
+      return b->retry[--b->nretry];
+   return b->next < b->n ? b->next++ : -1;
+}
+
+static void runUnit(Batch *b, Unit *u) {
+   for (;;) {
+      pthread_mutex_lock(&b->lock);
+      int i = takeNext(b, u);
+      pthread_mutex_unlock(&b->lock);
+      if (i < 0)
+         return;
+      if (b->m->simulated)
+         measureOnSim(b, u, i);
+      else
+         measureOnGpu(b, u, i);
+      pthread_mutex_lock(&b->lock);
+      tally(b, u, i);
+      pthread_mutex_unlock(&b->lock);
+   }
+}
+
+typedef struct {
+   Batch *b;
+   Unit *u;
+} UnitJob;
+
+static void *unitThread(void *arg) {
+   UnitJob *j = arg;
+   runUnit(j->b, j->u);
+   return NULL;
+}
+
+/* Every live device measures on its own thread until the batch is done; states that
+ * a retired device gave back go round again. */
+static void runBatch(Batch *b) {
+   Measurer *m = b->m;
+   pthread_mutex_init(&b->lock, NULL);
+   b->retry = xCalloc((size_t)b->n + 1, sizeof *b->retry);
+   for (int k = 0; k < m->nunits; k++) {
+      m->units[k].failStreak = 0;
+      m->units[k].streak = xCalloc((size_t)b->n + 1, sizeof *m->units[k].streak);
+   }
+   do {
+      if (liveUnits(m) == 1) {
+         for (int k = 0; k < m->nunits; k++)
+            if (!m->units[k].retired)
+               runUnit(b, &m->units[k]);
+         continue;
+      }
+      pthread_t threads[MEASURER_MAX_DEVICES];
+      UnitJob jobs[MEASURER_MAX_DEVICES];
+      bool started[MEASURER_MAX_DEVICES] = { false };
+      for (int k = 0; k < m->nunits; k++) {
+         if (m->units[k].retired)
+            continue;
+         jobs[k] = (UnitJob){ b, &m->units[k] };
+         started[k] = pthread_create(&threads[k], NULL, unitThread, &jobs[k]) == 0;
+         if (!started[k])
+            runUnit(b, &m->units[k]);
+      }
+      for (int k = 0; k < m->nunits; k++)
+         if (started[k])
+            pthread_join(threads[k], NULL);
+      /* a device whose streak began before the others measured anything */
+      for (int k = 0; k < m->nunits; k++)
+         retireFailing(b, &m->units[k]);
+   } while (b->nretry > 0 || b->next < b->n);
+   for (int k = 0; k < m->nunits; k++) {
+      free(m->units[k].streak);
+      m->units[k].streak = NULL;
+   }
+   free(b->retry);
+   pthread_mutex_destroy(&b->lock);
 }
 
 const char *Measurer_taskNote(const Measurer *m) {
@@ -577,10 +915,18 @@ void Measurer_setInject(Measurer *m, InjectKind k) {
 }
 
 void Measurer_measure(Measurer *m, const State *states, int n, MeasureOutcome *out) {
-   if (m->simulated)
-      measureSim(m, states, n, out);
-   else
-      measureGpu(m, states, n, out);
+   Batch b = { .m = m, .states = states, .out = out, .n = n };
+   char **sources = NULL;
+   if (m->builder) {
+      b.reqs = xCalloc((size_t)n, sizeof *b.reqs);
+      sources = xCalloc((size_t)n, sizeof *sources);
+      if (!m->simulated)
+         b.progs = xCalloc((size_t)n, sizeof *b.progs);
+      buildAll(m, states, n, b.reqs, sources, b.progs);
+   }
+   runBatch(&b);
+   free(b.progs);
+   freeBuilds(b.reqs, sources, n);
 }
 
 void Measurer_record(const Measurer *m, const State *s, const MeasureOutcome *o, Record *r) {
@@ -589,7 +935,7 @@ void Measurer_record(const Measurer *m, const State *s, const MeasureOutcome *o,
    State_format(m->set, s, text, sizeof text);
    r->version = RECORD_FORMAT_VERSION;
    r->task = xStrdup(m->task->key);
-   r->device = xStrdup(m->device.name);
+   r->device = xStrdup(m->units[0].device.name);
    r->simulated = m->simulated;
    r->state = xStrdup(text);
    r->error = o->error;

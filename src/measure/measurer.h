@@ -1,8 +1,10 @@
-/* Measurement as the rest of the tuner sees it: a device (a CUDA GPU through a runner
- * process, or the simulator standing in for a devices.yaml profile), a task, and
- * batches of states that come back as outcomes and records. One batch is lowered,
- * compiled on the build pool, then checked and timed one program at a time (programs
- * never share the GPU). The simulator checks correctness too: a sampled share of the
+/* Measurement as the rest of the tuner sees it: a fleet of measuring devices (CUDA
+ * GPUs, each through its own runner process, or simulators standing in for
+ * devices.yaml profiles), a task, and batches of states that come back as outcomes and
+ * records. One batch is lowered, compiled on the one build pool, then checked and timed
+ * one program at a time per device (programs never share a GPU): each device takes
+ * the next program as it becomes free, and the outcomes come back in the batch's
+ * order. The simulator checks correctness too: a sampled share of the
  * states runs on the CPU executor against the C reference. */
 #ifndef HEADER_measurer
 #define HEADER_measurer
@@ -21,9 +23,33 @@
 #include "te/network.h"
 
 #define MEASURER_DEFAULT_SIM_PROFILE "h100_sxm"
+#define MEASURER_MAX_DEVICES 16
+/* a GPU whose runner failed this many programs in a row while another GPU measured
+ * one is retired */
+#define MEASURER_RETIRE_AFTER 3
+/* --sim-realtime's cost of one measurement besides its timed launches: NVRTC's median
+ * build (0.052 s) and the runner's median run (0.130 s) less its 3 timed repeats of
+ * 10 ms, as measured on an H200 (bench/gpu/RESULTS.md) */
+#define MEASURER_REALTIME_BUILD_S 0.052
+#define MEASURER_REALTIME_LAUNCH_S 0.100
+
+typedef enum { FLEET_AUTO, FLEET_CUDA, FLEET_SIM } FleetKind;
+
+/* A --device argument taken apart: auto; cuda:N, cuda:N,M,... or cuda:all; sim:PROFILE,
+ * sim:PROFILE*N or a list of them (sim:h100_sxm*2,a100_40). */
+typedef struct MeasurerFleet_ {
+   FleetKind kind;
+   bool all;                    /* cuda:all: every GPU the driver has */
+   int count;                   /* of what follows; 1 for auto */
+   int ordinals[MEASURER_MAX_DEVICES];
+   char profiles[MEASURER_MAX_DEVICES][32];
+} MeasurerFleet;
+
+/* -1 with *cause ("--device: ...") when the text is none of the forms above. */
+int MeasurerFleet_parse(const char *device, MeasurerFleet *f, char **cause);
 
 typedef struct MeasurerConfig_ {
-   const char *device;          /* "auto" (NULL too), "cuda:N" or "sim:PROFILE" */
+   const char *device;          /* "auto" (NULL too) or a fleet (MeasurerFleet_parse) */
    const char *simProfile;      /* auto without a GPU simulates this; NULL: h100_sxm */
    const DeviceSet *devices;    /* profiles; must outlive the measurer */
    RunnerConfig runner;         /* timing and timeouts of the GPU runner */
@@ -34,6 +60,8 @@ typedef struct MeasurerConfig_ {
    InjectKind inject;           /* break every program this way (tests) */
    uint64_t seed;               /* of the task's input values */
    double maxMemory;            /* bytes a task's CPU check may hold; 0: no limit */
+   bool allowMixed;             /* devices of different models may measure together */
+   bool simRealtime;            /* a simulated measurement lasts as long as on a GPU */
 } MeasurerConfig;
 
 void MeasurerConfig_default(MeasurerConfig *c);
@@ -59,15 +87,25 @@ typedef struct MeasureOutcome_ {
 
 typedef struct Measurer_ Measurer;
 
-/* Picks and opens the device. "auto" tries CUDA device 0 and falls back to the
- * simulator (Measurer_note says why). -1 with *cause: an unknown profile, or a CUDA
- * device that was asked for and cannot be used. */
+/* Picks and opens the devices. "auto" tries CUDA device 0 and falls back to the
+ * simulator (Measurer_note says why). -1 with *cause: an unknown profile, a CUDA
+ * device that was asked for and cannot be used, or devices of different models
+ * without cfg.allowMixed. */
 Measurer *Measurer_open(const MeasurerConfig *cfg, char **cause);
 void Measurer_close(Measurer *m);
 
 bool Measurer_simulated(const Measurer *m);
-/* The device profile in use: from devices.yaml, completed from the driver on a GPU. */
+/* The device profile in use (the first device's in a mixed fleet): from
+ * devices.yaml, completed from the driver on a GPU. */
 const Device *Measurer_device(const Measurer *m);
+/* How many devices measure, retired ones included. */
+int Measurer_count(const Measurer *m);
+/* The fleet in --device's words, cuda:all and auto resolved: "sim:h100_sxm*4",
+ * "cuda:0,2,3", "sim:h100_sxm". */
+const char *Measurer_fleet(const Measurer *m);
+/* How many devices are retired, and why, one sentence each joined by "; " (NULL while
+ * none is). */
+int Measurer_retired(const Measurer *m, const char **why);
 /* "cuda:0 NVIDIA H100 80GB HBM3 (profile h100_sxm)" or "sim:h100_sxm (simulated)" */
 const char *Measurer_describe(const Measurer *m);
 /* Why auto fell back to the simulator, or NULL. */
@@ -76,7 +114,7 @@ const char *Measurer_note(const Measurer *m);
 const char *Measurer_arch(const Measurer *m);
 /* Whether NVRTC compiles the programs (always on a GPU; on the simulator when found). */
 bool Measurer_compiles(const Measurer *m);
-/* The GPU's state through NVML: NULL on the simulator, and on a GPU whose NVML could
+/* The (first) GPU's state through NVML: NULL on the simulator, and on a GPU whose NVML could
  * not be opened (Measurer_note says why). Its samples may be taken from any thread. */
 GpuState *Measurer_gpuState(const Measurer *m);
 /* On a GPU without that state, why ("no GPU state: NVML ... lacks ..."); else NULL. */

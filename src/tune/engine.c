@@ -600,6 +600,8 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
    mc.device = cfg->device;
    mc.devices = cfg->devices;
    mc.simNoCompile = cfg->noCompile;
+   mc.allowMixed = cfg->allowMixed;
+   mc.simRealtime = cfg->simRealtime;
    if (cfg->simVerifyEvery > 0)
       mc.simVerifyEvery = cfg->simVerifyEvery;
    mc.seed = cfg->seed;
@@ -678,6 +680,10 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
       h.measuresPerRound = e->measuresPerRound;
       h.seed = (int64_t)cfg->seed;
       h.startTime = (int64_t)time(NULL);
+      char fleet[256];
+      snprintf(fleet, sizeof fleet, "%s", Measurer_fleet(e->measurer));
+      h.fleet = fleet;
+      h.fleetSize = Measurer_count(e->measurer);
       h.ntasks = ntasks;
       h.tasks = xCalloc((size_t)ntasks, sizeof *h.tasks);
       for (int t = 0; t < ntasks; t++)

@@ -50,6 +50,8 @@ typedef struct EngineConfig_ {
    /* a round's training runs on while the next round searches and measures, with
     * the model published last: faster, but the picks then depend on timing */
    bool overlap;
+   bool allowMixed;             /* GPUs of different models measure together */
+   bool simRealtime;            /* a simulated measurement takes a GPU's time */
    int threads;                 /* the scorers' threads; <= 0: one per online core */
    /* --resume: the session read back (Session_read), whose file sessionPath names;
     * NULL for a new session. The caller fills the rest from its header. */

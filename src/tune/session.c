@@ -45,8 +45,11 @@ typedef enum {
    F_COSTS,                     /* measure.ncosts and measure.costs */
    F_TASKS,                     /* header.ntasks and header.tasks */
    F_WHY,                       /* SessionEnd by name */
-   F_THROTTLED                  /* unsigned GPU_THROTTLE_* bits as names; left out when 0,
+   F_THROTTLED,                 /* unsigned GPU_THROTTLE_* bits as names; left out when 0,
                                    read as 0 when absent */
+   F_FLEET,                     /* as F_MESSAGE; how the measurements were spread */
+   F_FLEET_SIZE                 /* int, 1 to INT_MAX, left out when 0 (unknown) and read as 0
+                                   when absent; as F_FLEET */
 } FieldType;
 
 typedef struct {
@@ -71,6 +74,8 @@ static const Field headerFields[] = {
    { "per_round", F_INT, AT(header.measuresPerRound) },
    { "seed", F_INT53, AT(header.seed) },
    { "start", F_START, AT(header.startTime) },
+   { "fleet", F_FLEET, AT(header.fleet) },
+   { "fleet_size", F_FLEET_SIZE, AT(header.fleetSize) },
    { "tasks", F_TASKS, 0 },
 };
 
@@ -193,6 +198,7 @@ static const char *expectation(FieldType t) {
    switch (t) {
    case F_VERSION: return "an integer format version of at least 1";
    case F_INT: return "an integer from 0 to 2147483647";
+   case F_FLEET_SIZE: return "an integer from 1 to 2147483647";
    case F_INT53:
    case F_START: return "an integer from 0 to 9007199254740991";
    case F_SECONDS:
@@ -201,7 +207,8 @@ static const char *expectation(FieldType t) {
    case F_OPTIONAL:
    case F_LATER: return "a finite number or null";
    case F_STRING:
-   case F_MESSAGE: return "a string";
+   case F_MESSAGE:
+   case F_FLEET: return "a string";
    case F_BOOL: return "true or false";
    case F_COSTS: return "an array of 1 to 32 finite numbers";
    case F_TASKS: return "an array of strings";
@@ -217,6 +224,15 @@ static bool isClock(FieldType t) {
    return t == F_CLOCK || t == F_SPENT || t == F_START;
 }
 
+/* keys that two runs with the same seed may differ in: the clock's and the fleet's */
+static bool isCircumstance(FieldType t) {
+   return isClock(t) || t == F_FLEET || t == F_FLEET_SIZE;
+}
+
+static bool isText(FieldType t) {
+   return t == F_STRING || t == F_MESSAGE || t == F_FLEET;
+}
+
 /* a name for char *, so that const applies to the pointer in CSLOT */
 typedef char *Text;
 
@@ -230,7 +246,7 @@ void SessionEvent_done(SessionEvent *e) {
       const KindInfo *ki = &kinds[e->kind];
       for (int i = 0; i < ki->nfields; i++) {
          const Field *f = &ki->fields[i];
-         if (f->type == F_STRING || f->type == F_MESSAGE)
+         if (isText(f->type))
             free(*SLOT(e, f, char *));
          else if (f->type == F_TASKS) {
             for (int t = 0; t < e->header.ntasks; t++)
@@ -249,7 +265,7 @@ void SessionEvent_copy(SessionEvent *dst, const SessionEvent *src) {
    const KindInfo *ki = &kinds[src->kind];
    for (int i = 0; i < ki->nfields; i++) {
       const Field *f = &ki->fields[i];
-      if (f->type == F_STRING || f->type == F_MESSAGE) {
+      if (isText(f->type)) {
          const char *text = *CSLOT(src, f, Text);
          *SLOT(dst, f, char *) = text ? xStrdup(text) : NULL;
       } else if (f->type == F_TASKS) {
@@ -277,6 +293,10 @@ static void putField(cJSON *o, const SessionEvent *e, const Field *f) {
    switch (f->type) {
    case F_VERSION: put(o, f->key, integer(SESSION_FORMAT_VERSION)); break;
    case F_INT: put(o, f->key, integer(*CSLOT(e, f, int))); break;
+   case F_FLEET_SIZE:
+      if (*CSLOT(e, f, int) > 0)
+         put(o, f->key, integer(*CSLOT(e, f, int)));
+      break;
    case F_INT53:
    case F_START: put(o, f->key, integer(*CSLOT(e, f, int64_t))); break;
    case F_SECONDS:
@@ -289,7 +309,8 @@ static void putField(cJSON *o, const SessionEvent *e, const Field *f) {
       put(o, f->key, cJSON_CreateString(s ? s : ""));
       break;
    }
-   case F_MESSAGE: {
+   case F_MESSAGE:
+   case F_FLEET: {
       const char *s = *CSLOT(e, f, Text);
       if (s && *s)
          put(o, f->key, cJSON_CreateString(s));
@@ -335,7 +356,7 @@ char *SessionEvent_toJson(const SessionEvent *e, bool withClock) {
    if (name) {
       const KindInfo *ki = &kinds[e->kind];
       for (int i = 0; i < ki->nfields; i++)
-         if (withClock || !isClock(ki->fields[i].type))
+         if (withClock || !isCircumstance(ki->fields[i].type))
             putField(o, e, &ki->fields[i]);
    }
    char *line = cJSON_PrintUnformatted(o);
@@ -416,8 +437,12 @@ static int getTasks(const Field *f, const cJSON *item, SessionEvent *out, char *
 static int getField(const cJSON *root, const Field *f, SessionEvent *out, char **cause) {
    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, f->key);
    if (!item) {
-      if (f->type == F_MESSAGE) {
+      if (f->type == F_MESSAGE || f->type == F_FLEET) {
          *SLOT(out, f, char *) = xStrdup("");
+         return 0;
+      }
+      if (f->type == F_FLEET_SIZE) {
+         *SLOT(out, f, int) = 0;
          return 0;
       }
       if (f->type == F_SPENT || f->type == F_LATER) {
@@ -443,8 +468,11 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
       *SLOT(out, f, int) = (int)v;
       return 0;
    case F_INT:
+   case F_FLEET_SIZE:
       if (getInteger(f, item, INT_MAX, &v, cause) < 0)
          return -1;
+      if (f->type == F_FLEET_SIZE && v < 1)
+         return wrong(f, item, cause);
       *SLOT(out, f, int) = (int)v;
       return 0;
    case F_INT53:
@@ -472,6 +500,7 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
       return 0;
    case F_STRING:
    case F_MESSAGE:
+   case F_FLEET:
       if (!cJSON_IsString(item))
          return wrong(f, item, cause);
       *SLOT(out, f, char *) = xStrdup(item->valuestring);

@@ -5,7 +5,10 @@
  * Every line is an object whose "event" key names its kind. The header's keys:
  *   "event":"header", "v" (SESSION_FORMAT_VERSION), "network", "network_file",
  *   "device", "simulated", "policy", "cost_model", "trials", "per_round", "seed",
- *   "start" (Unix seconds), "tasks" (array of task keys)
+ *   "start" (Unix seconds), "fleet" (the measuring devices in --device's words, e.g.
+ *   "sim:h100_sxm*4"; left out when unknown, read as "" when absent), "fleet_size"
+ *   (how many devices; left out when unknown, read as 0 when absent), "tasks" (array
+ *   of task keys)
  * Every other line has "event", "round" and "t" (seconds since the start), then:
  *   round      "task", "trials"                         (a round starts)
  *   measure    "task", "state", "costs", "error", "message" (left out when empty),
@@ -24,7 +27,7 @@
  * null in the file. Numbers are written so that they read back to the same double.
  * Keys this program does not know are ignored; a known key given twice is an error.
  * Only "start", "t" and the model's and the search's "seconds" come from the wall clock: two runs with
- * the same seed differ in nothing else. */
+ * the same seed differ in nothing else, but for the fleet they ran on. */
 #ifndef HEADER_session
 #define HEADER_session
 
@@ -75,6 +78,8 @@ typedef struct SessionHeader_ {
    int measuresPerRound;
    int64_t seed;                /* 0 to 2^53 - 1, so that a JSON number holds it exactly */
    int64_t startTime;           /* Unix seconds; wall clock */
+   char *fleet;                 /* "sim:h100_sxm*4", "cuda:0,2"; "" in older files */
+   int fleetSize;               /* devices in the fleet; 0 (unknown) in older files */
    int ntasks;
    char **tasks;                /* the task keys (Task.key); events name tasks by index */
 } SessionHeader;
@@ -158,8 +163,8 @@ void SessionEvent_done(SessionEvent *e);
 /* A deep copy: dst owns its own strings. */
 void SessionEvent_copy(SessionEvent *dst, const SessionEvent *src);
 /* One line, without the newline; caller frees. With withClock false the wall-clock
- * keys ("start", "t", the model's "seconds") are left out: what two runs with the
- * same seed must agree on. NULL strings are written as "". */
+ * keys ("start", "t", the model's "seconds") and the fleet's are left out: what two
+ * runs with the same seed must agree on. NULL strings are written as "". */
 char *SessionEvent_toJson(const SessionEvent *e, bool withClock);
 /* Parses and checks one line; the cause is the reason only, without file or line.
  * On failure `out` is left zeroed. */

@@ -88,6 +88,10 @@ static int run(Engine *e, TuneView *view) {
    }
    for (int i = 0; i < 3; i++)
       sigaction(sigs[i], &olds[i], NULL);
+   /* the engine has stopped: its measurer can be read */
+   const char *retired;
+   if (Measurer_retired(Engine_measurer(e), &retired) > 0)
+      fprintf(stderr, "pruner-tui --batch: %s\n", retired);
    Progress_end(&p, Engine_elapsed(e));
    Progress_done(&p);
    return rc;
@@ -114,7 +118,8 @@ static bool sessionState(const SessionLog *log, int *done, int *budget, SessionE
 
 int Cli_tune(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
-          O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION, O_OVERLAP, O_VERIFY_EVERY };
+          O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION, O_OVERLAP, O_VERIFY_EVERY,
+          O_ALLOW_MIXED, O_SIM_REALTIME };
    static const struct option options[] = {
       { "batch", required_argument, NULL, O_BATCH },
       { "trials", required_argument, NULL, O_TRIALS },
@@ -132,6 +137,8 @@ int Cli_tune(int argc, char **argv) {
       { "no-session", no_argument, NULL, O_NO_SESSION },
       { "overlap", no_argument, NULL, O_OVERLAP },
       { "verify-every", required_argument, NULL, O_VERIFY_EVERY },
+      { "allow-mixed", no_argument, NULL, O_ALLOW_MIXED },
+      { "sim-realtime", no_argument, NULL, O_SIM_REALTIME },
       { NULL, 0, NULL, 0 },
    };
    /* messages name the mode the user asked for */
@@ -189,6 +196,8 @@ int Cli_tune(int argc, char **argv) {
       case O_SESSION: cfg.sessionPath = optarg; break;
       case O_NO_COMPILE: cfg.noCompile = true; break;
       case O_OVERLAP: cfg.overlap = true; break;
+      case O_ALLOW_MIXED: cfg.allowMixed = true; break;
+      case O_SIM_REALTIME: cfg.simRealtime = true; break;
       case O_VERIFY_EVERY: {
          long every;
          bad = Cli_parseCount(cmd, "--verify-every", optarg, 1, 1000000, &every);
@@ -241,7 +250,7 @@ int Cli_tune(int argc, char **argv) {
 
    SessionLog log;
    SessionLog_init(&log);
-   char *notice = NULL, *cause = NULL, simDevice[80];
+   char *notice = NULL, *cause = NULL, simDevice[256];
    const char *userModel = NULL;
    if (resume) {
       if (Session_read(resume, &log, &notice, &cause) < 0) {
@@ -271,7 +280,11 @@ int Cli_tune(int argc, char **argv) {
       if (!taskFile)
          taskFile = h->networkFile;
       if (h->simulated && !deviceGiven) {
-         snprintf(simDevice, sizeof simDevice, "sim:%s", h->device);
+         /* a simulated fleet again when the header names one */
+         if (strncmp(h->fleet, "sim:", 4) == 0)
+            snprintf(simDevice, sizeof simDevice, "%s", h->fleet);
+         else
+            snprintf(simDevice, sizeof simDevice, "sim:%s", h->device);
          cfg.device = simDevice;
       }
       cfg.policy = h->policy;

@@ -87,8 +87,8 @@ int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const
    { "jobs", 'j', "N", "NVRTC compile threads (default one per core)" },                                \
    { "no-compile", 'C', NULL, "the simulator skips NVRTC and estimates registers from the loop nest: faster" }, \
    CLI_MAX_MEMORY_OPTION
-/* A --device argument must be auto, cuda:N or sim:PROFILE (the measurer checks N and
- * the profile); 0, or EXIT_USAGE after reporting. */
+/* A --device argument must be one MeasurerFleet_parse takes (the measurer checks the
+ * GPUs and the profiles); 0, or EXIT_USAGE after reporting. */
 int Cli_checkDevice(const char *cmd, const char *device);
 /* A --state argument: the JSON itself, or @FILE for a file holding it. */
 char *Cli_readStateArg(const char *arg, char **cause);

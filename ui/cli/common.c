@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/measurer.h"
 #include "util/jsonl.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
@@ -272,7 +273,11 @@ int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const
 }
 
 int Cli_checkDevice(const char *cmd, const char *device) {
-   if (strcmp(device, "auto") == 0 || strncmp(device, "cuda:", 5) == 0 || strncmp(device, "sim:", 4) == 0)
+   MeasurerFleet f;
+   char *cause = NULL;
+   if (MeasurerFleet_parse(device, &f, &cause) == 0)
       return 0;
-   return Cli_usage(cmd, "--device takes auto, cuda:N or sim:PROFILE, not '%s'", device);
+   Cli_usage(cmd, "%s", cause);
+   free(cause);
+   return EXIT_USAGE;
 }

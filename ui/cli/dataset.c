@@ -202,7 +202,8 @@ static const CliOption datasetOptions[] = {
      "leave out every task that FILE.task also has (held-out networks); repeatable" },
    { "seed", 's', "N", "the seed of the sampling (default 1)" },
    { "device", 'd', "D",
-     "auto (default: CUDA device 0, else the simulator for --sim-profile), cuda:N, or sim:PROFILE" },
+     "auto (default: CUDA device 0, else the simulator for --sim-profile), cuda:N, or sim:PROFILE; "
+     "several devices of one model share the states: cuda:N,M,..., cuda:all, sim:PROFILE*N" },
    CLI_MEASURER_OPTIONS,
    { "verify-every", 'v', "N", "the simulator checks 1 state in N on the CPU executor (default 1000000: practically none, as a check costs far more than a simulation; pruner-tui check tests the kernels)" },
    { "no-progress", 'P', NULL, "no progress on standard error" },

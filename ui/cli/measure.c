@@ -36,7 +36,8 @@ static const CliOption measureOptions[] = {
    { "seed", 's', "N", "the seed of the sampling and of the inputs (default 1)" },
    { "device", 'd', "D",
      "auto (default: CUDA device 0, else the simulator for --sim-profile), cuda:N, or sim:PROFILE to "
-     "simulate any entry of pruner-tui --list-devices" },
+     "simulate any entry of pruner-tui --list-devices; several devices of one model share the states: "
+     "cuda:N,M,..., cuda:all, sim:PROFILE*N" },
    CLI_MEASURER_OPTIONS,
    { "min-repeat-ms", 'm', "MS", "launches per repeat: as many as last MS milliseconds (default 10)" },
    { "records", 'R', "FILE", "append one JSON line per measurement to FILE (pruner-tui-records(5))" },
