@@ -888,7 +888,9 @@ static void runBatch(Batch *b) {
             continue;
          jobs[k] = (UnitJob){ b, &m->units[k] };
          started[k] = pthread_create(&threads[k], NULL, unitThread, &jobs[k]) == 0;
-         if (!started[k])
+         if (started[k])
+            pthread_setname_np(threads[k], "measure");   /* top -H, htop */
+         else
             runUnit(b, &m->units[k]);
       }
       for (int k = 0; k < m->nunits; k++)
