@@ -13,11 +13,11 @@ batch() {
    rc=$?
 }
 
-echo "1..49"
+echo "1..52"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 49); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 52); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -56,6 +56,12 @@ ok "the header names the fleet of one" \
    sh -c 'head -n1 "$1" | grep -q ",\"fleet\":\"sim:h100_sxm\",\"fleet_size\":1,\"tasks\":"' _ "$tmp/a.jsonl"
 ok "--batch says it tunes on four devices" \
    grep -q "^tuning tiny2 (.*), 4 devices: sim:h100_sxm\*4: SIMULATED, not a GPU$" "$tmp/out"
+ok "one device writes no devices at a round's end" [ "$(grep -c '"devices":' "$tmp/a.jsonl")" -eq 0 ]
+batch "$tmp/two.jsonl" --device 'sim:h100_sxm*2'
+ok "two devices write their counts at each of the 4 round ends" \
+   [ "$(grep '"event":"round_end"' "$tmp/two.jsonl" | grep -cE ',"devices":\[\{"name":"sim:h100_sxm#1","n":[0-9]+,"busy_s":[0-9.e-]+,"failed":0,"retired":false\},\{"name":"sim:h100_sxm#2","n":[0-9]+,"busy_s":[0-9.e-]+,"failed":0,"retired":false\}\]\}$')" -eq 4 ]
+ok "the last round end's counts sum to the 20 trials" \
+   [ "$(($(grep '"event":"round_end"' "$tmp/two.jsonl" | tail -n1 | grep -o '"n":[0-9]*' | cut -d: -f2 | paste -sd+)))" -eq 20 ]
 batch "$tmp/real.jsonl" --device 'sim:h100_sxm*4' --sim-realtime --trials 8 --per-round 4
 batch "$tmp/real1.jsonl" --trials 8 --per-round 4
 ok "--sim-realtime measures what the simulator does without it" \

@@ -338,6 +338,56 @@ static void testDrafts(void **state) {
    }
 }
 
+/* round r's end at t: two simulated devices, the second retired when retired is set */
+static void fleetEnd(Board *b, int r, double t, bool retired) {
+   SessionDevice *d = xCalloc(2, sizeof *d);
+   d[0] = (SessionDevice){ xStrdup("sim:h100_sxm#1"), 31, 7.4, 0, false, xStrdup("") };
+   d[1] = (SessionDevice){ xStrdup("sim:h100_sxm#2"), 9, 2.5, 3, retired,
+                           xStrdup(retired ? "sim:h100_sxm is retired: it failed 3 or more programs in a row" : "") };
+   apply(b, (SessionEvent){ .kind = SESSION_ROUND_END, .round = r, .elapsed = t,
+                            .roundEnd = { .trials = 12, .latencyMs = NAN, .acceptance = NAN, .tau = NAN,
+                                          .draftRank = NAN, .verifyRank = NAN, .ndevices = 2, .devices = d } });
+}
+
+/* A fleet's devices under the draft-vs-verify panel, as a round end tells them: what
+ * each measured, its busy share of the run's time, its failures, and why one was
+ * retired; the retirement goes into the log once. One device shows none. */
+static void testFleet(void **state) {
+   Fixture *f = *state;
+   Board *b = &f->board;
+   assert_int_equal(Board_fleetLines(b), 0);
+   int nlog = b->nlog;
+   fleetEnd(b, 7, 10.0, false);
+   assert_int_equal(Board_fleetLines(b), 2);
+   assert_int_equal(b->nlog, nlog);
+   fleetEnd(b, 8, 10.0, true);
+   assert_int_equal(Board_fleetLines(b), 3);
+   char line[256];
+   Board_fleetLine(b, 0, line, sizeof line);
+   assert_string_equal(line, "sim:h100_sxm#1  measured 31  busy 74%  failed 0");
+   Board_fleetLine(b, 1, line, sizeof line);
+   assert_string_equal(line, "sim:h100_sxm#2  measured 9  busy 25%  failed 3");
+   Board_fleetLine(b, 2, line, sizeof line);
+   assert_string_equal(line, "  retired: it failed 3 or more programs in a row");
+   assert_int_equal(b->nlog, nlog + 1);
+   assert_string_equal(Board_logLine(b, b->nlog - 1),
+                       "round 8: sim:h100_sxm is retired: it failed 3 or more programs in a row");
+   fleetEnd(b, 9, 10.0, true);
+   assert_int_equal(b->nlog, nlog + 1);
+
+   resizeterm(40, 120);
+   char *text = drawn(b, (Rect){ 0, 0, 12, 60 }, drafts);
+   assertLine(text, 7, "model: 6 fits, 12 samples");
+   assertLine(text, 8, "sim:h100_sxm#1  measured 31  busy 74%  failed 0");
+   assertLine(text, 9, "sim:h100_sxm#2  measured 9  busy 25%  failed 3");
+   assertLine(text, 10, "  retired: it failed 3 or more programs in a row");
+   free(text);
+   /* a panel narrower than a line: the counts still show, a space apart */
+   text = drawn(b, (Rect){ 0, 0, 12, 44 }, drafts);
+   assertLine(text, 8, "sim:h100_sxm#1 measured 31 busy 74% failed 0");
+   free(text);
+}
+
 /* The curves: the estimated total against trials from 4 to 12 trials, 0.0201 down to
  * 0.0125 ms: the axis 0.012 .. 0.022 (Axis_niceRange: a step of 0.002), braille dots;
  * 0.0201 is 3.8 of 19 dot rows below the top: the second row's top dots (U+2809),
@@ -1814,6 +1864,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testHeader, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testTable, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testDrafts, setUpScreen, tearDownScreen),
+      cmocka_unit_test_setup_teardown(testFleet, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testCurves, setUpScreen, tearDownScreen),
       cmocka_unit_test_setup_teardown(testLogAndHints, setUpScreen, tearDownScreen),
       cmocka_unit_test(testWrap),

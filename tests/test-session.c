@@ -463,6 +463,87 @@ static void test_fleet(void **state) {
    }
 }
 
+/* A fleet's devices at a round's end: written for 2 or more, read back, left out of what
+ * two runs must agree on, and none in a round_end from before the key. */
+static void test_fleetDevices(void **state) {
+   (void)state;
+   static const char *plain = "{\"event\":\"round_end\",\"round\":3,\"t\":4.5,\"trials\":12,\"latency_ms\":null,"
+                              "\"acceptance\":null,\"tau\":null,\"draft_rank\":null,\"verify_rank\":null}";
+   SessionEvent e, back;
+   char *cause = NULL;
+   if (SessionEvent_fromJson(plain, &e, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_int_equal(e.roundEnd.ndevices, 0);
+   assert_null(e.roundEnd.devices);
+   char *line = SessionEvent_toJson(&e, true);
+   assert_string_equal(line, plain);
+   free(line);
+
+   SessionDevice d[2] = {
+      { xStrdup("sim:h100_sxm#1"), 7, 3.25, 0, false, xStrdup("") },
+      { xStrdup("sim:h100_sxm#2"), 5, 1.5, 3, true, xStrdup("sim:h100_sxm is retired: it failed") },
+   };
+   e.roundEnd.ndevices = 2;
+   e.roundEnd.devices = d;
+   SessionEvent copy;
+   SessionEvent_copy(&copy, &e);
+   e.roundEnd.ndevices = 0;
+   e.roundEnd.devices = NULL;
+   for (int i = 0; i < 2; i++) {
+      free(d[i].name);
+      free(d[i].why);
+   }
+   line = SessionEvent_toJson(&copy, true);
+   assert_string_equal(line, "{\"event\":\"round_end\",\"round\":3,\"t\":4.5,\"trials\":12,\"latency_ms\":null,"
+                             "\"acceptance\":null,\"tau\":null,\"draft_rank\":null,\"verify_rank\":null,\"devices\":["
+                             "{\"name\":\"sim:h100_sxm#1\",\"n\":7,\"busy_s\":3.25,\"failed\":0,\"retired\":false},"
+                             "{\"name\":\"sim:h100_sxm#2\",\"n\":5,\"busy_s\":1.5,\"failed\":3,\"retired\":true,"
+                             "\"why\":\"sim:h100_sxm is retired: it failed\"}]}");
+   if (SessionEvent_fromJson(line, &back, &cause) < 0)
+      fail_msg("%s", cause);
+   free(line);
+   assert_int_equal(back.roundEnd.ndevices, 2);
+   assert_string_equal(back.roundEnd.devices[0].name, "sim:h100_sxm#1");
+   assert_int_equal(back.roundEnd.devices[0].measured, 7);
+   assert_true(back.roundEnd.devices[0].busySeconds == 3.25);
+   assert_false(back.roundEnd.devices[0].retired);
+   assert_string_equal(back.roundEnd.devices[0].why, "");
+   assert_int_equal(back.roundEnd.devices[1].failed, 3);
+   assert_true(back.roundEnd.devices[1].retired);
+   assert_string_equal(back.roundEnd.devices[1].why, "sim:h100_sxm is retired: it failed");
+   /* without the clock the devices go too: one device and a fleet agree */
+   line = SessionEvent_toJson(&back, false);
+   char *none = SessionEvent_toJson(&e, false);
+   assert_string_equal(line, none);
+   free(none);
+   free(line);
+   SessionEvent_done(&back);
+   SessionEvent_done(&copy);
+   SessionEvent_done(&e);
+
+   /* the devices' text, and what reading it says */
+   static const char *const bad[][2] = {
+      { "{}", "\"devices\": expected an array of 2 to 16 device objects, found an object" },
+      { "[{\"name\":\"a\",\"n\":1,\"busy_s\":0,\"failed\":0,\"retired\":false}]",
+        "\"devices\": expected an array of 2 to 16 device objects, found an array of 1" },
+      { "[{\"name\":\"a\",\"n\":1,\"busy_s\":0,\"failed\":0,\"retired\":false},3]",
+        "\"devices\"[1]: expected an object, found 3" },
+      { "[{\"name\":\"a\",\"n\":1,\"busy_s\":0,\"failed\":0,\"retired\":false},{\"name\":\"b\",\"n\":1.5}]",
+        "\"devices\"[1].\"n\": expected an integer from 0 to 2147483647, found 1.5" },
+      { "[{\"name\":\"a\",\"n\":1,\"busy_s\":-1,\"failed\":0,\"retired\":false},{}]",
+        "\"devices\"[0].\"busy_s\": expected a finite number of seconds, at least 0, found -1" },
+      { "[{\"name\":\"a\",\"n\":1,\"busy_s\":0,\"failed\":0},{}]",
+        "\"devices\"[0]: missing key \"retired\": expected true or false" },
+   };
+   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      line = xAsprintf("%.*s,\"devices\":%s}", (int)strlen(plain) - 1, plain, bad[i][0]);
+      assert_int_equal(SessionEvent_fromJson(line, &back, &cause), -1);
+      assert_string_equal(cause, bad[i][1]);
+      free(cause);
+      free(line);
+   }
+}
+
 /* Each event knows its line, blank lines counted, for messages about it. */
 static void test_eventLines(void **state) {
    (void)state;
@@ -657,6 +738,7 @@ int main(void) {
       cmocka_unit_test(test_equalIgnoringTime),
       cmocka_unit_test(test_copy),
       cmocka_unit_test(test_fleet),
+      cmocka_unit_test(test_fleetDevices),
    };
    return cmocka_run_group_tests(tests, TestUtil_setUpGroupDir, TestUtil_tearDownGroupDir);
 }

@@ -44,6 +44,10 @@ typedef struct Unit_ {
    int failStreak;              /* runner failures in a row in this batch */
    long okBefore;               /* the fleet's measured programs when the streak began */
    int *streak;                 /* the batch's states the streak failed */
+   /* since the measurer opened; written under the batch's lock */
+   long measured, failed;       /* outcomes it gave, and those that were errors */
+   double busySeconds;          /* wall clock spent measuring */
+   char *retiredWhy;            /* why it is retired, or NULL */
 } Unit;
 
 struct Measurer_ {
@@ -165,6 +169,8 @@ static void closeUnits(Measurer *m) {
       m->units[i].runner = NULL;
       GpuState_close(m->units[i].gpuState);
       m->units[i].gpuState = NULL;
+      free(m->units[i].retiredWhy);
+      m->units[i].retiredWhy = NULL;
    }
    m->nunits = 0;
    Builder_free(m->builder);
@@ -458,6 +464,22 @@ const char *Measurer_gpuNote(const Measurer *m) { return m->gpuNote; }
 int Measurer_retired(const Measurer *m, const char **why) {
    *why = m->retiredWhy;
    return m->nretired;
+}
+
+void Measurer_deviceStats(const Measurer *m, int i, MeasurerDeviceStats *s) {
+   const Unit *u = &m->units[i];
+   bool shared = false;
+   for (int k = 0; k < m->nunits; k++)
+      shared |= k != i && strcmp(m->units[k].name, u->name) == 0;
+   if (shared)
+      snprintf(s->name, sizeof s->name, "%s#%d", u->name, i + 1);
+   else
+      snprintf(s->name, sizeof s->name, "%s", u->name);
+   s->measured = u->measured;
+   s->failed = u->failed;
+   s->busySeconds = u->busySeconds;
+   s->retired = u->retired;
+   s->why = u->retiredWhy;
 }
 
 /* The reasons that slow the GPU now; 0 without NVML. */
@@ -792,8 +814,11 @@ static int liveUnits(const Measurer *m) {
 static void retireFailing(Batch *b, Unit *u);
 
 /* Under the batch's lock: counts the outcome and the device's failures in a row. */
-static void tally(Batch *b, Unit *u, int i) {
+static void tally(Batch *b, Unit *u, int i, double seconds) {
    Measurer *m = b->m;
+   u->measured++;
+   u->failed += b->out[i].error != MEASURE_OK;
+   u->busySeconds += seconds;
    if (m->simulated || !runnerFailed(&b->out[i])) {
       if (b->out[i].error == MEASURE_OK)
          m->measuredOk++;
@@ -818,7 +843,7 @@ static void retireFailing(Batch *b, Unit *u) {
    char *why = xAsprintf("%s is retired: it failed %d or more programs in a row while other GPUs measured theirs "
                          "(last: %s)", u->name, MEASURER_RETIRE_AFTER, b->out[i].message);
    char *all = m->retiredWhy ? xAsprintf("%s; %s", m->retiredWhy, why) : xStrdup(why);
-   free(why);
+   u->retiredWhy = why;
    free(m->retiredWhy);
    m->retiredWhy = all;
    for (int k = 0; k < u->failStreak; k++)
@@ -842,12 +867,14 @@ static void runUnit(Batch *b, Unit *u) {
       pthread_mutex_unlock(&b->lock);
       if (i < 0)
          return;
+      double t0 = Clock_now();
       if (b->m->simulated)
          measureOnSim(b, u, i);
       else
          measureOnGpu(b, u, i);
+      double seconds = Clock_now() - t0;
       pthread_mutex_lock(&b->lock);
-      tally(b, u, i);
+      tally(b, u, i, seconds);
       pthread_mutex_unlock(&b->lock);
    }
 }

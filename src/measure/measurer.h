@@ -106,6 +106,21 @@ const char *Measurer_fleet(const Measurer *m);
 /* How many devices are retired, and why, one sentence each joined by "; " (NULL while
  * none is). */
 int Measurer_retired(const Measurer *m, const char **why);
+
+/* What one device of the fleet did since the measurer opened. A state that a retired
+ * device gave back counts as its failure and again on the device that measured it. */
+typedef struct MeasurerDeviceStats_ {
+   char name[56];               /* "cuda:2"; "sim:h100_sxm#2" where devices share a name */
+   long measured;               /* outcomes it gave */
+   long failed;                 /* of them, errors */
+   double busySeconds;          /* wall clock spent measuring */
+   bool retired;
+   const char *why;             /* why it is retired (the measurer's), or NULL */
+} MeasurerDeviceStats;
+
+/* Device i (0 to Measurer_count - 1); read between batches, from the thread that
+ * calls Measurer_measure. */
+void Measurer_deviceStats(const Measurer *m, int i, MeasurerDeviceStats *s);
 /* "cuda:0 NVIDIA H100 80GB HBM3 (profile h100_sxm)" or "sim:h100_sxm (simulated)" */
 const char *Measurer_describe(const Measurer *m);
 /* Why auto fell back to the simulator, or NULL. */

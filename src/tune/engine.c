@@ -957,6 +957,26 @@ static SessionEnd endOf(SchedulerStop s) {
    }
 }
 
+/* What each device of a fleet of 2 or more did so far, read now that the batch is done. */
+static void fleetAtRoundEnd(const Engine *e, SessionEvent *ev) {
+   int n = Measurer_count(e->measurer);
+   if (n < 2)
+      return;
+   ev->roundEnd.ndevices = n;
+   ev->roundEnd.devices = xCalloc((size_t)n, sizeof *ev->roundEnd.devices);
+   for (int i = 0; i < n; i++) {
+      MeasurerDeviceStats st;
+      Measurer_deviceStats(e->measurer, i, &st);
+      SessionDevice *d = &ev->roundEnd.devices[i];
+      d->name = xStrdup(st.name);
+      d->measured = (int)st.measured;
+      d->busySeconds = st.busySeconds;
+      d->failed = (int)st.failed;
+      d->retired = st.retired;
+      d->why = xStrdup(st.why ? st.why : "");
+   }
+}
+
 /* The pairwise accuracy of a model's scores (the draft's or the verify's) of the
  * round's successful picks against their measured latencies. */
 static double rankAgreement(const Engine *e, int n, bool draft) {
@@ -1137,6 +1157,7 @@ int Engine_runRound(Engine *e, char **cause) {
    ev->roundEnd.tau = n > 0 ? st.kendallTau : NAN;
    ev->roundEnd.draftRank = rankAgreement(e, n, true);
    ev->roundEnd.verifyRank = rankAgreement(e, n, false);
+   fleetAtRoundEnd(e, ev);
 
    e->last.round = e->rounds;
    e->last.task = t;

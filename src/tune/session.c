@@ -48,8 +48,10 @@ typedef enum {
    F_THROTTLED,                 /* unsigned GPU_THROTTLE_* bits as names; left out when 0,
                                    read as 0 when absent */
    F_FLEET,                     /* as F_MESSAGE; how the measurements were spread */
-   F_FLEET_SIZE                 /* int, 1 to INT_MAX, left out when 0 (unknown) and read as 0
+   F_FLEET_SIZE,                /* int, 1 to INT_MAX, left out when 0 (unknown) and read as 0
                                    when absent; as F_FLEET */
+   F_DEVICES                    /* roundEnd.ndevices and roundEnd.devices; left out when
+                                   none and read as none when absent; as F_FLEET */
 } FieldType;
 
 typedef struct {
@@ -146,6 +148,7 @@ static const Field roundEndFields[] = {
    { "tau", F_OPTIONAL, AT(roundEnd.tau) },
    { "draft_rank", F_OPTIONAL, AT(roundEnd.draftRank) },
    { "verify_rank", F_OPTIONAL, AT(roundEnd.verifyRank) },
+   { "devices", F_DEVICES, 0 },
 };
 
 static const Field resumedFields[] = {
@@ -214,6 +217,7 @@ static const char *expectation(FieldType t) {
    case F_TASKS: return "an array of strings";
    case F_WHY: return "one of \"budget\", \"stopped\", \"all dead\"";
    case F_THROTTLED: return "an array of throttle reason names";
+   case F_DEVICES: return "an array of 2 to 16 device objects";
    }
    return "?";
 }
@@ -226,7 +230,7 @@ static bool isClock(FieldType t) {
 
 /* keys that two runs with the same seed may differ in: the clock's and the fleet's */
 static bool isCircumstance(FieldType t) {
-   return isClock(t) || t == F_FLEET || t == F_FLEET_SIZE;
+   return isClock(t) || t == F_FLEET || t == F_FLEET_SIZE || t == F_DEVICES;
 }
 
 static bool isText(FieldType t) {
@@ -252,6 +256,12 @@ void SessionEvent_done(SessionEvent *e) {
             for (int t = 0; t < e->header.ntasks; t++)
                free(e->header.tasks[t]);
             free(e->header.tasks);
+         } else if (f->type == F_DEVICES) {
+            for (int d = 0; d < e->roundEnd.ndevices; d++) {
+               free(e->roundEnd.devices[d].name);
+               free(e->roundEnd.devices[d].why);
+            }
+            free(e->roundEnd.devices);
          }
       }
    }
@@ -272,6 +282,15 @@ void SessionEvent_copy(SessionEvent *dst, const SessionEvent *src) {
          dst->header.tasks = xCalloc((size_t)src->header.ntasks + 1, sizeof *dst->header.tasks);
          for (int t = 0; t < src->header.ntasks; t++)
             dst->header.tasks[t] = xStrdup(src->header.tasks[t]);
+      } else if (f->type == F_DEVICES && src->roundEnd.ndevices > 0) {
+         dst->roundEnd.devices = xCalloc((size_t)src->roundEnd.ndevices, sizeof *dst->roundEnd.devices);
+         for (int d = 0; d < src->roundEnd.ndevices; d++) {
+            const SessionDevice *from = &src->roundEnd.devices[d];
+            SessionDevice *to = &dst->roundEnd.devices[d];
+            *to = *from;
+            to->name = xStrdup(from->name ? from->name : "");
+            to->why = xStrdup(from->why ? from->why : "");
+         }
       }
    }
 }
@@ -287,6 +306,26 @@ static cJSON *integer(int64_t v) {
    char text[24];
    snprintf(text, sizeof text, "%" PRId64, v);
    return cJSON_CreateRaw(text);
+}
+
+static void putDevices(cJSON *o, const Field *f, const SessionEvent *e) {
+   if (e->roundEnd.ndevices == 0)
+      return;
+   cJSON *a = cJSON_CreateArray();
+   put(o, f->key, a);
+   for (int i = 0; i < e->roundEnd.ndevices; i++) {
+      const SessionDevice *d = &e->roundEnd.devices[i];
+      cJSON *item = cJSON_CreateObject();
+      if (!item || !cJSON_AddItemToArray(a, item))
+         fatal("out of memory building a session event");
+      put(item, "name", cJSON_CreateString(d->name ? d->name : ""));
+      put(item, "n", integer(d->measured));
+      put(item, "busy_s", JsonLines_numberItem(d->busySeconds));
+      put(item, "failed", integer(d->failed));
+      put(item, "retired", cJSON_CreateBool(d->retired));
+      if (d->why && *d->why)
+         put(item, "why", cJSON_CreateString(d->why));
+   }
 }
 
 static void putField(cJSON *o, const SessionEvent *e, const Field *f) {
@@ -344,6 +383,7 @@ static void putField(cJSON *o, const SessionEvent *e, const Field *f) {
       if (*CSLOT(e, f, unsigned))
          put(o, f->key, GpuThrottle_toJson(*CSLOT(e, f, unsigned)));
       break;
+   case F_DEVICES: putDevices(o, f, e); break;
    }
 }
 
@@ -434,6 +474,78 @@ static int getTasks(const Field *f, const cJSON *item, SessionEvent *out, char *
    return 0;
 }
 
+/* the keys of one of round_end's "devices" */
+typedef enum { D_NAME, D_COUNT, D_SECONDS, D_BOOL, D_WHY } DeviceKeyType;
+
+static const struct {
+   const char *key;
+   DeviceKeyType type;
+   size_t offset;               /* in SessionDevice */
+   const char *expect;
+} deviceKeys[] = {
+   { "name", D_NAME, offsetof(SessionDevice, name), "a string" },
+   { "n", D_COUNT, offsetof(SessionDevice, measured), "an integer from 0 to 2147483647" },
+   { "busy_s", D_SECONDS, offsetof(SessionDevice, busySeconds), "a finite number of seconds, at least 0" },
+   { "failed", D_COUNT, offsetof(SessionDevice, failed), "an integer from 0 to 2147483647" },
+   { "retired", D_BOOL, offsetof(SessionDevice, retired), "true or false" },
+   { "why", D_WHY, offsetof(SessionDevice, why), "a string" },   /* "" when absent */
+};
+
+static int getDevice(const cJSON *item, int i, SessionDevice *d, char **cause) {
+   for (size_t k = 0; k < sizeof deviceKeys / sizeof deviceKeys[0]; k++) {
+      DeviceKeyType type = deviceKeys[k].type;
+      void *slot = (char *)d + deviceKeys[k].offset;
+      const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, deviceKeys[k].key);
+      if (!v && type == D_WHY) {
+         *(char **)slot = xStrdup("");
+         continue;
+      }
+      if (!v)
+         return setCause(cause, "\"devices\"[%d]: missing key \"%s\": expected %s", i, deviceKeys[k].key,
+                         deviceKeys[k].expect);
+      double x = v->valuedouble;
+      bool number = cJSON_IsNumber(v) && x >= 0 && isfinite(x);
+      bool good = type == D_NAME || type == D_WHY ? cJSON_IsString(v)
+                  : type == D_BOOL                ? cJSON_IsBool(v)
+                  : type == D_SECONDS             ? number
+                                                  : number && x <= INT_MAX && x == floor(x);
+      if (!good) {
+         char found[JSONL_NUMBER_SIZE];
+         describe(v, found, sizeof found);
+         return setCause(cause, "\"devices\"[%d].\"%s\": expected %s, found %s", i, deviceKeys[k].key,
+                         deviceKeys[k].expect, found);
+      }
+      switch (type) {
+      case D_NAME:
+      case D_WHY: *(char **)slot = xStrdup(v->valuestring); break;
+      case D_COUNT: *(int *)slot = (int)x; break;
+      case D_SECONDS: *(double *)slot = x; break;
+      case D_BOOL: *(bool *)slot = cJSON_IsTrue(v); break;
+      }
+   }
+   return 0;
+}
+
+static int getDevices(const Field *f, const cJSON *item, SessionEvent *out, char **cause) {
+   if (!cJSON_IsArray(item))
+      return wrong(f, item, cause);
+   int n = cJSON_GetArraySize(item);
+   if (n < 2 || n > SESSION_MAX_DEVICES)
+      return setCause(cause, "\"%s\": expected %s, found an array of %d", f->key, expectation(f->type), n);
+   out->roundEnd.devices = xCalloc((size_t)n, sizeof *out->roundEnd.devices);
+   for (const cJSON *c = item->child; c; c = c->next) {
+      int i = out->roundEnd.ndevices++;
+      if (!cJSON_IsObject(c)) {
+         char found[JSONL_NUMBER_SIZE];
+         describe(c, found, sizeof found);
+         return setCause(cause, "\"%s\"[%d]: expected an object, found %s", f->key, i, found);
+      }
+      if (getDevice(c, i, &out->roundEnd.devices[i], cause) < 0)
+         return -1;
+   }
+   return 0;
+}
+
 static int getField(const cJSON *root, const Field *f, SessionEvent *out, char **cause) {
    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, f->key);
    if (!item) {
@@ -453,6 +565,8 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
          *SLOT(out, f, unsigned) = 0;
          return 0;
       }
+      if (f->type == F_DEVICES)
+         return 0;
       return setCause(cause, "missing key \"%s\": expected %s", f->key, expectation(f->type));
    }
    double v;
@@ -512,6 +626,7 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
       return 0;
    case F_COSTS: return getCosts(f, item, out, cause);
    case F_TASKS: return getTasks(f, item, out, cause);
+   case F_DEVICES: return getDevices(f, item, out, cause);
    case F_THROTTLED: {
       char *why = NULL;
       if (GpuThrottle_fromJson(item, SLOT(out, f, unsigned), &why) == 0)

@@ -20,7 +20,11 @@
  *   search     "task", "drafted", "sampled", "drafts", "population", "kept", "picks",
  *              "from_drafts", "random", "seconds", "best_rank"
  *                                                       (the search of a round is done)
- *   round_end  "trials", "latency_ms", "acceptance", "tau", "draft_rank", "verify_rank"
+ *   round_end  "trials", "latency_ms", "acceptance", "tau", "draft_rank", "verify_rank",
+ *              "devices" (for a fleet of 2 or more only: an array with one object per
+ *              device, {"name", "n" (measurements since the run started), "busy_s" (wall
+ *              clock spent measuring), "failed", "retired", "why" (left out unless
+ *              retired)}; read as none when absent)
  *   finished   "why" ("budget", "stopped", "all dead")
  *   resumed    "trials", "notice" (left out when empty)  (--resume went on from here)
  * Optional numbers (scores, latency_ms, acceptance, tau, the ranks) are NAN in the struct and
@@ -36,6 +40,7 @@
 
 #define SESSION_FORMAT_VERSION 1
 #define SESSION_MAX_COSTS 32
+#define SESSION_MAX_DEVICES 16
 
 typedef enum {
    SESSION_HEADER,
@@ -83,6 +88,16 @@ typedef struct SessionHeader_ {
    int ntasks;
    char **tasks;                /* the task keys (Task.key); events name tasks by index */
 } SessionHeader;
+
+/* One device of the fleet at a round's end (round_end's "devices"). */
+typedef struct SessionDevice_ {
+   char *name;                  /* "sim:h100_sxm#2", "cuda:1" */
+   int measured;                /* measurements since the run (or its resume) started */
+   double busySeconds;          /* wall clock spent measuring */
+   int failed;
+   bool retired;
+   char *why;                   /* why it was retired; "" when it is not */
+} SessionDevice;
 
 typedef struct SessionEvent_ {
    SessionEventKind kind;
@@ -147,6 +162,8 @@ typedef struct SessionEvent_ {
           * against the measured latencies of the round's successful picks; NAN with
           * fewer than two or no distinct pair */
          double draftRank, verifyRank;
+         int ndevices;          /* 0, or 2 to SESSION_MAX_DEVICES */
+         SessionDevice *devices;
       } roundEnd;
       struct {
          int trials;            /* the trials the resumed session had done */

@@ -88,6 +88,14 @@ void TuneView_init(TuneView *v, const SessionHeader *h, const Network *net) {
    v->modelError = xStrdup("");
 }
 
+static void clearDevices(TuneView *v) {
+   for (int i = 0; i < v->ndevices; i++) {
+      free(v->devices[i].name);
+      free(v->devices[i].why);
+   }
+   v->ndevices = 0;
+}
+
 void TuneView_done(TuneView *v) {
    free(v->network);
    free(v->networkFile);
@@ -105,6 +113,7 @@ void TuneView_done(TuneView *v) {
    free(v->tasks);
    free(v->modelError);
    free(v->series);
+   clearDevices(v);
    memset(v, 0, sizeof *v);
 }
 
@@ -249,6 +258,33 @@ double TuneMean_value(const TuneMean *m) {
    return m->rounds ? m->sum / m->rounds : NAN;
 }
 
+static void applyFleet(TuneView *v, const SessionEvent *e) {
+   v->newlyRetired = 0;
+   if (e->roundEnd.ndevices == 0)
+      return;
+   bool wasRetired[SESSION_MAX_DEVICES] = { false };
+   for (int i = 0; i < v->ndevices; i++)
+      wasRetired[i] = v->devices[i].retired;
+   clearDevices(v);
+   for (int i = 0; i < e->roundEnd.ndevices && i < SESSION_MAX_DEVICES; i++) {
+      const SessionDevice *d = &e->roundEnd.devices[i];
+      v->devices[i] = *d;
+      v->devices[i].name = xStrdup(d->name ? d->name : "");
+      v->devices[i].why = xStrdup(d->why ? d->why : "");
+      if (d->retired && !wasRetired[i])
+         v->newlyRetired |= 1u << i;
+      v->ndevices++;
+   }
+   v->devicesAt = e->elapsed;
+}
+
+double TuneView_busyShare(const TuneView *v, int i) {
+   if (i < 0 || i >= v->ndevices || !(v->devicesAt > 0))
+      return NAN;
+   double share = v->devices[i].busySeconds / v->devicesAt;
+   return share < 1 ? share : 1;
+}
+
 static void applyRoundEnd(TuneView *v, const SessionEvent *e) {
    v->latencyMs = e->roundEnd.latencyMs;
    /* never a total while a task has no time */
@@ -270,6 +306,7 @@ static void applyRoundEnd(TuneView *v, const SessionEvent *e) {
       .draftRank = e->roundEnd.draftRank,
       .verifyRank = e->roundEnd.verifyRank,
    };
+   applyFleet(v, e);
    if (v->haveSearch && v->searchRound == e->round) {
       TuneRoundPoint *p = &v->series[v->nseries - 1];
       p->kept = v->lastSearch.kept;

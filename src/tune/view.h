@@ -128,7 +128,17 @@ typedef struct TuneView_ {
 
    int nseries, seriesCap;
    TuneRoundPoint *series;      /* a point per round end */
+
+   /* the fleet of 2 or more devices, as the last round end that told it (round_end's
+    * devices; none for one device and in older files) */
+   int ndevices;
+   SessionDevice devices[SESSION_MAX_DEVICES]; /* the view owns their strings */
+   double devicesAt;            /* that round end's time: what busy seconds are a share of */
+   unsigned newlyRetired;       /* bit i: device i was retired at the last round end */
 } TuneView;
+
+/* Device i's busy share of the run's time so far (0 to 1); NAN before any time. */
+double TuneView_busyShare(const TuneView *v, int i);
 
 /* Loads the task file a session names (its network_file; when that is not found, the
  * file's name looked up as a command-line task file is) and checks that its tasks are

@@ -305,6 +305,41 @@ void Board_follow(Board *b, bool on) {
    followRound(b);
 }
 
+/* ---- the fleet ---- */
+
+int Board_fleetLines(const Board *b) {
+   const TuneView *v = &b->view;
+   int n = 0;
+   for (int i = 0; i < v->ndevices; i++)
+      n += 1 + v->devices[i].retired;
+   return v->ndevices >= 2 ? n : 0;
+}
+
+void Board_fleetLine(const Board *b, int line, char *buf, size_t size) {
+   const TuneView *v = &b->view;
+   snprintf(buf, size, "%s", "");
+   for (int i = 0; i < v->ndevices; i++) {
+      const SessionDevice *d = &v->devices[i];
+      if (line == 0) {
+         double share = TuneView_busyShare(v, i);
+         char busy[16];
+         if (isnan(share))
+            snprintf(busy, sizeof busy, "-");
+         else
+            snprintf(busy, sizeof busy, "%.0f%%", share * 100);
+         snprintf(buf, size, "%s  measured %d  busy %s  failed %d", d->name, d->measured, busy, d->failed);
+         return;
+      }
+      line--;
+      if (d->retired && line-- == 0) {
+         /* the measurer's sentence less its "NAME is retired: " */
+         const char *why = strstr(d->why, " is retired: ");
+         snprintf(buf, size, "  retired: %s", why ? why + 13 : d->why);
+         return;
+      }
+   }
+}
+
 /* ---- events ---- */
 
 static const char *taskName(const Board *b, int t) {
@@ -349,6 +384,10 @@ static void logEvent(Board *b, const SessionEvent *e) {
       if (b->errors.round == e->round && b->errors.failed > 0)
          Board_log(b, "round %d task %d: %d of %d failed (%s)", e->round, v->roundTask, b->errors.failed,
                    b->errors.measured, b->errors.first);
+      /* once, when a device is retired: "round 7: cuda:1 is retired: it failed ..." */
+      for (int i = 0; i < v->ndevices; i++)
+         if (v->newlyRetired & (1u << i))
+            Board_log(b, "round %d: %s", e->round, v->devices[i].why);
       break;
    case SESSION_RESUMED:
       Board_log(b, "resumed: %d trials done%s%s", e->resumed.trials,

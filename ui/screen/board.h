@@ -151,6 +151,12 @@ typedef struct BoardPending_ {
 } BoardPending;
 void Board_pending(const Board *b, int task, BoardPending *out);
 
+/* The fleet's lines (a fleet of 2 or more; else none), as the last round end told them:
+ * a line per device, "sim:h100_sxm#2  measured 31  busy 74%  failed 0", and under a
+ * retired one "  retired: WHY". */
+int Board_fleetLines(const Board *b);
+void Board_fleetLine(const Board *b, int line, char *buf, size_t size);
+
 /* Appends a line to the log (printf style; a line per '\n'). */
 void Board_log(Board *b, const char *fmt, ...) ATTR_FORMAT(2, 3);
 /* The i-th line of the log, 0 the first. */

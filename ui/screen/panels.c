@@ -503,6 +503,14 @@ static void num(char *buf, size_t size, double v) {
       snprintf(buf, size, "%.2f", v);
 }
 
+static void squeezeSpaces(char *s) {
+   char *to = s;
+   for (const char *from = s; *from; from++)
+      if (!(from[0] == ' ' && from[1] == ' '))
+         *to++ = *from;
+   *to = '\0';
+}
+
 void Panels_drafts(WINDOW *w, const Board *b) {
    const TuneView *v = &b->view;
    int rows = getmaxy(w), cols = getmaxx(w);
@@ -552,6 +560,18 @@ void Panels_drafts(WINDOW *w, const Board *b) {
       mvwprintw(w, row++, 0, "model: %d fits, %d samples%s", v->modelFits, v->modelSamples,
                 *v->modelError ? ", failing" : "");
       if (*v->modelError)
+         wattroff(w, pairAttr(PAIR_BAD));
+   }
+   for (int i = 0; i < Board_fleetLines(b) && row < rows; i++) {
+      char line[512];
+      Board_fleetLine(b, i, line, sizeof line);
+      bool retired = strncmp(line, "  retired", 9) == 0;
+      if (!retired && (int)strlen(line) > cols)
+         squeezeSpaces(line);   /* "a  b" to "a b": the counts before the panel's edge */
+      if (retired)
+         wattron(w, pairAttr(PAIR_BAD));
+      mvwaddnstr(w, row++, 0, line, cols);
+      if (retired)
          wattroff(w, pairAttr(PAIR_BAD));
    }
    wnoutrefresh(w);
