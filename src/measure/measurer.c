@@ -41,9 +41,9 @@ typedef struct Unit_ {
    SimParams params;
    LoopNest ln;                 /* the nest of the state it measures */
    bool retired;
-   int failStreak;              /* runner failures in a row in this batch */
+   int failStreak;              /* runner failures in a row, over batches */
    long okBefore;               /* the fleet's measured programs when the streak began */
-   int *streak;                 /* the batch's states the streak failed */
+   char lastFailure[512];       /* the last one's message */
    /* since the measurer opened; written under the batch's lock */
    long measured, failed;       /* outcomes it gave, and those that were errors */
    double busySeconds;          /* wall clock spent measuring */
@@ -680,8 +680,9 @@ typedef struct Batch_ {
    ProtoProgram *progs;         /* on a GPU */
    pthread_mutex_t lock;
    int next, n;
-   int *retry;                  /* a retired device's states, to measure again */
+   int *retry;                  /* states a device's runner failed, to measure again */
    int nretry;
+   int *failedOn;               /* per state: 1 + the device whose runner failed it; 0 */
 } Batch;
 
 static void measureOnGpu(Batch *b, Unit *u, int i) {
@@ -817,18 +818,25 @@ static void retireFailing(Batch *b, Unit *u);
 static void tally(Batch *b, Unit *u, int i, double seconds) {
    Measurer *m = b->m;
    u->measured++;
-   u->failed += b->out[i].error != MEASURE_OK;
    u->busySeconds += seconds;
-   if (m->simulated || !runnerFailed(&b->out[i])) {
-      if (b->out[i].error == MEASURE_OK)
-         m->measuredOk++;
-      u->failStreak = 0;
+   bool runner = !m->simulated && runnerFailed(&b->out[i]);
+   if (runner && b->failedOn[i] == 0 && liveUnits(m) >= 2) {
+      /* maybe this GPU's fault: another measures the state again, once */
+      b->failedOn[i] = (int)(u - m->units) + 1;
+      b->retry[b->nretry++] = i;
+      u->failed++;
+      if (u->failStreak++ == 0)
+         u->okBefore = m->measuredOk;
+      snprintf(u->lastFailure, sizeof u->lastFailure, "%s", b->out[i].message);
+      retireFailing(b, u);
       return;
    }
-   if (u->failStreak == 0)
-      u->okBefore = m->measuredOk;
-   u->streak[u->failStreak++] = i;
-   retireFailing(b, u);
+   u->failed += b->out[i].error != MEASURE_OK;
+   if (b->out[i].error == MEASURE_OK)
+      m->measuredOk++;
+   /* a program that failed on two GPUs is its own fault, not this one's */
+   if (!runner)
+      u->failStreak = 0;
 }
 
 /* Retires u when it has failed at least MEASURER_RETIRE_AFTER programs in a row while
@@ -837,26 +845,31 @@ static void retireFailing(Batch *b, Unit *u) {
    Measurer *m = b->m;
    if (u->retired || u->failStreak < MEASURER_RETIRE_AFTER || m->measuredOk == u->okBefore || liveUnits(m) < 2)
       return;
-   int i = u->streak[u->failStreak - 1];
    u->retired = true;
    m->nretired++;
    char *why = xAsprintf("%s is retired: it failed %d or more programs in a row while other GPUs measured theirs "
-                         "(last: %s)", u->name, MEASURER_RETIRE_AFTER, b->out[i].message);
+                         "(last: %s)", u->name, MEASURER_RETIRE_AFTER, u->lastFailure);
    char *all = m->retiredWhy ? xAsprintf("%s; %s", m->retiredWhy, why) : xStrdup(why);
    u->retiredWhy = why;
    free(m->retiredWhy);
    m->retiredWhy = all;
-   for (int k = 0; k < u->failStreak; k++)
-      b->retry[b->nretry++] = u->streak[k];
    u->failStreak = 0;
 }
 
-/* The next state for u, or -1. */
+/* The next state for u, or -1: first one to measure again that u's runner did not
+ * fail (any, when u is the last device), then the batch's next. */
 static int takeNext(Batch *b, const Unit *u) {
    if (u->retired)
       return -1;
-   if (b->nretry > 0)
-      return b->retry[--b->nretry];
+   int self = (int)(u - b->m->units) + 1;
+   bool others = liveUnits(b->m) >= 2;
+   for (int k = b->nretry - 1; k >= 0; k--) {
+      int i = b->retry[k];
+      if (others && b->failedOn[i] == self)
+         continue;
+      b->retry[k] = b->retry[--b->nretry];
+      return i;
+   }
    return b->next < b->n ? b->next++ : -1;
 }
 
@@ -890,16 +903,13 @@ static void *unitThread(void *arg) {
    return NULL;
 }
 
-/* Every live device measures on its own thread until the batch is done; states that
- * a retired device gave back go round again. */
+/* Every live device measures on its own thread until the batch is done; a state a
+ * device's runner failed goes round again, to another device. */
 static void runBatch(Batch *b) {
    Measurer *m = b->m;
    pthread_mutex_init(&b->lock, NULL);
    b->retry = xCalloc((size_t)b->n + 1, sizeof *b->retry);
-   for (int k = 0; k < m->nunits; k++) {
-      m->units[k].failStreak = 0;
-      m->units[k].streak = xCalloc((size_t)b->n + 1, sizeof *m->units[k].streak);
-   }
+   b->failedOn = xCalloc((size_t)b->n + 1, sizeof *b->failedOn);
    do {
       if (liveUnits(m) == 1) {
          for (int k = 0; k < m->nunits; k++)
@@ -927,10 +937,7 @@ static void runBatch(Batch *b) {
       for (int k = 0; k < m->nunits; k++)
          retireFailing(b, &m->units[k]);
    } while (b->nretry > 0 || b->next < b->n);
-   for (int k = 0; k < m->nunits; k++) {
-      free(m->units[k].streak);
-      m->units[k].streak = NULL;
-   }
+   free(b->failedOn);
    free(b->retry);
    pthread_mutex_destroy(&b->lock);
 }

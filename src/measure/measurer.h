@@ -24,8 +24,8 @@
 
 #define MEASURER_DEFAULT_SIM_PROFILE "h100_sxm"
 #define MEASURER_MAX_DEVICES 16
-/* a GPU whose runner failed this many programs in a row while another GPU measured
- * one is retired */
+/* a GPU whose runner failed this many programs in a row (each measured again on
+ * another GPU) while another GPU measured one is retired */
 #define MEASURER_RETIRE_AFTER 3
 /* --sim-realtime's cost of one measurement besides its timed launches: NVRTC's median
  * build (0.052 s) and the runner's median run (0.130 s) less its 3 timed repeats of
@@ -107,8 +107,9 @@ const char *Measurer_fleet(const Measurer *m);
  * none is). */
 int Measurer_retired(const Measurer *m, const char **why);
 
-/* What one device of the fleet did since the measurer opened. A state that a retired
- * device gave back counts as its failure and again on the device that measured it. */
+/* What one device of the fleet did since the measurer opened. A state that a device's
+ * runner failed and another measured again counts as the first one's failure and
+ * again on the other. */
 typedef struct MeasurerDeviceStats_ {
    char name[56];               /* "cuda:2"; "sim:h100_sxm#2" where devices share a name */
    long measured;               /* outcomes it gave */
