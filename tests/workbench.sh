@@ -286,6 +286,10 @@ ok "threads: the search's workers, $(named search) (cores: $(nproc))" \
 # the console stays open for several commands until Escape; an answer longer than the
 # width opens in the pager, wrapped at word boundaries, readable in full
 far="$tmp/no/such/directory/with/a/name/long/enough/to/pass/the/width/of/the/screen.jsonl"
+# the engine paused first: a round's lines would push the answer out of the two rows
+# the log has at 80x24
+tm send-keys -t keys Space
+poll keys 60 shows '\[paused\]$'
 tm send-keys -t keys -l ":best"
 tm send-keys -t keys Enter
 open_with_answer() {   # the prompt on the last row, best's answer in the log
