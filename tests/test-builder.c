@@ -126,11 +126,11 @@ static BuilderStats assertStats(const Builder *b, long compiled, long cacheHits,
 /* The pool's threads show as "build" in /proc (top -H, htop), and end with it. */
 static void test_threadNames(void **state) {
    (void)state;
-   assert_int_equal(TestUtil_threadsNamed("build"), 0);
+   assert_int_equal(TestUtil_threadsNamedSettle("build", 0), 0);
    Builder *b = newBuilder(3, 15, 0, fakeCompile);
-   assert_int_equal(TestUtil_threadsNamed("build"), 3);
+   assert_int_equal(TestUtil_threadsNamedSettle("build", 3), 3);
    Builder_free(b);
-   assert_int_equal(TestUtil_threadsNamed("build"), 0);
+   assert_int_equal(TestUtil_threadsNamedSettle("build", 0), 0);
 }
 
 static void test_config(void **state) {

@@ -98,7 +98,7 @@ static void test_round_publishes(void **state) {
    TrainConfig_default(&cfg);
    OnlineModel *o = OnlineModel_new(standin(0.0, false), &cfg);
    /* the worker shows as "train" in /proc (top -H, htop) */
-   assert_int_equal(TestUtil_threadsNamed("train"), 1);
+   assert_int_equal(TestUtil_threadsNamedSettle("train", 1), 1);
    assert_true(scoreOf(o) == 0);
    Dataset d;
    Dataset_init(&d);
@@ -111,7 +111,7 @@ static void test_round_publishes(void **state) {
    assert_null(OnlineModel_lastError(o));
    Dataset_done(&d);
    OnlineModel_free(o);
-   assert_int_equal(TestUtil_threadsNamed("train"), 0);
+   assert_int_equal(TestUtil_threadsNamedSettle("train", 0), 0);
 }
 
 static void test_predictions_do_not_wait(void **state) {

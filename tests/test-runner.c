@@ -344,7 +344,7 @@ static void test_runner_thread_name(void **state) {
    unsetenv("PRUNER_TUI_LIBCUDA");
    assert_int_equal(c.rc, 1);
    assert_int_equal(c.named, 1);
-   assert_int_equal(TestUtil_threadsNamed("measure"), 0);
+   assert_int_equal(TestUtil_threadsNamedSettle("measure", 0), 0);
    /* what it said: that there is no driver, naming the library */
    WireBuf in;
    WireBuf_init(&in);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cost/checkpoint.h"
@@ -82,6 +83,15 @@ int TestUtil_threadsNamed(const char *name) {
       n += strcmp(comm, name) == 0;
    }
    closedir(d);
+   return n;
+}
+
+int TestUtil_threadsNamedSettle(const char *name, int want) {
+   int n = TestUtil_threadsNamed(name);
+   for (int i = 0; i < 10000 && n != want; i++) {
+      nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+      n = TestUtil_threadsNamed(name);
+   }
    return n;
 }
 

@@ -35,6 +35,11 @@ char *TestUtil_readFile(const char *path);
 /* How many of this process's threads have the name `name`, as
  * /proc/self/task/TID/comm (and so top -H and htop) shows them. */
 int TestUtil_threadsNamed(const char *name);
+/* The same count once it equals `want`, or after 10 s, whichever is first. A joined
+ * thread stays listed in /proc for a moment after pthread_join returns (the kernel
+ * wakes the joiner before it has reaped the thread), so a count right after a join
+ * can still include it. */
+int TestUtil_threadsNamedSettle(const char *name, int want);
 /* The source tree ($PTUI_SRCDIR, else "."), and a path inside it (caller frees). */
 const char *TestUtil_srcdir(void);
 char *TestUtil_srcPath(const char *rel);
