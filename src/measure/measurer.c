@@ -19,6 +19,7 @@
 #include "measure/builder.h"
 #include "measure/nvrtc.h"
 #include "measure/gpustate.h"
+#include "measure/mpi.h"
 #include "sim/sim.h"
 #include "measure/verify.h"
 #include "util/clock.h"
@@ -33,7 +34,9 @@
 
 /* One measuring device and what its thread works with. */
 typedef struct Unit_ {
-   char name[48];               /* "cuda:2", "sim:h100_sxm" */
+   char name[48];               /* "cuda:2", "sim:h100_sxm"; under MPI "cuda:0@3" */
+   int rank;                    /* under MPI, the worker rank it is on; 0: this process */
+   int slot;                    /* its index among that worker's devices */
    Device device;
    Runner *runner;              /* on a GPU */
    GpuState *gpuState;          /* NULL on the simulator and without NVML */
@@ -60,7 +63,9 @@ struct Measurer_ {
    int nunits;
    Unit units[MEASURER_MAX_DEVICES];
    char *gpuNote;               /* on a GPU, why there is no state */
-   Builder *builder;            /* NULL on the simulator when NVRTC is missing */
+   Builder *builder;            /* NULL on the simulator when NVRTC is missing, and under MPI */
+   bool remote;                 /* the devices are MPI workers' */
+   bool remoteCompiles;         /* their NVRTC builds the programs */
    long measuredOk;             /* programs measured ok by any device */
    int nretired;
    char *retiredWhy;
@@ -382,12 +387,14 @@ static int checkFleet(Measurer *m, char **cause) {
                          first->name, first->device.product, u->name, u->device.product);
    }
    TextBuf t = TextBuf_over(m->fleet, sizeof m->fleet);
+   if (m->remote)
+      TextBuf_add(&t, "mpi:");
    for (int i = 0; i < m->nunits;) {
       int same = 1;
       while (i + same < m->nunits && strcmp(m->units[i + same].name, m->units[i].name) == 0)
          same++;
       const char *name = m->units[i].name;
-      if (i > 0)
+      if (i > 0 && !m->remote)
          name = strchr(name, ':') + 1;
       TextBuf_add(&t, "%s%s", i > 0 ? "," : "", name);
       if (same > 1)
@@ -401,6 +408,48 @@ static int checkFleet(Measurer *m, char **cause) {
    return 0;
 }
 
+/* Rank 0 of an MPI run: every worker's devices, from their hellos, in rank order. */
+static int openRemote(Measurer *m, char **cause) {
+   int size = Mpi_started() ? Mpi_size() : 1;
+   if (size < 2)
+      return setCause(cause, "--mpi: this run has %d MPI rank; start it with mpirun -np N (N of 2 or more): rank 0 "
+                             "tunes and the others measure", size);
+   m->remote = true;
+   for (int r = 1; r < size; r++) {
+      MpiDevice d[MEASURER_MAX_DEVICES];
+      int n;
+      char *note;
+      if (Mpi_hello(r, d, MEASURER_MAX_DEVICES, &n, &note, cause) < 0)
+         return -1;
+      if (note && !m->note)
+         m->note = xAsprintf("rank %d: %s", r, note);
+      free(note);
+      for (int k = 0; k < n; k++) {
+         if (m->nunits == MEASURER_MAX_DEVICES)
+            return setCause(cause, "--mpi: the workers have more than %d devices in all", MEASURER_MAX_DEVICES);
+         if (m->nunits > 0 && d[k].simulated != m->simulated)
+            return setCause(cause, "--mpi: rank %d %s %s but rank 1 %s: simulated and real latencies do not mix", r,
+                            d[k].simulated ? "simulates" : "measures on", d[k].name,
+                            m->simulated ? "simulates" : "measures on GPUs");
+         Unit *u = &m->units[m->nunits];
+         u->rank = r;
+         u->slot = k;
+         u->device = d[k].device;
+         const Device *profile = DeviceSet_find(m->cfg.devices, u->device.name);
+         u->device.file = profile ? profile->file : NULL;
+         snprintf(u->name, sizeof u->name, "%.36s@%d", d[k].name, r);
+         if (m->nunits == 0) {
+            m->simulated = d[k].simulated;
+            m->remoteCompiles = d[k].compiles;
+            snprintf(m->arch, sizeof m->arch, "%s", d[k].arch);
+            snprintf(m->describe, sizeof m->describe, "MPI rank %d: %s", r, d[k].describe);
+         }
+         m->nunits++;
+      }
+   }
+   return 0;
+}
+
 Measurer *Measurer_open(const MeasurerConfig *cfg, char **cause) {
    Measurer *m = xCalloc(1, sizeof *m);
    m->cfg = *cfg;
@@ -410,7 +459,9 @@ Measurer *Measurer_open(const MeasurerConfig *cfg, char **cause) {
    const char *dev = cfg->device ? cfg->device : "auto";
    MeasurerFleet f;
    int rc = MeasurerFleet_parse(dev, &f, cause);
-   if (rc == 0 && f.kind == FLEET_SIM) {
+   if (rc == 0 && cfg->mpi) {
+      rc = openRemote(m, cause);
+   } else if (rc == 0 && f.kind == FLEET_SIM) {
       rc = openSimulators(m, &f, dev, cause);
    } else if (rc == 0 && f.kind == FLEET_CUDA) {
       rc = openGpus(m, &f, cause);
@@ -457,7 +508,8 @@ const char *Measurer_fleet(const Measurer *m) { return m->fleet; }
 const char *Measurer_describe(const Measurer *m) { return m->describe; }
 const char *Measurer_note(const Measurer *m) { return m->note; }
 const char *Measurer_arch(const Measurer *m) { return m->arch; }
-bool Measurer_compiles(const Measurer *m) { return m->builder != NULL; }
+bool Measurer_compiles(const Measurer *m) { return m->builder != NULL || m->remoteCompiles; }
+const char *Measurer_unitName(const Measurer *m, int i) { return m->units[i].name; }
 GpuState *Measurer_gpuState(const Measurer *m) { return m->units[0].gpuState; }
 const char *Measurer_gpuNote(const Measurer *m) { return m->gpuNote; }
 
@@ -536,6 +588,42 @@ static void ptxasTotals(const BuildArtifact *a, int *registers, int *spills) {
    }
 }
 
+/* Under MPI: every live worker device sets the task up; the first that cannot says
+ * why, and the first note is the task's. */
+static int remoteSetTask(Measurer *m, const Task *task, char **cause) {
+   WireBuf out, in;
+   WireBuf_init(&out);
+   WireBuf_init(&in);
+   Wire_putStr(&out, task->key);
+   for (int i = 0; i < m->nunits; i++)
+      if (!m->units[i].retired)
+         Mpi_send(m->units[i].rank, 1 + m->units[i].slot, MSG_MPI_TASK, &out);
+   int rc = 0;
+   for (int i = 0; i < m->nunits; i++) {
+      const Unit *u = &m->units[i];
+      if (u->retired)
+         continue;
+      uint32_t type = 0;
+      Mpi_recv(u->rank, 1 + u->slot, &type, &in);
+      uint32_t ok = Wire_getU32(&in);
+      char *why = Wire_getStr(&in), *note = Wire_getStr(&in);
+      if (type != MSG_MPI_TASK_DONE || !why || !note) {
+         if (rc == 0)
+            rc = setCause(cause, "MPI rank %d sent a malformed reply to task %s", u->rank, task->key);
+      } else if (!ok) {
+         if (rc == 0)
+            rc = setCause(cause, "%s", why);
+      } else if (*note && !m->taskNote) {
+         m->taskNote = xStrdup(note);
+      }
+      free(why);
+      free(note);
+   }
+   WireBuf_done(&out);
+   WireBuf_done(&in);
+   return rc;
+}
+
 int Measurer_setTask(Measurer *m, const Task *task, const SketchSet *set, char **cause) {
    m->task = task;
    m->set = set;
@@ -543,6 +631,8 @@ int Measurer_setTask(Measurer *m, const Task *task, const SketchSet *set, char *
    m->vt = NULL;
    free(m->taskNote);
    m->taskNote = NULL;
+   if (m->remote)
+      return remoteSetTask(m, task, cause);
    char *tooBig = NULL;
    if (VerifyTask_fits(&task->op, task->id, m->cfg.maxMemory, &tooBig) < 0) {
       if (!m->simulated) {
@@ -800,6 +890,35 @@ static void measureOnSim(Batch *b, Unit *u, int i) {
    o->runSeconds = Clock_now() - t0;
 }
 
+/* Under MPI: the state's text goes to the device's worker, and its outcome comes back. */
+static void measureRemote(Batch *b, Unit *u, int i) {
+   Measurer *m = b->m;
+   MeasureOutcome *o = &b->out[i];
+   char small[4096], *text = small;
+   size_t need = State_format(m->set, &b->states[i], small, sizeof small);
+   if (need >= sizeof small) {
+      text = xMalloc(need + 1);
+      State_format(m->set, &b->states[i], text, need + 1);
+   }
+   WireBuf out, in;
+   WireBuf_init(&out);
+   WireBuf_init(&in);
+   Wire_putStr(&out, text);
+   Mpi_send(u->rank, 1 + u->slot, MSG_MPI_STATE, &out);
+   uint32_t type = 0;
+   Mpi_recv(u->rank, 1 + u->slot, &type, &in);
+   if (type != MSG_MPI_OUTCOME || Mpi_getOutcome(&in, o) < 0) {
+      outcomeInit(o);
+      char msg[128];
+      snprintf(msg, sizeof msg, "MPI rank %d sent a malformed outcome", u->rank);
+      outcomeFail(o, MEASURE_UNKNOWN_ERROR, msg);
+   }
+   WireBuf_done(&out);
+   WireBuf_done(&in);
+   if (text != small)
+      free(text);
+}
+
 /* Whether the runner failed the program itself (not its build, not its answer). */
 static bool runnerFailed(const MeasureOutcome *o) {
    return o->error == MEASURE_RUNTIME_ERROR || o->error == MEASURE_RUN_TIMEOUT || o->error == MEASURE_LOAD_ERROR;
@@ -881,7 +1000,9 @@ static void runUnit(Batch *b, Unit *u) {
       if (i < 0)
          return;
       double t0 = Clock_now();
-      if (b->m->simulated)
+      if (u->rank > 0)
+         measureRemote(b, u, i);
+      else if (b->m->simulated)
          measureOnSim(b, u, i);
       else
          measureOnGpu(b, u, i);

@@ -62,6 +62,8 @@ typedef struct MeasurerConfig_ {
    double maxMemory;            /* bytes a task's CPU check may hold; 0: no limit */
    bool allowMixed;             /* devices of different models may measure together */
    bool simRealtime;            /* a simulated measurement lasts as long as on a GPU */
+   bool mpi;                    /* rank 0 of an MPI run: the devices are the other ranks'
+                                   (mpi.h); device then says what those open */
 } MeasurerConfig;
 
 void MeasurerConfig_default(MeasurerConfig *c);
@@ -90,7 +92,8 @@ typedef struct Measurer_ Measurer;
 /* Picks and opens the devices. "auto" tries CUDA device 0 and falls back to the
  * simulator (Measurer_note says why). -1 with *cause: an unknown profile, a CUDA
  * device that was asked for and cannot be used, or devices of different models
- * without cfg.allowMixed. */
+ * without cfg.allowMixed. With cfg.mpi, waits for every worker rank's hello instead
+ * (-1 when one has no device, or the run has no worker). */
 Measurer *Measurer_open(const MeasurerConfig *cfg, char **cause);
 void Measurer_close(Measurer *m);
 
@@ -103,6 +106,9 @@ int Measurer_count(const Measurer *m);
 /* The fleet in --device's words, cuda:all and auto resolved: "sim:h100_sxm*4",
  * "cuda:0,2,3", "sim:h100_sxm". */
 const char *Measurer_fleet(const Measurer *m);
+/* Device i's name as --device takes it alone ("cuda:2", "sim:h100_sxm"); under MPI,
+ * the worker's name and its rank ("cuda:0@3"). */
+const char *Measurer_unitName(const Measurer *m, int i);
 /* How many devices are retired, and why, one sentence each joined by "; " (NULL while
  * none is). */
 int Measurer_retired(const Measurer *m, const char **why);

@@ -110,6 +110,19 @@ void EngineConfig_default(EngineConfig *c) {
    c->seed = 1;
 }
 
+void EngineConfig_measurer(const EngineConfig *cfg, MeasurerConfig *mc) {
+   MeasurerConfig_default(mc);
+   mc->device = cfg->device;
+   mc->devices = cfg->devices;
+   mc->simNoCompile = cfg->noCompile;
+   mc->allowMixed = cfg->allowMixed;
+   mc->simRealtime = cfg->simRealtime;
+   mc->mpi = cfg->mpi;
+   if (cfg->simVerifyEvery > 0)
+      mc->simVerifyEvery = cfg->simVerifyEvery;
+   mc->seed = cfg->seed;
+}
+
 static void onlinePredict(void *ctx, const Dataset *batch, float *scores) {
    OnlineModel_predict((OnlineModel *)ctx, batch, scores);
 }
@@ -596,15 +609,7 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
    e->online = OnlineModel_new(model, &e->train);
 
    MeasurerConfig mc;
-   MeasurerConfig_default(&mc);
-   mc.device = cfg->device;
-   mc.devices = cfg->devices;
-   mc.simNoCompile = cfg->noCompile;
-   mc.allowMixed = cfg->allowMixed;
-   mc.simRealtime = cfg->simRealtime;
-   if (cfg->simVerifyEvery > 0)
-      mc.simVerifyEvery = cfg->simVerifyEvery;
-   mc.seed = cfg->seed;
+   EngineConfig_measurer(cfg, &mc);
    e->measurer = Measurer_open(&mc, cause);
    if (!e->measurer)
       goto fail;

@@ -52,6 +52,7 @@ typedef struct EngineConfig_ {
    bool overlap;
    bool allowMixed;             /* GPUs of different models measure together */
    bool simRealtime;            /* a simulated measurement takes a GPU's time */
+   bool mpi;                    /* rank 0 of an MPI run: the other ranks measure (mpi.h) */
    int threads;                 /* the scorers' threads; <= 0: one per online core */
    /* --resume: the session read back (Session_read), whose file sessionPath names;
     * NULL for a new session. The caller fills the rest from its header. */
@@ -62,6 +63,9 @@ typedef struct EngineConfig_ {
 /* policy pruner, cost model pam, auto device, seed 1, no session; taskFile, devices
  * and trials are the caller's to set. */
 void EngineConfig_default(EngineConfig *c);
+
+/* The measurer's settings that cfg gives: the engine's own, and an MPI worker's. */
+void EngineConfig_measurer(const EngineConfig *cfg, MeasurerConfig *mc);
 
 typedef struct Engine_ Engine;
 

@@ -97,6 +97,22 @@ static int run(Engine *e, TuneView *view) {
    return rc;
 }
 
+/* An MPI worker rank of this run: the network, then measuring what rank 0 asks. */
+static int workerRank(const EngineConfig *cfg, const char *path) {
+   Network net;
+   char *why = NULL;
+   if (Network_load(&net, path, &why) < 0) {
+      int rc = Cli_mpiRefuse(why);
+      free(why);
+      return rc;
+   }
+   MeasurerConfig mc;
+   EngineConfig_measurer(cfg, &mc);
+   int rc = Cli_mpiWorker(&mc, &net, 1);
+   Network_done(&net);
+   return rc;
+}
+
 /* What a session read back has come to: its measurements, its trial budget (budget
  * commands applied), and whether its last run finished (and why) with nothing after. */
 static bool sessionState(const SessionLog *log, int *done, int *budget, SessionEnd *why) {
@@ -119,7 +135,7 @@ static bool sessionState(const SessionLog *log, int *done, int *budget, SessionE
 int Cli_tune(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
           O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION, O_OVERLAP, O_VERIFY_EVERY,
-          O_ALLOW_MIXED, O_SIM_REALTIME };
+          O_ALLOW_MIXED, O_SIM_REALTIME, O_MPI };
    static const struct option options[] = {
       { "batch", required_argument, NULL, O_BATCH },
       { "trials", required_argument, NULL, O_TRIALS },
@@ -139,6 +155,7 @@ int Cli_tune(int argc, char **argv) {
       { "verify-every", required_argument, NULL, O_VERIFY_EVERY },
       { "allow-mixed", no_argument, NULL, O_ALLOW_MIXED },
       { "sim-realtime", no_argument, NULL, O_SIM_REALTIME },
+      { "mpi", no_argument, NULL, O_MPI },
       { NULL, 0, NULL, 0 },
    };
    /* messages name the mode the user asked for */
@@ -151,7 +168,8 @@ int Cli_tune(int argc, char **argv) {
    long trials = 1000, perRound = 0, seed = 1, jobs = 0;
    const char *taskFile = NULL, *devicesFile = NULL, *resume = NULL;
    bool noSession = false, policyGiven = false, trialsGiven = false, perRoundGiven = false, seedGiven = false;
-   bool deviceGiven = false, modelGiven = false, batch = false;
+   bool deviceGiven = false, modelGiven = false, batch = false, mpi = false;
+   int rank = 0;
    optind = 1;
    opterr = 0;
    int c;
@@ -198,6 +216,7 @@ int Cli_tune(int argc, char **argv) {
       case O_OVERLAP: cfg.overlap = true; break;
       case O_ALLOW_MIXED: cfg.allowMixed = true; break;
       case O_SIM_REALTIME: cfg.simRealtime = true; break;
+      case O_MPI: mpi = true; break;
       case O_VERIFY_EVERY: {
          long every;
          bad = Cli_parseCount(cmd, "--verify-every", optarg, 1, 1000000, &every);
@@ -214,8 +233,17 @@ int Cli_tune(int argc, char **argv) {
       taskFile = argv[optind++];
    if (optind < argc)
       return Cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+   /* every rank reads the same options; rank 0 tunes, the others measure */
+   if (mpi && Cli_startMpi(cmd, &rank))
+      return EXIT_USAGE;
    if (!batch && !isatty(STDOUT_FILENO)) {
-      fprintf(stderr, "pruner-tui: standard output is not a terminal: tuning without the screen, as --batch does\n");
+      if (rank == 0)
+         fprintf(stderr, "pruner-tui: standard output is not a terminal: tuning without the screen, as --batch does\n");
+      batch = true;
+   } else if (!batch && mpi && !isatty(STDIN_FILENO)) {
+      /* mpirun gives rank 0 a pseudo-terminal for its output, but its input is a pipe */
+      if (rank == 0)
+         fprintf(stderr, "pruner-tui: standard input is not a terminal: tuning without the screen, as --batch does\n");
       batch = true;
    }
    if (noSession && (cfg.sessionPath || resume))
@@ -258,7 +286,7 @@ int Cli_tune(int argc, char **argv) {
          free(cause);
          return EXIT_INPUT;
       }
-      if (notice)
+      if (notice && rank == 0)
          fprintf(stderr, "pruner-tui%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", notice);
       /* the session's own settings; --trials and --cost-model become commands */
       const SessionHeader *h = &log.events[0].header;
@@ -271,8 +299,9 @@ int Cli_tune(int argc, char **argv) {
          return Cli_usage(cmd, "--trials %ld is below the %d trials %s has done", trials, done, resume);
       }
       if (over && why != SESSION_END_STOPPED && !(trialsGiven && trials > done) && !modelGiven) {
-         printf("%s is finished (%s, %d of %d trials): nothing to do; --trials N above %d goes on with it\n",
-                resume, SessionEnd_name(why), done, budget, done);
+         if (rank == 0)
+            printf("%s is finished (%s, %d of %d trials): nothing to do; --trials N above %d goes on with it\n",
+                   resume, SessionEnd_name(why), done, budget, done);
          SessionLog_done(&log);
          free(notice);
          return 0;
@@ -317,6 +346,16 @@ int Cli_tune(int argc, char **argv) {
    char *path = resume && taskFile == log.events[0].header.networkFile ? Paths_findRecordedTaskFile(taskFile)
                                                                        : Paths_findTaskFile(taskFile);
    cfg.taskFile = path;
+   if (rank > 0) {
+      int rc = workerRank(&cfg, path);
+      free(path);
+      free(sessionDir);
+      free(notice);
+      SessionLog_done(&log);
+      DeviceSet_done(&devices);
+      return rc;
+   }
+   cfg.mpi = mpi;
    Engine *e = Engine_new(&cfg, &cause);
    free(path);
    free(sessionDir);

@@ -7,6 +7,7 @@
 
 #include "screen/details.h"
 #include "device/device.h"
+#include "measure/measurer.h"
 #include "sched/state.h"
 #include "te/network.h"
 #include "util/xalloc.h"
@@ -90,6 +91,15 @@ int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const
 /* A --device argument must be one MeasurerFleet_parse takes (the measurer checks the
  * GPUs and the profiles); 0, or EXIT_USAGE after reporting. */
 int Cli_checkDevice(const char *cmd, const char *device);
+/* --mpi: starts MPI (mpi.h); *rank is this process's. 0, or EXIT_USAGE after reporting
+ * (a build without MPI, or MPI that cannot start). */
+int Cli_startMpi(const char *cmd, int *rank);
+/* A worker rank of --mpi: measures what rank 0 asks with cfg's devices, looking tasks
+ * up in nets, until rank 0 ends the run. Its exit status. */
+int Cli_mpiWorker(const MeasurerConfig *cfg, const Network *nets, int nnets);
+/* A worker rank that cannot serve (its task file did not load): tells rank 0 why and
+ * waits for the end. EXIT_INPUT. */
+int Cli_mpiRefuse(const char *why);
 /* A --state argument: the JSON itself, or @FILE for a file holding it. */
 char *Cli_readStateArg(const char *arg, char **cause);
 /* Loads the shipped devices.yaml, the user's, then `devicesFile` if not NULL, into

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "measure/measurer.h"
+#include "measure/mpi.h"
 #include "util/jsonl.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
@@ -270,6 +271,32 @@ int Cli_parseTaskList(const char *cmd, const char *what, const char *text, const
       p = *end ? end + 1 : end;
    }
    return 0;
+}
+
+int Cli_startMpi(const char *cmd, int *rank) {
+   int size;
+   char *cause = NULL;
+   if (Mpi_start(NULL, NULL, rank, &size, &cause) == 0)
+      return 0;
+   Cli_usage(cmd, "--mpi: %s", cause);
+   free(cause);
+   return EXIT_USAGE;
+}
+
+int Cli_mpiWorker(const MeasurerConfig *cfg, const Network *nets, int nnets) {
+   const Network **list = xCalloc((size_t)nnets + 1, sizeof *list);
+   for (int i = 0; i < nnets; i++)
+      list[i] = &nets[i];
+   MeasurerConfig mc = *cfg;
+   mc.mpi = false;
+   int rc = MpiWorker_run(&mc, list, nnets);
+   free(list);
+   return rc;
+}
+
+int Cli_mpiRefuse(const char *why) {
+   MpiWorker_refuse(why);
+   return EXIT_INPUT;
 }
 
 int Cli_checkDevice(const char *cmd, const char *device) {

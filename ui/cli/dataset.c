@@ -205,6 +205,9 @@ static const CliOption datasetOptions[] = {
      "auto (default: CUDA device 0, else the simulator for --sim-profile), cuda:N, or sim:PROFILE; "
      "several devices of one model share the states: cuda:N,M,..., cuda:all, sim:PROFILE*N" },
    CLI_MEASURER_OPTIONS,
+   { "mpi", 'm', NULL,
+     "under mpirun or srun: rank 0 collects and writes the records, the other ranks measure with their "
+     "--device (built with Open MPI)" },
    { "verify-every", 'v', "N", "the simulator checks 1 state in N on the CPU executor (default 1000000: practically none, as a check costs far more than a simulation; pruner-tui check tests the kernels)" },
    { "no-progress", 'P', NULL, "no progress on standard error" },
    { NULL, 0, NULL, NULL },
@@ -232,6 +235,7 @@ typedef struct DatasetArgs_ {
    const char *exclude[DATASET_MAX_FILES];
    int nexclude;
    bool progress;
+   bool mpi;
 } DatasetArgs;
 
 static int parseArgs(int argc, char **argv, DatasetArgs *a) {
@@ -267,6 +271,7 @@ static int parseArgs(int argc, char **argv, DatasetArgs *a) {
       case 'C': a->cfg.simNoCompile = true; break;
       case 'M': bad = Cli_parseSize("dataset", "--max-memory", optarg, &a->cfg.maxMemory); break;
       case 'P': a->progress = false; break;
+      case 'm': a->mpi = true; break;
       case 'x':
          if (a->nexclude == DATASET_MAX_FILES)
             return Cli_usage("dataset", "--exclude is given more than %d times", DATASET_MAX_FILES);
@@ -435,6 +440,22 @@ int Cli_dataset(int argc, char **argv) {
          rc = EXIT_INPUT;
       else
          haveDevices = true;
+   }
+   /* every rank reads the same files; rank 0 collects, the others measure */
+   int rank = 0;
+   if (rc == 0 && a.mpi) {
+      rc = Cli_startMpi("dataset", &rank);
+      a.cfg.devices = &devices;
+      if (rc == 0 && rank > 0)
+         rc = Cli_mpiWorker(&a.cfg, nets, loaded);
+      a.cfg.mpi = true;
+   }
+   if (rank > 0) {
+      DeviceSet_done(&devices);
+      for (int i = 0; i < loaded; i++)
+         Network_done(&nets[i]);
+      free(nets);
+      return rc;
    }
    /* what is there already: every line must read (a cut last line is only noted) */
    RecordSet records;

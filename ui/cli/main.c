@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cost/nn.h"
 #include "measure/child.h"
+#include "measure/mpi.h"
 #include "util/xalloc.h"
 
 static void usage(FILE *out) {
@@ -186,8 +187,8 @@ static void version(void) {
 #else
    const char *cuda = "no";
 #endif
-   printf("features: XGBoost %s, CUDA headers %s (libcuda and NVRTC are loaded at run time)\n",
-          xgb, cuda);
+   printf("features: XGBoost %s, CUDA headers %s (libcuda and NVRTC are loaded at run time), MPI %s\n",
+          xgb, cuda, Mpi_built() ? "yes" : "no");
 }
 
 static int usageError(const char *fmt, ...) ATTR_FORMAT(1, 2);
@@ -318,5 +319,7 @@ int main(int argc, char **argv) {
    if (argc == 4 && strcmp(argv[1], "__runner") == 0)
       return RunnerChild_main(atoi(argv[2]), atoi(argv[3]));
    Nn_restartForKernels(argv);
-   return closeStdout(dispatch(argc, argv));
+   int rc = dispatch(argc, argv);
+   Mpi_finish();   /* --mpi's rank 0 ends the workers */
+   return closeStdout(rc);
 }
