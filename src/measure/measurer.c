@@ -61,7 +61,8 @@ struct Measurer_ {
    char *note;
    char arch[16];
    int nunits;
-   Unit units[MEASURER_MAX_DEVICES];
+   Unit *units;                 /* maxUnits of them */
+   int maxUnits;
    char *gpuNote;               /* on a GPU, why there is no state */
    Builder *builder;            /* NULL on the simulator when NVRTC is missing, and under MPI */
    bool remote;                 /* the devices are MPI workers' */
@@ -425,8 +426,8 @@ static int openRemote(Measurer *m, char **cause) {
          m->note = xAsprintf("rank %d: %s", r, note);
       free(note);
       for (int k = 0; k < n; k++) {
-         if (m->nunits == MEASURER_MAX_DEVICES)
-            return setCause(cause, "--mpi: the workers have more than %d devices in all", MEASURER_MAX_DEVICES);
+         if (m->nunits == m->maxUnits)
+            return setCause(cause, "--mpi: the workers have more than %d devices in all", m->maxUnits);
          if (m->nunits > 0 && d[k].simulated != m->simulated)
             return setCause(cause, "--mpi: rank %d %s %s but rank 1 %s: simulated and real latencies do not mix", r,
                             d[k].simulated ? "simulates" : "measures on", d[k].name,
@@ -454,7 +455,9 @@ Measurer *Measurer_open(const MeasurerConfig *cfg, char **cause) {
    Measurer *m = xCalloc(1, sizeof *m);
    m->cfg = *cfg;
    LoopNest_init(&m->ln);
-   for (int i = 0; i < MEASURER_MAX_DEVICES; i++)
+   m->maxUnits = cfg->mpi ? MEASURER_MAX_FLEET : MEASURER_MAX_DEVICES;
+   m->units = xCalloc((size_t)m->maxUnits, sizeof *m->units);
+   for (int i = 0; i < m->maxUnits; i++)
       LoopNest_init(&m->units[i].ln);
    const char *dev = cfg->device ? cfg->device : "auto";
    MeasurerFleet f;
@@ -491,8 +494,9 @@ void Measurer_close(Measurer *m) {
    if (!m)
       return;
    closeUnits(m);
-   for (int i = 0; i < MEASURER_MAX_DEVICES; i++)
+   for (int i = 0; i < m->maxUnits; i++)
       LoopNest_done(&m->units[i].ln);
+   free(m->units);
    VerifyTask_free(m->vt);
    LoopNest_done(&m->ln);
    free(m->taskNote);
@@ -524,7 +528,7 @@ void Measurer_deviceStats(const Measurer *m, int i, MeasurerDeviceStats *s) {
    for (int k = 0; k < m->nunits; k++)
       shared |= k != i && strcmp(m->units[k].name, u->name) == 0;
    if (shared)
-      snprintf(s->name, sizeof s->name, "%s#%d", u->name, i + 1);
+      snprintf(s->name, sizeof s->name, "%.43s#%d", u->name, i + 1);
    else
       snprintf(s->name, sizeof s->name, "%s", u->name);
    s->measured = u->measured;
@@ -1038,9 +1042,9 @@ static void runBatch(Batch *b) {
                runUnit(b, &m->units[k]);
          continue;
       }
-      pthread_t threads[MEASURER_MAX_DEVICES];
-      UnitJob jobs[MEASURER_MAX_DEVICES];
-      bool started[MEASURER_MAX_DEVICES] = { false };
+      pthread_t *threads = xCalloc((size_t)m->nunits, sizeof *threads);
+      UnitJob *jobs = xCalloc((size_t)m->nunits, sizeof *jobs);
+      bool *started = xCalloc((size_t)m->nunits, sizeof *started);
       for (int k = 0; k < m->nunits; k++) {
          if (m->units[k].retired)
             continue;
@@ -1054,6 +1058,9 @@ static void runBatch(Batch *b) {
       for (int k = 0; k < m->nunits; k++)
          if (started[k])
             pthread_join(threads[k], NULL);
+      free(started);
+      free(jobs);
+      free(threads);
       /* a device whose streak began before the others measured anything */
       for (int k = 0; k < m->nunits; k++)
          retireFailing(b, &m->units[k]);

@@ -24,6 +24,8 @@
 
 #define MEASURER_DEFAULT_SIM_PROFILE "h100_sxm"
 #define MEASURER_MAX_DEVICES 16
+/* devices in all under MPI, every worker's together */
+#define MEASURER_MAX_FLEET 256
 /* a GPU whose runner failed this many programs in a row (each measured again on
  * another GPU) while another GPU measured one is retired */
 #define MEASURER_RETIRE_AFTER 3
