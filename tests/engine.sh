@@ -13,11 +13,11 @@ batch() {
    rc=$?
 }
 
-echo "1..52"
+echo "1..54"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 52); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 54); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -207,18 +207,38 @@ ok "the source tree's own PAM checkpoint knows tiny2's operators" \
 
 
 # three stand-in GPUs (tests/fake-runner), cuda:1 failing every program: it is retired
-# with a message, the others measure its states, and the run goes on
-PRUNER_TUI_RUNNER="${PTUI_BUILDDIR:-.}/tests/fake-runner" FAKE_RUNNER_ANSWER=good FAKE_RUNNER_GPUS=3 \
-   FAKE_RUNNER_BROKEN=1 "$bin" --batch "$src/tests/data/tiny2.task" --device cuda:all --policy ansor \
-   --cost-model random --trials 20 --per-round 10 --session "$tmp/gpus.jsonl" >"$tmp/out" 2>"$tmp/err"
-rc=$?
-if grep -q NVRTC "$tmp/err"; then
-   for i in 1 2 3; do n=$((n + 1)); echo "ok $n # SKIP the stand-in GPUs need NVRTC: $(head -n1 "$tmp/err")"; done
+# with a message at the end of its round, the others measure its states, and the run
+# goes on
+# gpus ARGS...: tunes tiny2 on them, standard output and error together in $tmp/out
+gpus() {
+   PRUNER_TUI_RUNNER="${PTUI_BUILDDIR:-.}/tests/fake-runner" FAKE_RUNNER_ANSWER=good FAKE_RUNNER_GPUS=3 \
+      FAKE_RUNNER_BROKEN=1 "$bin" "$@" --device cuda:all >"$tmp/out" 2>&1
+   rc=$?
+}
+# deviceCounts FILE: the last round end's "n" and "failed" of cuda:0, cuda:1 and cuda:2
+deviceCounts() {
+   grep '"event":"round_end"' "$1" | tail -n1 | grep -o '"\(n\|failed\)":[0-9]*' | cut -d: -f2 | paste -sd' '
+}
+gpus --batch "$src/tests/data/tiny2.task" --policy ansor --cost-model random --trials 20 --per-round 10 \
+   --session "$tmp/gpus.jsonl"
+if grep -q NVRTC "$tmp/out"; then
+   for i in 1 2 3 4 5; do n=$((n + 1)); echo "ok $n # SKIP the stand-in GPUs need NVRTC: $(grep NVRTC "$tmp/out" | head -n1)"; done
 else
    ok "cuda:all finds the 3 stand-in GPUs and tunes on them (exit 0)" \
       sh -c '[ "$1" -eq 0 ] && head -n1 "$2" | grep -q ",\"fleet\":\"cuda:0,1,2\",\"fleet_size\":3,"' _ "$rc" "$tmp/gpus.jsonl"
-   ok "the failing GPU is retired with a message" [ "$(cat "$tmp/err")" = "pruner-tui --batch: cuda:1 is retired: it failed 3 or more programs in a row while other GPUs measured theirs (last: running the kernels: CUDA_ERROR_LAUNCH_FAILED (719): fake)" ]
+   # the one message, right after the line of the round that retired it
+   at=$(grep -n '^pruner-tui --batch: ' "$tmp/out" | head -n1 | cut -d: -f1)
+   r=$(sed -n "$((${at:-1} - 1))s/^round *\([0-9]*\)  task .*/\1/p" "$tmp/out")
+   ok "the failing GPU is retired with a message, once, after the line of its round (round ${r:-?})" \
+      [ "$(grep '^pruner-tui --batch: ' "$tmp/out")" = "pruner-tui --batch: round $r: cuda:1 is retired: it failed 3 or more programs in a row while other GPUs measured theirs (last: running the kernels: CUDA_ERROR_LAUNCH_FAILED (719): fake)" ]
+   ok "the message comes before the run's summary (its table)" \
+      [ "${at:-0}" -gt 0 -a "${at:-0}" -lt "$(grep -n '^Estimated total latency: ' "$tmp/out" | head -n1 | cut -d: -f1)" ]
    ok "the others measure every state (20 ok)" [ "$(grep -c '"event":"measure".*"error":"ok"' "$tmp/gpus.jsonl")" -eq 20 ]
+   # cuda:1 gives only failures, each measured again by another: the devices' counts
+   # add up to the trials and cuda:1's failures
+   set -- $(deviceCounts "$tmp/gpus.jsonl")
+   ok "the devices measured 20 states and cuda:1's $4 failures again (n $1 + $3 + $5, failed $2, $4, $6)" \
+      [ "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge 3 -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 20 ]
 fi
 
 [ "$failed" -eq 0 ]
