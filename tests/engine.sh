@@ -1,8 +1,8 @@
 #!/bin/sh
 # The tuning engine through `pruner-tui --batch`: a tiny two-task network tuned on the
 # simulator (no NVRTC), its output, its session file, and that the same seed gives the
-# same session, on one simulated GPU or a fleet; a fleet of stand-in GPUs with one
-# failing; as TAP.
+# same session, on one simulated GPU or a fleet, whose counts go on over --resume; a
+# fleet of stand-in GPUs with one failing; as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 # batch SESSION [ARGS...]: tunes tiny2 with the test's settings; sets $rc
@@ -13,11 +13,11 @@ batch() {
    rc=$?
 }
 
-echo "1..52"
+echo "1..57"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 52); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 57); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -62,6 +62,23 @@ ok "two devices write their counts at each of the 4 round ends" \
    [ "$(grep '"event":"round_end"' "$tmp/two.jsonl" | grep -cE ',"devices":\[\{"name":"sim:h100_sxm#1","n":[0-9]+,"busy_s":[0-9.e-]+,"failed":0,"retired":false\},\{"name":"sim:h100_sxm#2","n":[0-9]+,"busy_s":[0-9.e-]+,"failed":0,"retired":false\}\]\}$')" -eq 4 ]
 ok "the last round end's counts sum to the 20 trials" \
    [ "$(($(grep '"event":"round_end"' "$tmp/two.jsonl" | tail -n1 | grep -o '"n":[0-9]*' | cut -d: -f2 | paste -sd+)))" -eq 20 ]
+# a fleet's counts go on over --resume: two devices measuring one state each a round
+# (--sim-realtime keeps the first busy while the second takes the other), cut after
+# round 3 of 6 and resumed, end where the uninterrupted run ends
+batch "$tmp/whole.jsonl" --device 'sim:h100_sxm*2' --sim-realtime --trials 12 --per-round 2
+head -n "$(grep -n '"event":"round_end"' "$tmp/whole.jsonl" | sed -n 3p | cut -d: -f1)" "$tmp/whole.jsonl" >"$tmp/cut.jsonl"
+"$bin" --resume "$tmp/cut.jsonl" --no-compile --sim-realtime >"$tmp/out" 2>"$tmp/err"
+rc=$?
+# lastDevices FILE: the devices of the session's last round end, busy seconds left out
+lastDevices() {
+   grep '"event":"round_end"' "$1" | tail -n1 | sed 's/.*,"devices":/devices:/; s/"busy_s":[0-9.e-]*,//g'
+}
+ok "the cut session, resumed, ends with the uninterrupted run's counts: 6 states on each device" \
+   sh -c '[ "$1" -eq 0 ] && [ "$2" = "$3" ] && [ "$2" = "$4" ]' _ "$rc" "$(lastDevices "$tmp/whole.jsonl")" \
+   "$(lastDevices "$tmp/cut.jsonl")" \
+   'devices:[{"name":"sim:h100_sxm#1","n":6,"failed":0,"retired":false},{"name":"sim:h100_sxm#2","n":6,"failed":0,"retired":false}]}'
+ok "its first round end after the cut goes on from the cut's 3 states on each device" \
+   [ "$(sed -n '/"event":"resumed"/,$p' "$tmp/cut.jsonl" | grep '"event":"round_end"' | head -n1 | grep -o '"n":[0-9]*' | paste -sd' ')" = '"n":4 "n":4' ]
 batch "$tmp/real.jsonl" --device 'sim:h100_sxm*4' --sim-realtime --trials 8 --per-round 4
 batch "$tmp/real1.jsonl" --trials 8 --per-round 4
 ok "--sim-realtime measures what the simulator does without it" \
@@ -207,18 +224,43 @@ ok "the source tree's own PAM checkpoint knows tiny2's operators" \
 
 
 # three stand-in GPUs (tests/fake-runner), cuda:1 failing every program: it is retired
-# with a message, the others measure its states, and the run goes on
-PRUNER_TUI_RUNNER="${PTUI_BUILDDIR:-.}/tests/fake-runner" FAKE_RUNNER_ANSWER=good FAKE_RUNNER_GPUS=3 \
-   FAKE_RUNNER_BROKEN=1 "$bin" --batch "$src/tests/data/tiny2.task" --device cuda:all --policy ansor \
-   --cost-model random --trials 20 --per-round 10 --session "$tmp/gpus.jsonl" >"$tmp/out" 2>"$tmp/err"
-rc=$?
-if grep -q NVRTC "$tmp/err"; then
-   for i in 1 2 3; do n=$((n + 1)); echo "ok $n # SKIP the stand-in GPUs need NVRTC: $(head -n1 "$tmp/err")"; done
+# with a message at the end of its round, the others measure its states, and the run
+# goes on; resumed, its counts go on
+# gpus ARGS...: tunes tiny2 on them, standard output and error together in $tmp/out
+gpus() {
+   PRUNER_TUI_RUNNER="${PTUI_BUILDDIR:-.}/tests/fake-runner" FAKE_RUNNER_ANSWER=good FAKE_RUNNER_GPUS=3 \
+      FAKE_RUNNER_BROKEN=1 "$bin" "$@" --device cuda:all >"$tmp/out" 2>&1
+   rc=$?
+}
+# deviceCounts FILE: the last round end's "n" and "failed" of cuda:0, cuda:1 and cuda:2
+deviceCounts() {
+   grep '"event":"round_end"' "$1" | tail -n1 | grep -o '"\(n\|failed\)":[0-9]*' | cut -d: -f2 | paste -sd' '
+}
+gpus --batch "$src/tests/data/tiny2.task" --policy ansor --cost-model random --trials 20 --per-round 10 \
+   --session "$tmp/gpus.jsonl"
+if grep -q NVRTC "$tmp/out"; then
+   for i in 1 2 3 4 5 6; do n=$((n + 1)); echo "ok $n # SKIP the stand-in GPUs need NVRTC: $(grep NVRTC "$tmp/out" | head -n1)"; done
 else
    ok "cuda:all finds the 3 stand-in GPUs and tunes on them (exit 0)" \
       sh -c '[ "$1" -eq 0 ] && head -n1 "$2" | grep -q ",\"fleet\":\"cuda:0,1,2\",\"fleet_size\":3,"' _ "$rc" "$tmp/gpus.jsonl"
-   ok "the failing GPU is retired with a message" [ "$(cat "$tmp/err")" = "pruner-tui --batch: cuda:1 is retired: it failed 3 or more programs in a row while other GPUs measured theirs (last: running the kernels: CUDA_ERROR_LAUNCH_FAILED (719): fake)" ]
+   # the one message, right after the line of the round that retired it
+   at=$(grep -n '^pruner-tui --batch: ' "$tmp/out" | head -n1 | cut -d: -f1)
+   r=$(sed -n "$((${at:-1} - 1))s/^round *\([0-9]*\)  task .*/\1/p" "$tmp/out")
+   ok "the failing GPU is retired with a message, once, after the line of its round (round ${r:-?})" \
+      [ "$(grep '^pruner-tui --batch: ' "$tmp/out")" = "pruner-tui --batch: round $r: cuda:1 is retired: it failed 3 or more programs in a row while other GPUs measured theirs (last: running the kernels: CUDA_ERROR_LAUNCH_FAILED (719): fake)" ]
+   ok "the message comes before the run's summary (its table)" \
+      [ "${at:-0}" -gt 0 -a "${at:-0}" -lt "$(grep -n '^Estimated total latency: ' "$tmp/out" | head -n1 | cut -d: -f1)" ]
    ok "the others measure every state (20 ok)" [ "$(grep -c '"event":"measure".*"error":"ok"' "$tmp/gpus.jsonl")" -eq 20 ]
+   # cuda:1 gives only failures, each measured again by another: the devices' counts
+   # add up to the trials and cuda:1's failures
+   set -- $(deviceCounts "$tmp/gpus.jsonl")
+   ok "the devices measured 20 states and cuda:1's $4 failures again (n $1 + $3 + $5, failed $2, $4, $6)" \
+      [ "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge 3 -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 20 ]
+   cut1=$4
+   gpus --resume "$tmp/gpus.jsonl" --trials 30
+   set -- $(deviceCounts "$tmp/gpus.jsonl")
+   ok "resumed to 30 trials, the counts go on from the session's: 30 states and cuda:1's $4 failures (n $1 + $3 + $5, failed $2, $4, $6)" \
+      [ "$rc" -eq 0 -a "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge "$cut1" -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 30 ]
 fi
 
 [ "$failed" -eq 0 ]

@@ -1,8 +1,8 @@
 #!/bin/sh
 # `pruner-tui --replay`: a session tuned with --batch on the simulator plays back the
-# lines --batch printed; a handmade session with commands plays back to the letter;
-# --speed paces it and refuses what is not a number >= 0; a session cut in its last
-# line plays with a notice; as TAP.
+# lines --batch printed, under the fleet that measured it; a handmade session with
+# commands (and no fleet) plays back to the letter; --speed paces it and refuses what
+# is not a number >= 0; a session cut in its last line plays with a notice; as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 # replay ARGS...: sets $rc, with the output in $tmp/out and $tmp/err
@@ -16,7 +16,7 @@ same() {
    [ -s "$1" ] && cmp -s "$1" "$2"
 }
 
-echo "1..$((20 + $(ls "$src"/sessions/*.jsonl | wc -l)))"
+echo "1..$((23 + $(ls "$src"/sessions/*.jsonl | wc -l)))"
 
 # 12 rounds of 2 (mlp needs no optional library), so the table also comes at round 10
 "$bin" --batch "$src/tests/data/tiny2.task" --device sim:h100_sxm --no-compile --trials 24 --per-round 2 \
@@ -27,6 +27,8 @@ replay "$tmp/s.jsonl" --speed 0
 ok "--replay exits 0" [ "$rc" -eq 0 ]
 ok "the first line says what is replayed, where it was recorded and how" [ "$(head -n1 "$tmp/out")" = \
    "replay of $tmp/s.jsonl: tiny2 ($src/tests/data/tiny2.task, 2 tasks) recorded on h100_sxm (SIMULATED, not a GPU), policy pruner, cost model mlp, 24 trials, 2 per round, seed 1" ]
+ok "the second line names the fleet the header records: one simulated GPU" \
+   [ "$(sed -n 2p "$tmp/out")" = "fleet: sim:h100_sxm (1 device)" ]
 grep '^round ' "$tmp/batch" >"$tmp/batch.rounds"
 grep '^round ' "$tmp/out" >"$tmp/replay.rounds"
 ok "the progress lines are --batch's (12)" \
@@ -46,6 +48,12 @@ ok "nothing on stderr" [ ! -s "$tmp/err" ]
 # commands, a budget changed, a refused command, GFLOPS from the task file
 (cd "$src" && "$bin" --replay tests/data/replay-commands.jsonl --speed 0 >"$tmp/out" 2>"$tmp/err")
 ok "a session with commands plays back to the letter" same "$src/tests/data/replay-commands.txt" "$tmp/out"
+ok "a session from before the header's fleet prints no fleet line" [ "$(grep -c '^fleet' "$tmp/out")" -eq 0 ]
+"$bin" --batch "$src/tests/data/tiny2.task" --device 'sim:h100_sxm*4' --no-compile --trials 4 --per-round 2 \
+   --cost-model mlp --session "$tmp/four.jsonl" >/dev/null 2>&1
+replay "$tmp/four.jsonl" --speed 0
+ok "a fleet of four: its --device words and size under the first line" \
+   [ "$rc" -eq 0 -a "$(sed -n 2p "$tmp/out")" = "fleet: sim:h100_sxm*4 (4 devices)" ]
 
 # paced: its last event is at 2 s, so 4 times as fast takes at least half a second
 start=$(date +%s%N)

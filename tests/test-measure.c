@@ -241,6 +241,25 @@ static void test_fleet_models(void **state) {
    const char *why;
    assert_int_equal(Measurer_retired(m, &why), 0);
    assert_null(why);
+   /* a resumed session's counts: added to the device of that name, retirement not taken */
+   MeasurerDeviceStats seed = { .name = "sim:h100_sxm#3", .measured = 7, .failed = 2, .busySeconds = 1.5,
+                                .retired = true, .why = "sim:h100_sxm#3 is retired: ..." };
+   assert_true(Measurer_seedDeviceStats(m, &seed));
+   assert_true(Measurer_seedDeviceStats(m, &seed));
+   MeasurerDeviceStats st;
+   Measurer_deviceStats(m, 2, &st);
+   assert_string_equal(st.name, "sim:h100_sxm#3");
+   assert_int_equal(st.measured, 14);
+   assert_int_equal(st.failed, 4);
+   assert_true(st.busySeconds == 3.0);
+   assert_false(st.retired);
+   assert_null(st.why);
+   Measurer_deviceStats(m, 1, &st);
+   assert_int_equal(st.measured, 0);
+   snprintf(seed.name, sizeof seed.name, "sim:h100_sxm#5");
+   assert_false(Measurer_seedDeviceStats(m, &seed));
+   snprintf(seed.name, sizeof seed.name, "cuda:2");
+   assert_false(Measurer_seedDeviceStats(m, &seed));
    Measurer_close(m);
    m = openFleet("sim:h100_sxm", false, &cause);
    assert_int_equal(Measurer_count(m), 1);

@@ -522,20 +522,40 @@ int Measurer_retired(const Measurer *m, const char **why) {
    return m->nretired;
 }
 
-void Measurer_deviceStats(const Measurer *m, int i, MeasurerDeviceStats *s) {
+/* Device i's name in its stats: "cuda:2", or "sim:h100_sxm#2" where devices share a name. */
+static void statsName(const Measurer *m, int i, char *buf, size_t size) {
    const Unit *u = &m->units[i];
    bool shared = false;
    for (int k = 0; k < m->nunits; k++)
       shared |= k != i && strcmp(m->units[k].name, u->name) == 0;
    if (shared)
-      snprintf(s->name, sizeof s->name, "%.43s#%d", u->name, i + 1);
+      snprintf(buf, size, "%.43s#%d", u->name, i + 1);
    else
-      snprintf(s->name, sizeof s->name, "%s", u->name);
+      snprintf(buf, size, "%s", u->name);
+}
+
+void Measurer_deviceStats(const Measurer *m, int i, MeasurerDeviceStats *s) {
+   const Unit *u = &m->units[i];
+   statsName(m, i, s->name, sizeof s->name);
    s->measured = u->measured;
    s->failed = u->failed;
    s->busySeconds = u->busySeconds;
    s->retired = u->retired;
    s->why = u->retiredWhy;
+}
+
+bool Measurer_seedDeviceStats(Measurer *m, const MeasurerDeviceStats *from) {
+   for (int i = 0; i < m->nunits; i++) {
+      char name[sizeof from->name];
+      statsName(m, i, name, sizeof name);
+      if (strcmp(name, from->name) != 0)
+         continue;
+      m->units[i].measured += from->measured;
+      m->units[i].failed += from->failed;
+      m->units[i].busySeconds += from->busySeconds;
+      return true;
+   }
+   return false;
 }
 
 /* The reasons that slow the GPU now; 0 without NVML. */

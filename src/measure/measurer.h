@@ -115,7 +115,8 @@ const char *Measurer_unitName(const Measurer *m, int i);
  * none is). */
 int Measurer_retired(const Measurer *m, const char **why);
 
-/* What one device of the fleet did since the measurer opened. A state that a device's
+/* What one device of the fleet did since the measurer opened (with what
+ * Measurer_seedDeviceStats added). A state that a device's
  * runner failed and another measured again counts as the first one's failure and
  * again on the other. */
 typedef struct MeasurerDeviceStats_ {
@@ -130,6 +131,13 @@ typedef struct MeasurerDeviceStats_ {
 /* Device i (0 to Measurer_count - 1); read between batches, from the thread that
  * calls Measurer_measure. */
 void Measurer_deviceStats(const Measurer *m, int i, MeasurerDeviceStats *s);
+/* Adds from's measured, failed and busy seconds to the device that
+ * Measurer_deviceStats names from->name, so that a resumed session's counts go on from
+ * where they stood; false when no device has that name. Its retired and why are not
+ * taken: a new run opens every device afresh (a runner's context that failed may work
+ * again), and one still broken is retired again after MEASURER_RETIRE_AFTER failures,
+ * each measured again on another. Between batches. */
+bool Measurer_seedDeviceStats(Measurer *m, const MeasurerDeviceStats *from);
 /* "cuda:0 NVIDIA H100 80GB HBM3 (profile h100_sxm)" or "sim:h100_sxm (simulated)" */
 const char *Measurer_describe(const Measurer *m);
 /* Why auto fell back to the simulator, or NULL. */

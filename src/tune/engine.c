@@ -177,10 +177,28 @@ static int writeEvent(Engine *e, const SessionEvent *ev, char **cause) {
    return 0;
 }
 
+/* A resumed fleet's counts go on from the session's last round end: each of its
+ * devices that this fleet has too (by name) starts from what it had done. What a round
+ * cut short before its end measured counts on none: its devices are not in the file. */
+static void seedFleet(Engine *e, const SessionLog *log) {
+   const SessionEvent *last = NULL;
+   for (int i = 1; i < log->count; i++)
+      if (log->events[i].kind == SESSION_ROUND_END)
+         last = &log->events[i];
+   for (int d = 0; last && d < last->roundEnd.ndevices; d++) {
+      const SessionDevice *sd = &last->roundEnd.devices[d];
+      MeasurerDeviceStats st = { .measured = sd->measured, .failed = sd->failed, .busySeconds = sd->busySeconds };
+      snprintf(st.name, sizeof st.name, "%s", sd->name ? sd->name : "");
+      Measurer_seedDeviceStats(e->measurer, &st);
+   }
+}
+
 /* The re-run has caught up with the session: the clock goes on from the session's
- * last time, and a resumed event marks where this run's writing begins. */
+ * last time, the fleet's counts from its last round end, and a resumed event marks
+ * where this run's writing begins. */
 static int caughtUp(Engine *e, char **cause) {
    e->start = Clock_now() - e->replayElapsed;
+   seedFleet(e, e->replay);
    SessionEvent ev;
    memset(&ev, 0, sizeof ev);
    ev.kind = SESSION_RESUMED;
@@ -435,6 +453,7 @@ static int resumeFrom(Engine *e, const SessionLog *log, const char *path, const 
    for (int t = 0; t < e->net.ntasks; t++)
       Rng_seed(&e->tasks[t].search.rng, taskSeed(e->seed + 0x9e3779b97f4a7c15ull * (uint64_t)e->rounds, t));
    e->start = Clock_now() - elapsed;
+   seedFleet(e, log);
    SessionEvent *ev = newEvent(e, SESSION_RESUMED);
    ev->resumed.trials = TaskScheduler_trials(e->sched);
    ev->resumed.notice = xStrdup(notice ? notice : "");

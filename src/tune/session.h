@@ -22,9 +22,10 @@
  *                                                       (the search of a round is done)
  *   round_end  "trials", "latency_ms", "acceptance", "tau", "draft_rank", "verify_rank",
  *              "devices" (for a fleet of 2 or more only: an array with one object per
- *              device, {"name", "n" (measurements since the run started), "busy_s" (wall
- *              clock spent measuring), "failed", "retired", "why" (left out unless
- *              retired)}; read as none when absent)
+ *              device, {"name", "n" (measurements since the session started: a resumed run
+ *              goes on from the last round end's), "busy_s" (wall clock spent
+ *              measuring), "failed", "retired", "why" (left out unless retired)};
+ *              read as none when absent)
  *   finished   "why" ("budget", "stopped", "all dead")
  *   resumed    "trials", "notice" (left out when empty)  (--resume went on from here)
  * Optional numbers (scores, latency_ms, acceptance, tau, the ranks) are NAN in the struct and
@@ -92,7 +93,7 @@ typedef struct SessionHeader_ {
 /* One device of the fleet at a round's end (round_end's "devices"). */
 typedef struct SessionDevice_ {
    char *name;                  /* "sim:h100_sxm#2", "cuda:1" */
-   int measured;                /* measurements since the run (or its resume) started */
+   int measured;                /* measurements since the session started */
    double busySeconds;          /* wall clock spent measuring */
    int failed;
    bool retired;

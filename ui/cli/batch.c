@@ -1,7 +1,8 @@
 /* `pruner-tui --batch FILE.task`: tuning without the screen. The engine runs round
  * after round on this thread; each round prints a progress line, every 10th round and
  * the end print the scheduler's table, and the end prints the estimated total latency
- * and the draft acceptance. Training is synchronous (the engine waits for each round
+ * and the draft acceptance. A device of a fleet that is retired is said on standard
+ * error at the end of its round. Training is synchronous (the engine waits for each round
  * of the verify model's training), so a seeded run on the simulator writes the same
  * session every time. SIGINT, SIGTERM and SIGHUP stop it after the current round, the
  * session flushed. */
@@ -30,6 +31,16 @@
 #include "screen/workbench.h"
 
 static volatile sig_atomic_t interrupted;
+
+/* Says on standard error, once, that device i was retired in round `round`, after the
+ * lines printed so far; *told keeps which were said. */
+static void tellRetired(unsigned *told, int i, int round, const char *why) {
+   if (*told & (1u << i))
+      return;
+   *told |= 1u << i;
+   fflush(stdout);
+   fprintf(stderr, "pruner-tui --batch: round %d: %s\n", round, why);
+}
 
 static void onSignal(int sig) {
    interrupted = sig;
@@ -60,6 +71,7 @@ static int run(Engine *e, TuneView *view) {
    Progress p;
    Progress_init(&p, stdout, view);
    bool ended = false, stopping = false;
+   unsigned told = 0;           /* the devices whose retirement was said */
    while (!ended) {
       struct pollfd pfd = { .fd = EngineThread_fd(t), .events = POLLIN };
       if (poll(&pfd, 1, 250) < 0 && errno != EINTR)
@@ -75,6 +87,10 @@ static int run(Engine *e, TuneView *view) {
       for (int i = 0; i < n; i++) {
          TuneView_apply(view, &events[i]);
          Progress_event(&p, &events[i]);
+         /* a retirement at the end of its round, after the round's line */
+         for (int d = 0; events[i].kind == SESSION_ROUND_END && d < events[i].roundEnd.ndevices; d++)
+            if (events[i].roundEnd.devices[d].retired)
+               tellRetired(&told, d, events[i].round, events[i].roundEnd.devices[d].why);
          SessionEvent_done(&events[i]);
       }
       free(events);
@@ -88,10 +104,15 @@ static int run(Engine *e, TuneView *view) {
    }
    for (int i = 0; i < 3; i++)
       sigaction(sigs[i], &olds[i], NULL);
-   /* the engine has stopped: its measurer can be read */
-   const char *retired;
-   if (Measurer_retired(Engine_measurer(e), &retired) > 0)
-      fprintf(stderr, "pruner-tui --batch: %s\n", retired);
+   /* the engine has stopped: its measurer can be read for a retirement in a round
+    * that did not end (an error cut it short) */
+   const Measurer *m = Engine_measurer(e);
+   for (int d = 0; d < Measurer_count(m); d++) {
+      MeasurerDeviceStats st;
+      Measurer_deviceStats(m, d, &st);
+      if (st.retired)
+         tellRetired(&told, d, view->round, st.why);
+   }
    Progress_end(&p, Engine_elapsed(e));
    Progress_done(&p);
    return rc;

@@ -58,11 +58,19 @@ static void Pacer_waitFor(Pacer *p, double t) {
       ;
 }
 
-static void printHeader(const char *path, const TuneView *v) {
+/* What is replayed, and the fleet that measured it when the header names one (older
+ * sessions do not). */
+static void printHeader(const char *path, const TuneView *v, const SessionHeader *h) {
    printf("replay of %s: %s (%s, %d tasks) recorded on %s%s, policy %s, cost model %s, %d trials, %d per round, "
           "seed %lld\n",
           path, v->network, v->networkFile, v->ntasks, v->device, v->simulated ? " (SIMULATED, not a GPU)" : "",
           v->policy, v->costModel, v->budget, v->measuresPerRound, (long long)v->seed);
+   if (!h->fleet || !*h->fleet)
+      return;
+   if (h->fleetSize > 0)
+      printf("fleet: %s (%d device%s)\n", h->fleet, h->fleetSize, h->fleetSize == 1 ? "" : "s");
+   else
+      printf("fleet: %s\n", h->fleet);
 }
 
 /* Folds the events in and prints what each shows. */
@@ -142,7 +150,7 @@ int Cli_replay(int argc, char **argv) {
    }
    TuneView view;
    TuneView_init(&view, h, haveNet ? &net : NULL);
-   printHeader(path, &view);
+   printHeader(path, &view, h);
    if (!haveNet) {
       printf("note: %s; the table shows no GFLOPS\n", cause);
       free(cause);
