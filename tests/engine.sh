@@ -62,23 +62,22 @@ ok "two devices write their counts at each of the 4 round ends" \
    [ "$(grep '"event":"round_end"' "$tmp/two.jsonl" | grep -cE ',"devices":\[\{"name":"sim:h100_sxm#1","n":[0-9]+,"busy_s":[0-9.e-]+,"failed":0,"retired":false\},\{"name":"sim:h100_sxm#2","n":[0-9]+,"busy_s":[0-9.e-]+,"failed":0,"retired":false\}\]\}$')" -eq 4 ]
 ok "the last round end's counts sum to the 20 trials" \
    [ "$(($(grep '"event":"round_end"' "$tmp/two.jsonl" | tail -n1 | grep -o '"n":[0-9]*' | cut -d: -f2 | paste -sd+)))" -eq 20 ]
-# a fleet's counts go on over --resume: two devices measuring one state each a round
-# (--sim-realtime keeps the first busy while the second takes the other), cut after
-# round 3 of 6 and resumed, end where the uninterrupted run ends
+# a fleet's counts go on over --resume: two devices, cut after round 3 of 6 and
+# resumed; which device takes which state depends on the threads' timing, so the
+# checks are on sums and on each device's count not going back
 batch "$tmp/whole.jsonl" --device 'sim:h100_sxm*2' --sim-realtime --trials 12 --per-round 2
 head -n "$(grep -n '"event":"round_end"' "$tmp/whole.jsonl" | sed -n 3p | cut -d: -f1)" "$tmp/whole.jsonl" >"$tmp/cut.jsonl"
 "$bin" --resume "$tmp/cut.jsonl" --no-compile --sim-realtime >"$tmp/out" 2>"$tmp/err"
 rc=$?
-# lastDevices FILE: the devices of the session's last round end, busy seconds left out
-lastDevices() {
-   grep '"event":"round_end"' "$1" | tail -n1 | sed 's/.*,"devices":/devices:/; s/"busy_s":[0-9.e-]*,//g'
+# counts FILE N: the "n" of each device at the session's round end N ($ for the last)
+counts() {
+   grep '"event":"round_end"' "$1" | sed -n "$2p" | grep -o '"n":[0-9]*' | cut -d: -f2 | paste -sd' '
 }
-ok "the cut session, resumed, ends with the uninterrupted run's counts: 6 states on each device" \
-   sh -c '[ "$1" -eq 0 ] && [ "$2" = "$3" ] && [ "$2" = "$4" ]' _ "$rc" "$(lastDevices "$tmp/whole.jsonl")" \
-   "$(lastDevices "$tmp/cut.jsonl")" \
-   'devices:[{"name":"sim:h100_sxm#1","n":6,"failed":0,"retired":false},{"name":"sim:h100_sxm#2","n":6,"failed":0,"retired":false}]}'
-ok "its first round end after the cut goes on from the cut's 3 states on each device" \
-   [ "$(sed -n '/"event":"resumed"/,$p' "$tmp/cut.jsonl" | grep '"event":"round_end"' | head -n1 | grep -o '"n":[0-9]*' | paste -sd' ')" = '"n":4 "n":4' ]
+set -- $(counts "$tmp/cut.jsonl" 3) $(counts "$tmp/cut.jsonl" 4) $(counts "$tmp/cut.jsonl" '$')
+ok "resumed, the first round end goes on from the cut's counts ($1 $2 -> $3 $4): none goes back, 2 states more" \
+   [ "$rc" -eq 0 -a "$3" -ge "$1" -a "$4" -ge "$2" -a $(($3 + $4)) -eq $(($1 + $2 + 2)) ]
+ok "the resumed session's last round end counts the 12 trials ($5 + $6), as the uninterrupted run's does" \
+   [ $(($5 + $6)) -eq 12 -a "$(($(counts "$tmp/whole.jsonl" '$' | tr ' ' +)))" -eq 12 ]
 batch "$tmp/real.jsonl" --device 'sim:h100_sxm*4' --sim-realtime --trials 8 --per-round 4
 batch "$tmp/real1.jsonl" --trials 8 --per-round 4
 ok "--sim-realtime measures what the simulator does without it" \
@@ -236,7 +235,7 @@ gpus() {
 deviceCounts() {
    grep '"event":"round_end"' "$1" | tail -n1 | grep -o '"\(n\|failed\)":[0-9]*' | cut -d: -f2 | paste -sd' '
 }
-gpus --batch "$src/tests/data/tiny2.task" --policy ansor --cost-model random --trials 20 --per-round 10 \
+gpus --batch "$src/tests/data/tiny2.task" --policy ansor --cost-model random --trials 40 --per-round 10 \
    --session "$tmp/gpus.jsonl"
 if grep -q NVRTC "$tmp/out"; then
    for i in 1 2 3 4 5 6; do n=$((n + 1)); echo "ok $n # SKIP the stand-in GPUs need NVRTC: $(grep NVRTC "$tmp/out" | head -n1)"; done
@@ -250,17 +249,18 @@ else
       [ "$(grep '^pruner-tui --batch: ' "$tmp/out")" = "pruner-tui --batch: round $r: cuda:1 is retired: it failed 3 or more programs in a row while other GPUs measured theirs (last: running the kernels: CUDA_ERROR_LAUNCH_FAILED (719): fake)" ]
    ok "the message comes before the run's summary (its table)" \
       [ "${at:-0}" -gt 0 -a "${at:-0}" -lt "$(grep -n '^Estimated total latency: ' "$tmp/out" | head -n1 | cut -d: -f1)" ]
-   ok "the others measure every state (20 ok)" [ "$(grep -c '"event":"measure".*"error":"ok"' "$tmp/gpus.jsonl")" -eq 20 ]
+   ok "the others measure every state (40 ok)" [ "$(grep -c '"event":"measure".*"error":"ok"' "$tmp/gpus.jsonl")" -eq 40 ]
    # cuda:1 gives only failures, each measured again by another: the devices' counts
-   # add up to the trials and cuda:1's failures
+   # add up to the trials and cuda:1's failures (4 rounds: how many states the
+   # broken one takes before it is retired depends on the threads' timing)
    set -- $(deviceCounts "$tmp/gpus.jsonl")
-   ok "the devices measured 20 states and cuda:1's $4 failures again (n $1 + $3 + $5, failed $2, $4, $6)" \
-      [ "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge 3 -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 20 ]
+   ok "the devices measured 40 states and cuda:1's $4 failures again (n $1 + $3 + $5, failed $2, $4, $6)" \
+      [ "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge 3 -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 40 ]
    cut1=$4
-   gpus --resume "$tmp/gpus.jsonl" --trials 30
+   gpus --resume "$tmp/gpus.jsonl" --trials 50
    set -- $(deviceCounts "$tmp/gpus.jsonl")
-   ok "resumed to 30 trials, the counts go on from the session's: 30 states and cuda:1's $4 failures (n $1 + $3 + $5, failed $2, $4, $6)" \
-      [ "$rc" -eq 0 -a "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge "$cut1" -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 30 ]
+   ok "resumed to 50 trials, the counts go on from the session's: 50 states and cuda:1's $4 failures (n $1 + $3 + $5, failed $2, $4, $6)" \
+      [ "$rc" -eq 0 -a "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge "$cut1" -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 50 ]
 fi
 
 [ "$failed" -eq 0 ]
