@@ -13,11 +13,11 @@ batch() {
    rc=$?
 }
 
-echo "1..57"
+echo "1..60"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    # the tests tune with xgb, the quickest learned model, which this build lacks
-   for i in $(seq 1 57); do echo "ok $i # SKIP XGBoost is not built in"; done
+   for i in $(seq 1 60); do echo "ok $i # SKIP XGBoost is not built in"; done
    exit 0
 fi
 
@@ -238,7 +238,7 @@ deviceCounts() {
 gpus --batch "$src/tests/data/tiny2.task" --policy ansor --cost-model random --trials 40 --per-round 10 \
    --session "$tmp/gpus.jsonl"
 if grep -q NVRTC "$tmp/out"; then
-   for i in 1 2 3 4 5 6; do n=$((n + 1)); echo "ok $n # SKIP the stand-in GPUs need NVRTC: $(grep NVRTC "$tmp/out" | head -n1)"; done
+   for i in 1 2 3 4 5 6 7 8 9; do n=$((n + 1)); echo "ok $n # SKIP the stand-in GPUs need NVRTC: $(grep NVRTC "$tmp/out" | head -n1)"; done
 else
    ok "cuda:all finds the 3 stand-in GPUs and tunes on them (exit 0)" \
       sh -c '[ "$1" -eq 0 ] && head -n1 "$2" | grep -q ",\"fleet\":\"cuda:0,1,2\",\"fleet_size\":3,"' _ "$rc" "$tmp/gpus.jsonl"
@@ -261,6 +261,29 @@ else
    set -- $(deviceCounts "$tmp/gpus.jsonl")
    ok "resumed to 50 trials, the counts go on from the session's: 50 states and cuda:1's $4 failures (n $1 + $3 + $5, failed $2, $4, $6)" \
       [ "$rc" -eq 0 -a "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge "$cut1" -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 50 ]
+   # cuda:1's runner killed in the middle of a program (0.3 s each; it holds a mark
+   # file meanwhile): the program is measured again on another GPU, a new runner takes
+   # cuda:1's next, and the session has every state once, ok
+   mkdir "$tmp/marks"
+   FAKE_RUNNER_MARK="$tmp/marks" PRUNER_TUI_RUNNER="${PTUI_BUILDDIR:-.}/tests/fake-runner" FAKE_RUNNER_ANSWER=slow \
+      FAKE_RUNNER_GPUS=3 "$bin" --batch "$src/tests/data/tiny2.task" --device cuda:all --policy ansor \
+      --cost-model random --trials 30 --per-round 10 --session "$tmp/runnerkill.jsonl" >"$tmp/out" 2>&1 &
+   job=$!
+   tries=0
+   while [ ! -e "$tmp/marks/busy-1" ] && [ $tries -lt 600 ]; do
+      sleep 0.02
+      tries=$((tries + 1))
+   done
+   pkill -9 -f "fake-runner __runner [0-9]* 1$"
+   wait $job
+   rc=$?
+   set -- $(deviceCounts "$tmp/runnerkill.jsonl")
+   ok "a runner killed mid-program: the run goes on to its end (exit status $rc, 0 expected)" [ "$rc" -eq 0 ]
+   ok "the killed program counts as cuda:1's failure and is measured again (n $1 + $3 + $5, failed $2, $4, $6)" \
+      [ "$2" -eq 0 -a "$4" -eq 1 -a "$6" -eq 0 -a $(($1 + $3 + $5)) -eq 31 ]
+   ok "30 measurements, all ok, no state of a task twice" \
+      [ "$(grep -c '"event":"measure".*"error":"ok"' "$tmp/runnerkill.jsonl")" -eq 30 -a \
+        "$(grep '"event":"measure"' "$tmp/runnerkill.jsonl" | sed 's/.*"task":\([0-9]*\),"state":\("[^}]*}\).*/\1 \2/' | sort -u | wc -l)" -eq 30 ]
 fi
 
 [ "$failed" -eq 0 ]

@@ -18,7 +18,9 @@
  * called $FAKE_RUNNER_ODD_NAME when it is set. The device it reports has PCI
  * bus id 0000:3B:00.0, the one tests/fake-nvml.c knows.
  * A good result's `number` is how many tasks this process received, so the tests can
- * tell that a restarted runner was given the task again. */
+ * tell that a restarted runner was given the task again. With $FAKE_RUNNER_MARK=DIR, a
+ * runner answering "slow" holds the file DIR/busy-ORDINAL while it waits (so that a
+ * test can kill it in the middle of a program). */
 #include "config.h"
 
 #include <signal.h>
@@ -115,8 +117,18 @@ int main(int argc, char **argv) {
       const char *how = getenv("FAKE_RUNNER_ANSWER") ? getenv("FAKE_RUNNER_ANSWER") : p.kernels[0].name;
       if (broken)
          how = "failing";
-      if (strcmp(how, "slow") == 0)
+      if (strcmp(how, "slow") == 0) {
+         char mark[4096] = "";
+         if (getenv("FAKE_RUNNER_MARK")) {
+            snprintf(mark, sizeof mark, "%s/busy-%d", getenv("FAKE_RUNNER_MARK"), d.ordinal);
+            FILE *f = fopen(mark, "w");
+            if (f)
+               fclose(f);
+         }
          usleep(300000);
+         if (*mark)
+            unlink(mark);
+      }
       if (strcmp(how, "good") == 0 || strcmp(how, "slow") == 0) {
          r.ncosts = timing.repeats;
          for (int i = 0; i < r.ncosts; i++)
