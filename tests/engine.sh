@@ -2,7 +2,8 @@
 # The tuning engine through `pruner-tui --batch`: a tiny two-task network tuned on the
 # simulator (no NVRTC), its output, its session file, and that the same seed gives the
 # same session, on one simulated GPU or a fleet, whose counts go on over --resume; a
-# fleet of stand-in GPUs with one failing; as TAP.
+# fleet of stand-in GPUs with one failing, and one whose runner is killed mid-program;
+# as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 # batch SESSION [ARGS...]: tunes tiny2 with the test's settings; sets $rc
