@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "measure/measurer.h"
+#include "measure/mpi.h"
 #include "measure/record.h"
 #include "te/network.h"
 #include "testutil.h"
@@ -332,6 +333,77 @@ static void test_fleet_measures_as_one(void **state) {
    }
 }
 
+/* --allow-mixed: each state is measured on one device with that device's profile, and
+ * its record names that device. */
+static void test_mixed_fleet_records(void **state) {
+   (void)state;
+   TaskStates ts;
+   taskStates(0, &ts);
+   MeasureOutcome h100[6], a100[6], mixed[6];
+   measureOn("sim:h100_sxm", 0, &ts, INJECT_NONE, h100);
+   measureOn("sim:a100_40", 0, &ts, INJECT_NONE, a100);
+   char *cause = NULL;
+   Measurer *m = openFleet("sim:h100_sxm,a100_40", true, &cause);
+   if (!m)
+      fail_msg("%s", cause);
+   if (Measurer_setTask(m, &net.tasks[0], &ts.set, &cause) < 0)
+      fail_msg("%s", cause);
+   State states[6];
+   for (int i = 0; i < 6; i++)
+      states[i] = ts.states[i % 3];
+   Measurer_measure(m, states, 6, mixed);
+   for (int i = 0; i < 6; i++) {
+      assert_true(mixed[i].device == 0 || mixed[i].device == 1);
+      const MeasureOutcome *alone = mixed[i].device ? &a100[i] : &h100[i];
+      assert_int_equal(mixed[i].error, MEASURE_OK);
+      assert_memory_equal(mixed[i].costs, alone->costs, sizeof alone->costs);
+      Record r;
+      Measurer_record(m, &states[i], &mixed[i], &r);
+      assert_string_equal(r.device, mixed[i].device ? "a100_40" : "h100_sxm");
+      Record_done(&r);
+   }
+   /* the two profiles time the task apart */
+   assert_true(h100[0].latency != a100[0].latency);
+   Measurer_close(m);
+   taskStatesDone(&ts);
+}
+
+/* An outcome as an MPI message carries: back as it was; cut short or with a bad kind of
+ * error, refused. */
+static void test_mpi_outcome_wire(void **state) {
+   (void)state;
+   MeasureOutcome o;
+   memset(&o, 0, sizeof o);
+   o.error = MEASURE_WRONG_ANSWER;
+   snprintf(o.message, sizeof o.message, "output 3 is 2.5, the reference 2");
+   o.ncosts = 3;
+   o.costs[0] = 1.5e-6, o.costs[1] = 1.25e-6, o.costs[2] = 2e-6;
+   o.latency = 1.5e-6;
+   o.spread = 0.6;
+   o.registers = 40;
+   o.spillBytes = 8;
+   o.compileSeconds = 0.052;
+   o.runSeconds = 0.13;
+   o.checked = true;
+   o.throttled = 4;
+   WireBuf b;
+   WireBuf_init(&b);
+   Mpi_putOutcome(&b, &o);
+   MeasureOutcome back;
+   assert_int_equal(Mpi_getOutcome(&b, &back), 0);
+   assert_memory_equal(&back, &o, sizeof o);
+   size_t whole = b.len;
+   b.len = whole - 1;
+   b.pos = 0;
+   assert_int_equal(Mpi_getOutcome(&b, &back), -1);
+   b.len = whole;
+   b.pos = 0;
+   b.data[0] = MEASURE_ERROR_COUNT;
+   b.bad = false;
+   assert_int_equal(Mpi_getOutcome(&b, &back), -1);
+   WireBuf_done(&b);
+}
+
 /* Stand-in runners as GPUs: cuda:all finds them, two models are refused, and one that
  * fails every program is retired while the others measure its states. */
 static void test_gpu_fleet(void **state) {
@@ -570,6 +642,8 @@ int main(void) {
       cmocka_unit_test(test_fleet_refused_forms),
       cmocka_unit_test(test_fleet_models),
       cmocka_unit_test(test_fleet_measures_as_one),
+      cmocka_unit_test(test_mixed_fleet_records),
+      cmocka_unit_test(test_mpi_outcome_wire),
       cmocka_unit_test(test_gpu_fleet),
       cmocka_unit_test(test_simulated_outcomes),
       cmocka_unit_test(test_wrong_kernel_is_caught),

@@ -1031,6 +1031,7 @@ static void runUnit(Batch *b, Unit *u) {
       else
          measureOnGpu(b, u, i);
       double seconds = Clock_now() - t0;
+      b->out[i].device = (int)(u - b->m->units);
       pthread_mutex_lock(&b->lock);
       tally(b, u, i, seconds);
       pthread_mutex_unlock(&b->lock);
@@ -1119,7 +1120,9 @@ void Measurer_record(const Measurer *m, const State *s, const MeasureOutcome *o,
    State_format(m->set, s, text, sizeof text);
    r->version = RECORD_FORMAT_VERSION;
    r->task = xStrdup(m->task->key);
-   r->device = xStrdup(m->units[0].device.name);
+   /* in a mixed fleet, the profile of the device that measured it */
+   int d = o->device >= 0 && o->device < m->nunits ? o->device : 0;
+   r->device = xStrdup(m->units[d].device.name);
    r->simulated = m->simulated;
    r->state = xStrdup(text);
    r->error = o->error;

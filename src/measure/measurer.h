@@ -84,6 +84,7 @@ typedef struct MeasureOutcome_ {
    double runSeconds;
    bool cached;                 /* the CUBIN came from the build cache */
    bool checked;                /* the output was compared with the reference */
+   int device;                  /* the device of the fleet that gave it (0 to count - 1) */
    unsigned throttled;          /* of an ok one on a GPU, the reasons that slowed the GPU
                                    (GPU_THROTTLE_SLOWING) before or after its timed runs;
                                    0 without NVML and on the simulator */
