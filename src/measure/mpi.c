@@ -130,9 +130,10 @@ int Mpi_start(int *argc, char ***argv, int *rank, int *size, char **cause) {
 }
 
 /* The wait between polls: short at first, since most replies come quickly, then up to
- * 2 ms. */
+ * 2 ms, so that a rank waiting long (a worker while rank 0 searches) leaves the cores
+ * to the others. */
 static void nap(int *round) {
-   long ns = *round < 50 ? 0 : *round < 200 ? 20000 : *round < 1000 ? 200000 : 2000000;
+   long ns = *round < 20 ? 0 : *round < 100 ? 50000 : *round < 300 ? 500000 : 2000000;
    (*round)++;
    if (ns == 0) {
       sched_yield();
