@@ -116,6 +116,49 @@ static void test_add_keeps_rows_and_pattern(void **state) {
    Dataset_done(&d);
 }
 
+/* Each sample's device features: zeros until set, and copied with the sample by
+ * Dataset_addFrom and Dataset_split, through the arrays' growth. */
+static void test_device_columns(void **state) {
+   (void)state;
+   Dataset d;
+   Dataset_init(&d);
+   int t = Dataset_task(&d, "conv");
+   Features f;
+   fakeFeatures(&f, 1, 1, false);
+   float dev[DEVICE_FEATURE_LEN];
+   for (int i = 0; i < 200; i++) {
+      Dataset_add(&d, t, &f, NULL, 1, 1e-3 * (i + 1));
+      for (int k = 0; k < DEVICE_FEATURE_LEN; k++)
+         dev[k] = (float)(i * 10 + k);
+      if (i % 3)
+         Dataset_setDevice(&d, i, dev);
+   }
+   static const float zero[DEVICE_FEATURE_LEN] = { 0 };
+   assert_memory_equal(Dataset_device(&d, 0), zero, sizeof zero);
+   assert_true(Dataset_device(&d, 199)[0] == 1990 && Dataset_device(&d, 199)[7] == 1997);
+   Dataset copy, train, test;
+   Dataset_init(&copy);
+   Dataset_init(&train);
+   Dataset_init(&test);
+   for (int i = 0; i < d.n; i++)
+      Dataset_addFrom(&copy, &d, i);
+   assert_memory_equal(copy.device, d.device, (size_t)d.n * DEVICE_FEATURE_LEN * sizeof(float));
+   Dataset_split(&d, 0.5, 3, &train, &test);
+   assert_int_equal(train.n + test.n, 200);
+   /* the costs are distinct: each split sample finds its original's features */
+   for (int s = 0; s < 2; s++) {
+      const Dataset *part = s ? &test : &train;
+      for (int i = 0; i < part->n; i++) {
+         int orig = (int)lround(part->cost[i] / 1e-3) - 1;
+         assert_memory_equal(Dataset_device(part, i), Dataset_device(&d, orig), sizeof dev);
+      }
+   }
+   Dataset_done(&copy);
+   Dataset_done(&train);
+   Dataset_done(&test);
+   Dataset_done(&d);
+}
+
 static void test_relabel(void **state) {
    Dataset d;
    Dataset_init(&d);
@@ -361,6 +404,7 @@ static void test_latency_errors(void **state) {
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_add_keeps_rows_and_pattern),
+      cmocka_unit_test(test_device_columns),
       cmocka_unit_test(test_relabel),
       cmocka_unit_test(test_split_per_task),
       cmocka_unit_test(test_pairwise_and_topk),

@@ -169,6 +169,44 @@ static void test_h100(void **state) {
    DeviceSet_done(&set);
 }
 
+/* The device features a cost model reads, by hand from devices.yaml: h100_sxm has no
+ * clock, so 67000 GFLOP/s over 2 x 132 SMs x 128 lanes = 1982.717 MHz, and its L2
+ * moves 4207 bytes a clock (its sim.l2_bytes_per_clk): 8341.29 GB/s. */
+static void test_deviceFeatures(void **state) {
+   (void)state;
+   DeviceSet set;
+   loadShipped(&set);
+   float f[DEVICE_FEATURE_LEN];
+   Device_features(get(&set, "h100_sxm"), f);
+   assert_true(f[0] == 132);
+   assert_float_equal(f[1], 67000e3 / (132.0 * 2 * 128), 1e-3);
+   assert_true(f[2] == 67000);
+   assert_true(f[3] == 3350);
+   assert_float_equal(f[4], 4207 * (67000e3 / (132.0 * 2 * 128)) * 1e-3, 1e-2);
+   assert_true(f[5] == 51200);   /* 50 MiB */
+   assert_true(f[6] == 228);     /* 233472 bytes */
+   assert_float_equal(f[7], 65.536, 1e-6);
+   assert_string_equal(Device_featureNames[4], "l2_bandwidth_gbs");
+   DeviceSet_done(&set);
+   /* what a profile leaves out is 0; an L2 without its own rate moves 48 bytes a clock
+    * per SM, as the simulator assumes */
+   const char *text = "devices:\n"
+                      "  - name: bare\n"
+                      "    product: Bare GPU\n"
+                      "    compute_capability: \"8.0\"\n"
+                      "    sm_count: 100\n"
+                      "    clock_mhz: 1500\n";
+   char *cause = NULL;
+   DeviceSet_init(&set);
+   assert_int_equal(DeviceSet_loadString(&set, "bare.yaml", text, strlen(text), &cause), 0);
+   assert_null(cause);
+   Device_features(get(&set, "bare"), f);
+   assert_true(f[0] == 100 && f[1] == 1500 && f[2] == 0 && f[3] == 0);
+   assert_float_equal(f[4], 48 * 100 * 1500 * 1e-3, 1e-3);
+   assert_true(f[5] == 0 && f[6] == 0 && f[7] == 0);
+   DeviceSet_done(&set);
+}
+
 /* A field the file leaves out is unknown: no valid bit, "N/A" on screen. */
 static void test_unknownFields(void **state) {
    (void)state;
@@ -660,6 +698,7 @@ int main(void) {
       cmocka_unit_test(test_everyEntryHasPsaParams),
       cmocka_unit_test(test_a100_40),
       cmocka_unit_test(test_h100),
+      cmocka_unit_test(test_deviceFeatures),
       cmocka_unit_test(test_unknownFields),
       cmocka_unit_test(test_fieldTable),
       cmocka_unit_test(test_manPageMatchesTable),

@@ -702,6 +702,71 @@ static CostModel *assertReloads(CostModel *m, const Dataset *d, const char *name
    return l;
 }
 
+/* Two devices' features (Device_features of h100_sxm, and of an A100-like part). */
+static const float devA[DEVICE_FEATURE_LEN] = { 132, 1982.717f, 67000, 3350, 8341.29f, 51200, 228, 65.536f };
+static const float devB[DEVICE_FEATURE_LEN] = { 108, 1410, 19500, 1555, 5000, 40960, 164, 65.536f };
+
+/* A network that reads the device: 182 inputs, each row followed by its sample's
+ * device features; their normalization is the largest of each over the training
+ * samples; the same sample scores differently on two devices (a network without them
+ * scores it the same); the checkpoint keeps all of it. */
+static void test_device_features(void **state) {
+   (void)state;
+   Dataset d;
+   synthetic(&d, 2, 60, 7, 3);
+   for (int i = 0; i < d.n; i++)
+      Dataset_setDevice(&d, i, i % 2 ? devB : devA);
+   char *cause = NULL;
+   CostModel *m = CostModel_newDevice(MODEL_PAM, 2, &cause);
+   assert_non_null(m);
+   assert_true(m->readsDevice);
+   NeuralNet *net = NeuralModel_net(m);
+   assert_int_equal(net->shape.in, SAMPLE_ROW_LEN + DEVICE_FEATURE_LEN);
+   TrainConfig cfg;
+   smallConfig(&cfg, 2, 32);
+   assert_int_equal(CostModel_fit(m, &d, &cfg, &cause), 0);
+   assert_true(net->rowNorm[0] == columnMax(&d, 0));
+   for (int k = 0; k < DEVICE_FEATURE_LEN; k++)
+      assert_true(net->rowNorm[SAMPLE_ROW_LEN + k] == fmaxf(devA[k], devB[k]));
+   /* one sample on each device */
+   Dataset two;
+   Dataset_init(&two);
+   Dataset_addFrom(&two, &d, 0);
+   Dataset_addFrom(&two, &d, 0);
+   assert_memory_equal(Dataset_device(&two, 0), devA, sizeof devA);
+   Dataset_setDevice(&two, 1, devB);
+   float scores[2];
+   CostModel_predict(m, &two, scores);
+   assert_true(scores[0] != scores[1]);
+   CostModel *plain = CostModel_new(MODEL_PAM, 2, &cause);
+   assert_false(plain->readsDevice);
+   assert_int_equal(CostModel_fit(plain, &d, &cfg, &cause), 0);
+   CostModel_predict(plain, &two, scores);
+   assert_true(scores[0] == scores[1]);
+   CostModel_free(plain);
+   /* the checkpoint: shape 182, the normalization and the scores */
+   CostModel *l = assertReloads(m, &d, "device.ckpt", CHECKPOINT_HEADER_BYTES + payloadBytes(net));
+   assert_true(l->readsDevice);
+   NeuralNet *back = NeuralModel_net(l);
+   assert_int_equal(back->shape.in, SAMPLE_ROW_LEN + DEVICE_FEATURE_LEN);
+   assert_memory_equal(back->rowNorm, net->rowNorm, (SAMPLE_ROW_LEN + DEVICE_FEATURE_LEN) * sizeof(float));
+   TestUtil_assertSameScores(m, l, &two);
+   CostModel_free(l);
+   CostModel_free(m);
+   /* the mlp reads them too, pam-moa through its slow network; the others cannot */
+   m = CostModel_newDevice(MODEL_MLP, 2, &cause);
+   assert_true(m->readsDevice && NeuralModel_net(m)->shape.in == SAMPLE_ROW_LEN + DEVICE_FEATURE_LEN);
+   CostModel_free(m);
+   m = CostModel_newDevice(MODEL_PAM_MOA, 2, &cause);
+   assert_true(m->readsDevice);
+   CostModel_free(m);
+   assert_null(CostModel_newDevice(MODEL_RANDOM, 2, &cause));
+   assert_string_equal(cause, "model random does not read the device's features (mlp, pam and pam-moa do)");
+   free(cause);
+   Dataset_done(&two);
+   Dataset_done(&d);
+}
+
 static void test_checkpoints_reload_exactly(void **state) {
    Dataset d;
    synthetic(&d, 2, 100, 9, 4);
@@ -811,7 +876,7 @@ static void test_checkpoint_errors(void **state) {
    } bad[] = {
       { 32, 255, "parameter stmt1.weight is 256 x 174 in the file, but its shape fields make it 255 x 174" },
       { 48, 64, "parameter pattern2.weight is 128 x 64 in the file, but its shape fields make it 64 x 64" },
-      { 28, 170, "the network reads feature rows of 170 floats; this program's have 174" },
+      { 28, 170, "the network reads feature rows of 170 floats; this program's have 174 (182 with the device's features)" },
       { 36, 7, "the network reads pattern blocks of 7 x 23 floats; this program's are 8 x 23" },
       { 52, 3, "3 attention heads do not divide the width 128" },
       { 32, 5000, "the hidden width 5000 is out of range (1 to 1024)" },
@@ -975,6 +1040,7 @@ int main(void) {
       cmocka_unit_test(test_training_is_deterministic),
       cmocka_unit_test(test_moa_updates),
       cmocka_unit_test(test_moa_is_the_finetuned_pam),
+      cmocka_unit_test(test_device_features),
       cmocka_unit_test(test_checkpoints_reload_exactly),
       cmocka_unit_test(test_checkpoint_errors),
       cmocka_unit_test(test_checkpoint_nonfinite),

@@ -23,6 +23,7 @@ void Dataset_done(Dataset *d) {
    free(d->label);
    free(d->pattern);
    free(d->psaLatency);
+   free(d->device);
    free(d->rows);
    free(d->taskKey);
    free(d->taskWeight);
@@ -55,6 +56,7 @@ static void reserveSamples(Dataset *d, int need) {
    d->label = xReallocArray(d->label, (size_t)c, sizeof *d->label);
    d->pattern = xReallocArray(d->pattern, (size_t)c * SAMPLE_PATTERN_LEN, sizeof *d->pattern);
    d->psaLatency = xReallocArray(d->psaLatency, (size_t)c, sizeof *d->psaLatency);
+   d->device = xReallocArray(d->device, (size_t)c * DEVICE_FEATURE_LEN, sizeof *d->device);
    if (first)
       d->rowStart[0] = 0;
    d->cap = c;
@@ -94,7 +96,12 @@ static int appendSample(Dataset *d, int task, int nrows) {
    d->nrows += nrows;
    d->rowStart[i + 1] = d->nrows;
    d->label[i] = 0;
+   memset(d->device + (int64_t)i * DEVICE_FEATURE_LEN, 0, DEVICE_FEATURE_LEN * sizeof *d->device);
    return i;
+}
+
+void Dataset_setDevice(Dataset *d, int i, const float device[DEVICE_FEATURE_LEN]) {
+   memcpy(d->device + (int64_t)i * DEVICE_FEATURE_LEN, device, DEVICE_FEATURE_LEN * sizeof *d->device);
 }
 
 void Dataset_add(Dataset *d, int task, const Features *f, const float workload[WORKLOAD_LEN], double psaLatencyMs,
@@ -133,6 +140,7 @@ void Dataset_addFrom(Dataset *d, const Dataset *src, int i) {
    d->psaLatency[j] = src->psaLatency[i];
    d->cost[j] = src->cost[i];
    d->label[j] = src->label[i];
+   Dataset_setDevice(d, j, Dataset_device(src, i));
 }
 
 bool Dataset_succeeded(const Dataset *d, int i) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cost/features.h"
+#include "device/device.h"
 
 #define SAMPLE_ROW_LEN (FEATURE_LEN + WORKLOAD_LEN)      /* 174 */
 #define SAMPLE_PATTERN_LEN (PATTERN_LEN * PATTERN_WIDTH) /* 184 */
@@ -28,6 +29,8 @@ typedef struct Dataset_ {
    float *label;                /* Dataset_relabel's; 0 until then */
    float *pattern;              /* n x SAMPLE_PATTERN_LEN (zeros when not found) */
    float *psaLatency;           /* ms; INFINITY when PSA has no rows */
+   float *device;               /* n x DEVICE_FEATURE_LEN: Device_features of the device
+                                   it was measured on (or is scored for); zeros unknown */
    int nrows, rowCap;
    float *rows;                 /* nrows x SAMPLE_ROW_LEN */
    int ntasks, taskCap;
@@ -45,8 +48,13 @@ int Dataset_task(Dataset *d, const char *key);
  * without rows) adds a sample without rows; workload NULL appends zeros. */
 void Dataset_add(Dataset *d, int task, const Features *f, const float workload[WORKLOAD_LEN], double psaLatencyMs,
                  double cost);
+/* The device features of sample i (Device_features). */
+void Dataset_setDevice(Dataset *d, int i, const float device[DEVICE_FEATURE_LEN]);
+static inline const float *Dataset_device(const Dataset *d, int i) {
+   return d->device + (int64_t)i * DEVICE_FEATURE_LEN;
+}
 /* Appends sample i of src (its task group by key, with src's weight when new), label
- * included. */
+ * and device features included. */
 void Dataset_addFrom(Dataset *d, const Dataset *src, int i);
 /* label = (the best cost of the sample's task) / cost, the best over the task's
  * successful samples; 0 for failures and unmeasured samples. */

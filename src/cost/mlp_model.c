@@ -13,9 +13,14 @@
 #include "cost/neural.h"
 
 static const NeuralShape mlpShape = { SAMPLE_ROW_LEN, 256, 0, 0, 0, 0, 0 };
+static const NeuralShape mlpDeviceShape = { NEURAL_DEVICE_IN, 256, 0, 0, 0, 0, 0 };
 
 CostModel *MlpModel_new(uint64_t seed, char **cause) {
    return NeuralModel_new(MODEL_MLP, &mlpShape, seed);
+}
+
+CostModel *MlpModel_newDevice(uint64_t seed, char **cause) {
+   return NeuralModel_new(MODEL_MLP, &mlpDeviceShape, seed);
 }
 
 CostModel *MlpModel_load(FILE *f, const char *path, char **cause) {

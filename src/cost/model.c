@@ -20,6 +20,8 @@ typedef struct ModelEntry_ {
    /* NULL: the checkpoint has no payload, and loading makes a fresh model */
    CostModel *(*load)(FILE *f, const char *path, char **cause);
    const char *missing;
+   /* the kind reading the device's features too; NULL: it cannot */
+   CostModel *(*createDevice)(uint64_t seed, char **cause);
 } ModelEntry;
 
 static const ModelEntry models[MODEL_KIND_COUNT] = {
@@ -30,9 +32,9 @@ static const ModelEntry models[MODEL_KIND_COUNT] = {
 #else
    [MODEL_XGB] = { "xgb", NULL, NULL, "XGBoost was not found when it was configured (libxgboost-dev)" },
 #endif
-   [MODEL_MLP] = { "mlp", MlpModel_new, MlpModel_load, NULL },
-   [MODEL_PAM] = { "pam", PamModel_new, PamModel_load, NULL },
-   [MODEL_PAM_MOA] = { "pam-moa", PamMoa_new, PamMoa_load, NULL },
+   [MODEL_MLP] = { "mlp", MlpModel_new, MlpModel_load, NULL, MlpModel_newDevice },
+   [MODEL_PAM] = { "pam", PamModel_new, PamModel_load, NULL, PamModel_newDevice },
+   [MODEL_PAM_MOA] = { "pam-moa", PamMoa_new, PamMoa_load, NULL, PamMoa_newDevice },
 };
 
 const char *ModelKind_name(ModelKind k) {
@@ -85,6 +87,14 @@ CostModel *CostModel_new(ModelKind kind, uint64_t seed, char **cause) {
       return NULL;
    }
    return models[kind].create(seed, cause);
+}
+
+CostModel *CostModel_newDevice(ModelKind kind, uint64_t seed, char **cause) {
+   if (!models[kind].createDevice) {
+      setCause(cause, "model %s does not read the device's features (mlp, pam and pam-moa do)", ModelKind_name(kind));
+      return NULL;
+   }
+   return models[kind].createDevice(seed, cause);
 }
 
 CostModel *CostModel_load(const char *path, char **cause) {

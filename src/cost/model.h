@@ -76,6 +76,7 @@ struct CostModel_ {
    const CostModelOps *ops;
    bool frozen;                 /* fit does nothing */
    bool trained;                /* has learned from data (or was loaded) */
+   bool readsDevice;            /* its input includes the sample's device features */
    uint32_t opKinds;            /* bit k: learned from tasks of OpKind k (te/op.h), as
                                    pruner-tui train records it; 0 unknown */
    uint64_t seed;
@@ -85,6 +86,10 @@ struct CostModel_ {
 /* A fresh model of that kind. NULL with *cause for a kind this build lacks (xgb when
  * XGBoost was not built in). random and psa start frozen: they never learn. */
 CostModel *CostModel_new(ModelKind kind, uint64_t seed, char **cause);
+/* A fresh model of that kind whose input includes the features of the sample's device
+ * (Dataset_device), for training on records of several devices: mlp, pam and pam-moa.
+ * NULL with *cause for the others. */
+CostModel *CostModel_newDevice(ModelKind kind, uint64_t seed, char **cause);
 /* A model saved by CostModel_save; the file says its kind (cost/checkpoint.h). */
 CostModel *CostModel_load(const char *path, char **cause);
 /* Whether this build has the kind; *why says what it lacks when not (static text). */

@@ -22,15 +22,18 @@ CostModel *PsaModel_new(uint64_t seed, char **cause);
 
 /* cost/mlp_model.c: TenSet's MLP. Payload: one network (cost/neural.h). */
 CostModel *MlpModel_new(uint64_t seed, char **cause);
+CostModel *MlpModel_newDevice(uint64_t seed, char **cause);   /* reading the device too */
 CostModel *MlpModel_load(FILE *f, const char *path, char **cause);
 
 /* cost/pam_model.c: Pruner's PAM. Payload: one network (cost/neural.h). */
 CostModel *PamModel_new(uint64_t seed, char **cause);
+CostModel *PamModel_newDevice(uint64_t seed, char **cause);
 CostModel *PamModel_load(FILE *f, const char *path, char **cause);
 /* cost/pam_model.c: MoA-Pruner's pam-moa. PamMoa_new's slow copy is a fresh network
  * from the seed; PamMoa_fromPretrained copies the network of a pam model (which the
  * caller keeps) as the slow copy, and NULL with *cause when pam is another kind. */
 CostModel *PamMoa_new(uint64_t seed, char **cause);
+CostModel *PamMoa_newDevice(uint64_t seed, char **cause);
 CostModel *PamMoa_load(FILE *f, const char *path, char **cause);
 CostModel *PamMoa_fromPretrained(const CostModel *pam, char **cause);
 /* A pam-moa model's networks (fast NULL before the first fit) and its count of

@@ -84,9 +84,10 @@ static void scratchFree(NeuralScratch *w) {
 /* ---- construction ---- */
 
 const char *NeuralShape_check(const NeuralShape *s, char *buf, size_t size) {
-   if (s->in != SAMPLE_ROW_LEN) {
-      snprintf(buf, size, "the network reads feature rows of %d floats; this program's have %d", s->in,
-               SAMPLE_ROW_LEN);
+   if (s->in != SAMPLE_ROW_LEN && s->in != NEURAL_DEVICE_IN) {
+      snprintf(buf, size,
+               "the network reads feature rows of %d floats; this program's have %d (%d with the device's features)",
+               s->in, SAMPLE_ROW_LEN, NEURAL_DEVICE_IN);
       return buf;
    }
    if (s->hidden < 1 || s->hidden > NEURAL_MAX_WIDTH) {
@@ -325,7 +326,16 @@ void NeuralNet_forward(NeuralNet *net, const Dataset *d, const int *samples, int
    int r = 0;
    for (int b = 0; b < n; b++) {
       int k = Dataset_rows(d, samples[b]);
-      memcpy(x + (size_t)r * in, Dataset_row(d, samples[b], 0), (size_t)k * in * sizeof(float));
+      if (in == SAMPLE_ROW_LEN) {
+         memcpy(x + (size_t)r * in, Dataset_row(d, samples[b], 0), (size_t)k * in * sizeof(float));
+      } else {
+         /* each row, then the sample's device features */
+         for (int j = 0; j < k; j++) {
+            float *row = x + (size_t)(r + j) * in;
+            memcpy(row, Dataset_row(d, samples[b], j), SAMPLE_ROW_LEN * sizeof(float));
+            memcpy(row + SAMPLE_ROW_LEN, Dataset_device(d, samples[b]), DEVICE_FEATURE_LEN * sizeof(float));
+         }
+      }
       for (int j = 0; j < k; j++)
          seg[r + j] = b;
       r += k;
@@ -468,7 +478,9 @@ static void setNormalization(NeuralNet *net, const Dataset *d, const int *use, i
    memset(net->rowNorm, 0, (size_t)s->in * sizeof(float));
    memset(net->patNorm, 0, (size_t)s->patWidth * sizeof(float));
    for (int i = 0; i < n; i++) {
-      columnMaxInto(Dataset_row(d, use[i], 0), Dataset_rows(d, use[i]), s->in, net->rowNorm);
+      columnMaxInto(Dataset_row(d, use[i], 0), Dataset_rows(d, use[i]), SAMPLE_ROW_LEN, net->rowNorm);
+      if (s->in == NEURAL_DEVICE_IN && Dataset_rows(d, use[i]) > 0)
+         columnMaxInto(Dataset_device(d, use[i]), 1, DEVICE_FEATURE_LEN, net->rowNorm + SAMPLE_ROW_LEN);
       if (net->pattern)
          columnMaxInto(d->pattern + (int64_t)use[i] * SAMPLE_PATTERN_LEN, s->patLen, s->patWidth, net->patNorm);
    }
@@ -774,7 +786,9 @@ static const CostModelOps neuralOps = {
 };
 
 CostModel *NeuralModel_new(ModelKind kind, const NeuralShape *shape, uint64_t seed) {
-   return CostModel_alloc(kind, &neuralOps, seed, NeuralNet_new(shape, seed));
+   CostModel *m = CostModel_alloc(kind, &neuralOps, seed, NeuralNet_new(shape, seed));
+   m->readsDevice = shape->in == NEURAL_DEVICE_IN;
+   return m;
 }
 
 CostModel *NeuralModel_load(ModelKind kind, FILE *f, const char *path, char **cause) {
@@ -782,6 +796,7 @@ CostModel *NeuralModel_load(ModelKind kind, FILE *f, const char *path, char **ca
    if (!net)
       return NULL;
    CostModel *m = CostModel_alloc(kind, &neuralOps, 0, net);
+   m->readsDevice = net->shape.in == NEURAL_DEVICE_IN;
    m->trained = net->fitted;
    return m;
 }

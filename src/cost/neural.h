@@ -40,7 +40,7 @@
  * recomputes them at each refresh, as Pruner does (cost/pam_model.c).
  *
  * Checkpoint payload of one network (little-endian, cost/checkpoint.h):
- *   u32 x 7  the shape: in (174), hidden (256), pattern length (8), pattern width
+ *   u32 x 7  the shape: in (174; 182 with the device's features), hidden (256), pattern length (8), pattern width
  *            (23), p1 (64), p2 (128), heads (4); the last five 0 for the MLP
  *   u32      fitted: 1 when the normalization vectors come from training data
  *   f32 x in         rowNorm
@@ -66,8 +66,12 @@
 #include "cost/model.h"
 #include "cost/nn.h"
 
+/* A network that reads the device's features too: each row is followed by its
+ * sample's DEVICE_FEATURE_LEN floats (Dataset_device). */
+#define NEURAL_DEVICE_IN (SAMPLE_ROW_LEN + DEVICE_FEATURE_LEN)
+
 typedef struct NeuralShape_ {
-   int in, hidden;              /* SAMPLE_ROW_LEN, 256 */
+   int in, hidden;              /* SAMPLE_ROW_LEN, 256; NEURAL_DEVICE_IN with the device */
    int patLen, patWidth;        /* PATTERN_LEN, PATTERN_WIDTH; 0 without a pattern branch */
    int pat1, pat2, heads;       /* 64, 128, 4; 0 without */
 } NeuralShape;

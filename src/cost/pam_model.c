@@ -45,9 +45,14 @@
 #define PAM_MOA_MOMENTUM 0.99
 
 static const NeuralShape pamShape = { SAMPLE_ROW_LEN, 256, PATTERN_LEN, PATTERN_WIDTH, 64, 128, 4 };
+static const NeuralShape pamDeviceShape = { NEURAL_DEVICE_IN, 256, PATTERN_LEN, PATTERN_WIDTH, 64, 128, 4 };
 
 CostModel *PamModel_new(uint64_t seed, char **cause) {
    return NeuralModel_new(MODEL_PAM, &pamShape, seed);
+}
+
+CostModel *PamModel_newDevice(uint64_t seed, char **cause) {
+   return NeuralModel_new(MODEL_PAM, &pamDeviceShape, seed);
 }
 
 CostModel *PamModel_load(FILE *f, const char *path, char **cause) {
@@ -113,11 +118,17 @@ static CostModel *moaWrap(NeuralNet *slow, NeuralNet *fast, uint32_t updates, ui
    s->slow = slow;
    s->fast = fast;
    s->updates = updates;
-   return CostModel_alloc(MODEL_PAM_MOA, &moaOps, seed, s);
+   CostModel *m = CostModel_alloc(MODEL_PAM_MOA, &moaOps, seed, s);
+   m->readsDevice = slow->shape.in == NEURAL_DEVICE_IN;
+   return m;
 }
 
 CostModel *PamMoa_new(uint64_t seed, char **cause) {
    return moaWrap(NeuralNet_new(&pamShape, seed), NULL, 0, seed);
+}
+
+CostModel *PamMoa_newDevice(uint64_t seed, char **cause) {
+   return moaWrap(NeuralNet_new(&pamDeviceShape, seed), NULL, 0, seed);
 }
 
 CostModel *PamMoa_fromPretrained(const CostModel *pam, char **cause) {

@@ -282,6 +282,38 @@ size_t Device_formatFields(uint64_t mask, char *buf, size_t size) {
    return n;
 }
 
+const char *const Device_featureNames[DEVICE_FEATURE_LEN] = {
+   "sm_count", "clock_mhz", "peak_fp32_gflops", "mem_bandwidth_gbs",
+   "l2_bandwidth_gbs", "l2_kib", "shared_per_sm_kib", "regs_per_sm_k",
+};
+
+void Device_features(const Device *d, float out[DEVICE_FEATURE_LEN]) {
+   memset(out, 0, DEVICE_FEATURE_LEN * sizeof *out);
+   if (Device_has(d, DEV_SM_COUNT))
+      out[0] = (float)d->sm_count;
+   double mhz = 0;
+   int lanes = Device_has(d, DEV_COMPUTE_CAPABILITY) ? Device_fp32Lanes(d->cc_major, d->cc_minor) : 0;
+   if (Device_has(d, DEV_CLOCK_MHZ))
+      mhz = d->clock_mhz;
+   else if (Device_has(d, DEV_PEAK_FP32_GFLOPS) && Device_has(d, DEV_SM_COUNT) && d->sm_count > 0 && lanes > 0)
+      mhz = d->peak_fp32_gflops * 1e3 / ((double)d->sm_count * 2 * lanes);
+   out[1] = (float)mhz;
+   if (Device_has(d, DEV_PEAK_FP32_GFLOPS))
+      out[2] = (float)d->peak_fp32_gflops;
+   if (Device_has(d, DEV_MEM_BANDWIDTH_GBS))
+      out[3] = (float)d->mem_bandwidth_gbs;
+   double l2PerClk = Device_has(d, DEV_SIM_L2_BYTES_PER_CLK) ? d->sim[DEV_SIM_L2_BYTES_PER_CLK - DEV_SIM_FIRST]
+                     : Device_has(d, DEV_SM_COUNT)            ? DEVICE_L2_BYTES_PER_CLK_PER_SM * (double)d->sm_count
+                                                              : 0;
+   out[4] = (float)(l2PerClk * mhz * 1e-3);
+   if (Device_has(d, DEV_L2_BYTES))
+      out[5] = (float)d->l2_bytes / 1024.0f;
+   if (Device_has(d, DEV_SHARED_PER_SM))
+      out[6] = (float)d->shared_per_sm / 1024.0f;
+   if (Device_has(d, DEV_REGS_PER_SM))
+      out[7] = (float)d->regs_per_sm / 1000.0f;
+}
+
 size_t Device_arch(const Device *d, char *buf, size_t size) {
    int n = Device_has(d, DEV_COMPUTE_CAPABILITY)
               ? snprintf(buf, size, "sm_%d%d", d->cc_major, d->cc_minor)

@@ -128,6 +128,22 @@ size_t Device_formatFields(uint64_t mask, char *buf, size_t size);
 /* "sm_90" from the compute capability; "sm_??" when unknown. */
 size_t Device_arch(const Device *d, char *buf, size_t size);
 
+/* The L2 bytes per clock the simulator assumes per SM where a profile has no
+ * sim.l2_bytes_per_clk. */
+#define DEVICE_L2_BYTES_PER_CLK_PER_SM 48.0
+
+/* What a cost model may read of the device the sample is measured on (CDMPP's and
+ * tvm_oraa's device attributes): the SM count, the clock (MHz; where the profile has
+ * none, the FP32 peak over 2 x the SMs' FP32 lanes, as the simulator takes it), the
+ * FP32 peak (GFLOP/s), the DRAM bandwidth (GB/s), the L2 bandwidth (GB/s: the
+ * simulator's attainable L2 bytes per clock times the clock), the L2 size, the shared
+ * memory per SM (KiB both) and the registers per SM (thousands); 0 for what the
+ * profile does not say. The learned models divide each by its largest value in their
+ * training data. */
+#define DEVICE_FEATURE_LEN 8
+extern const char *const Device_featureNames[DEVICE_FEATURE_LEN];
+void Device_features(const Device *d, float out[DEVICE_FEATURE_LEN]);
+
 void DeviceSet_init(DeviceSet *set);
 void DeviceSet_done(DeviceSet *set);
 /* Loads a devices file into the set. A name already in the set from an earlier file is

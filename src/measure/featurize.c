@@ -23,10 +23,12 @@ typedef struct {
    bool usable;
    PsaParams params;
    SchedLimits limits;
+   float features[DEVICE_FEATURE_LEN];   /* Device_features; zeros for an unknown device */
 } DeviceEntry;
 
 struct Featurizer_ {
    const DeviceSet *devices;
+   bool byDevice;               /* a record's group is its task on its device */
    int ntasks;
    TaskEntry *tasks;
    int ndevices;
@@ -64,6 +66,10 @@ Featurizer *Featurizer_copy(const Featurizer *f) {
    for (int i = 0; i < f->ntasks; i++)
       c->tasks[i].task = f->tasks[i].task;
    return c;
+}
+
+void Featurizer_groupByDevice(Featurizer *f, bool on) {
+   f->byDevice = on;
 }
 
 void Featurizer_free(Featurizer *f) {
@@ -105,6 +111,7 @@ static DeviceEntry *findDevice(Featurizer *f, const char *name) {
    if (d) {
       SchedLimits_fromDevice(&e->limits, d);
       e->usable = PsaParams_fromDevice(&e->params, d, NULL) == 0;
+      Device_features(d, e->features);
    } else {
       SchedLimits_default(&e->limits);
    }
@@ -112,7 +119,7 @@ static DeviceEntry *findDevice(Featurizer *f, const char *name) {
 }
 
 static void addLowered(Featurizer *f, Dataset *d, const Task *task, const SketchSet *set, const DeviceEntry *dev,
-                       const State *s, double cost) {
+                       const State *s, double cost, const char *group) {
    bool psaUsable = dev && dev->usable;
    Lower_state(set, s, &f->ln);
    /* PSA's symbols only where there is a device to estimate for */
@@ -120,7 +127,9 @@ static void addLowered(Featurizer *f, Dataset *d, const Task *task, const Sketch
    float workload[WORKLOAD_LEN];
    Features_workload(&task->op, workload);
    double psa = psaUsable ? Psa_latency(&f->psa, &dev->params, NULL) : INFINITY;
-   Dataset_add(d, Dataset_task(d, task->key), &f->features, workload, psa, cost);
+   Dataset_add(d, Dataset_task(d, group), &f->features, workload, psa, cost);
+   if (dev)
+      Dataset_setDevice(d, d->n - 1, dev->features);
 }
 
 int Featurizer_addRecord(Featurizer *f, const Record *r, Dataset *d, char **cause) {
@@ -135,11 +144,17 @@ int Featurizer_addRecord(Featurizer *f, const Record *r, Dataset *d, char **caus
       free(why);
       return -1;
    }
-   addLowered(f, d, e->task, &e->set, dev, &s, r->error == MEASURE_OK ? Record_meanCost(r) : MEASURE_FAILED_COST);
+   char group[DATASET_KEY_MAX];
+   if (f->byDevice)
+      snprintf(group, sizeof group, "%s@%s", r->task, r->device);
+   else
+      snprintf(group, sizeof group, "%s", r->task);
+   addLowered(f, d, e->task, &e->set, dev, &s, r->error == MEASURE_OK ? Record_meanCost(r) : MEASURE_FAILED_COST,
+              group);
    return 0;
 }
 
 void Featurizer_addState(Featurizer *f, const Task *task, const SketchSet *set, const State *s,
                          const char *psaDevice, Dataset *d) {
-   addLowered(f, d, task, set, psaDevice ? findDevice(f, psaDevice) : NULL, s, 0);
+   addLowered(f, d, task, set, psaDevice ? findDevice(f, psaDevice) : NULL, s, 0, task->key);
 }

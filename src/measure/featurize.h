@@ -1,7 +1,7 @@
 /* From measurements to what the learned cost models read: each record's state is
  * parsed against its task's sketches, lowered, and analysed into feature rows, PAM's
- * pattern block and PSA's estimate for the record's device, and added to a Dataset
- * with its cost. The tasks come from task files: a record names its task only by its
+ * pattern block, PSA's estimate for the record's device and that device's features
+ * (Device_features), and added to a Dataset with its cost. The tasks come from task files: a record names its task only by its
  * workload key. */
 #ifndef HEADER_featurize
 #define HEADER_featurize
@@ -22,6 +22,9 @@ Featurizer *Featurizer_new(const Network *const *nets, int nnets, const DeviceSe
 Featurizer *Featurizer_copy(const Featurizer *f);
 void Featurizer_free(Featurizer *f);
 
+/* Records of a task on different devices rank among themselves, not together: with on,
+ * a record's task group in the dataset is "KEY@DEVICE" instead of its task's key. */
+void Featurizer_groupByDevice(Featurizer *f, bool on);
 /* Adds record r to d. -1 with *cause ("task KEY is in none of the task files given",
  * "the state does not parse: ...") when it cannot. */
 int Featurizer_addRecord(Featurizer *f, const Record *r, Dataset *d, char **cause);

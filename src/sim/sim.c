@@ -1085,7 +1085,6 @@ static const struct {
    [SIM_FP32_EFFICIENCY] = { "fp32_efficiency", 1 },
    [SIM_OVERLAP_LOSS] = { "overlap_loss", 0.2 },
 };
-#define L2_BYTES_PER_CLK_PER_SM 48.0
 
 const char *SimParam_name(SimParam p) {
    return paramDefaults[p].name;
@@ -1099,7 +1098,7 @@ void SimParams_fromDevice(SimParams *p, const Device *d) {
    for (int i = 0; i < SIM_PARAM_COUNT; i++)
       p->v[i] = Device_has(d, (DeviceField)(DEV_SIM_FIRST + i)) ? d->sim[i] : paramDefaults[i].value;
    if (p->v[SIM_L2_BYTES_PER_CLK] <= 0)
-      p->v[SIM_L2_BYTES_PER_CLK] = L2_BYTES_PER_CLK_PER_SM * (Device_has(d, DEV_SM_COUNT) ? (double)d->sm_count : 1);
+      p->v[SIM_L2_BYTES_PER_CLK] = DEVICE_L2_BYTES_PER_CLK_PER_SM * (Device_has(d, DEV_SM_COUNT) ? (double)d->sm_count : 1);
 }
 
 /* ---- the device ---- */

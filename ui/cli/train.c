@@ -58,6 +58,8 @@ static int offlineLoad(Offline *o) {
    for (int i = 0; i < o->nnets; i++)
       nets[i] = &o->nets[i];
    Featurizer *fz = Featurizer_new(nets, o->nnets, &o->devices);
+   /* records of several devices: a task's latencies compare on one device only */
+   Featurizer_groupByDevice(fz, true);
    int rc = 0;
    for (int i = 0; i < o->nrecordFiles && rc == 0; i++) {
       RecordSet set;
@@ -138,6 +140,9 @@ static const CliOption trainOptions[] = {
    OFFLINE_OPTIONS,
    { "model", 'm', "KIND", "a fresh model: pam, pam-moa (from --init's PAM), mlp or xgb (where built in)" },
    { "init", 'i', "CKPT", "start from a saved checkpoint instead" },
+   { "device-features", 'F', NULL,
+     "a fresh mlp or pam also reads each record's device (its SM count, clock, FP32 peak, DRAM and L2 "
+     "bandwidth, L2 and shared memory, registers), to learn from records of several devices" },
    { "out", 'o', "FILE", "save the trained model to FILE (needed)" },
    { "holdout", 'H', "F",
      "train on 1 - F of each task's records (0 < F < 1, like 0.2) and report the ranking quality on the "
@@ -150,7 +155,7 @@ static const CliOption trainOptions[] = {
 
 static const CliCommand trainCommand = {
    "train",
-   "--records FILE... --model pam|pam-moa|mlp|xgb [--init CKPT]\n"
+   "--records FILE... --model pam|pam-moa|mlp|xgb [--init CKPT] [--device-features]\n"
    "--out FILE [--holdout F] [--epochs N] [--seed N] [--per-task]\n"
    "[--network FILE.task]... [--devices FILE]",
    "Fit a learned cost model to measurement records and save it as a checkpoint, then print its ranking "
@@ -190,13 +195,15 @@ static const char *withArticle(ModelKind k) {
 /* The model to train: a fresh one of kind `kind` (-1: none asked), or init's
  * checkpoint, which must hold a model of that kind (or a pam for pam-moa, which
  * becomes MoA's slow network); NULL with *cause. */
-static CostModel *startModel(int kind, const char *modelName, const char *init, long seed, char **cause) {
+static CostModel *startModel(int kind, const char *modelName, const char *init, long seed, bool device,
+                             char **cause) {
    if (!init && kind == MODEL_PAM_MOA) {
       *cause = xStrdup("pam-moa starts from a pretrained model: give its PAM checkpoint with --init");
       return NULL;
    }
    if (!init)
-      return CostModel_new((ModelKind)kind, (uint64_t)seed, cause);
+      return device ? CostModel_newDevice((ModelKind)kind, (uint64_t)seed, cause)
+                    : CostModel_new((ModelKind)kind, (uint64_t)seed, cause);
    CostModel *m = CostModel_load(init, cause);
    if (!m || kind < 0 || (int)m->kind == kind)
       return m;
@@ -219,7 +226,7 @@ int Cli_train(int argc, char **argv) {
    const char *modelName = NULL, *init = NULL, *out = NULL;
    double holdout = 0;
    long epochs = -1, seed = 1;
-   bool perTask = false;
+   bool perTask = false, device = false;
    optind = 1;
    int c;
    while ((c = Cli_getopt(&trainCommand, argc, argv)) != -1) {
@@ -234,6 +241,7 @@ int Cli_train(int argc, char **argv) {
       case 'i': init = optarg; break;
       case 'o': out = optarg; break;
       case 'p': perTask = true; break;
+      case 'F': device = true; break;
       case 'e': bad = Cli_parseCount("train", "--epochs", optarg, 1, 10000, &epochs); break;
       case 's': bad = Cli_parseCount("train", "--seed", optarg, 0, 2147483647L, &seed); break;
       case 'H': bad = Cli_parseReal("train", "--holdout", optarg, 0, 1, CLI_ABOVE_MIN | CLI_BELOW_MAX, &holdout); break;
@@ -253,6 +261,9 @@ int Cli_train(int argc, char **argv) {
       return Cli_usage("train", "--model takes pam, pam-moa, mlp or xgb%s", modelName ? "" : " (or --init CHECKPOINT)");
    if (!out)
       return Cli_usage("train", "--out FILE is needed");
+   if (device && init)
+      return Cli_usage("train", "--device-features makes a fresh model; --init's checkpoint says whether it reads the "
+                                "device");
    int rc = offlineLoad(&o);
    if (rc) {
       offlineDone(&o);
@@ -265,7 +276,7 @@ int Cli_train(int argc, char **argv) {
       Dataset_split(&o.data, 1 - holdout, (uint64_t)seed, &train, &test);
    const Dataset *fitOn = holdout > 0 ? &train : &o.data;
    char *cause = NULL;
-   CostModel *m = learnable(fitOn, &cause) ? startModel(kind, modelName, init, seed, &cause) : NULL;
+   CostModel *m = learnable(fitOn, &cause) ? startModel(kind, modelName, init, seed, device, &cause) : NULL;
    if (!m) {
       fprintf(stderr, "pruner-tui train: %s\n", cause);
       free(cause);
@@ -282,7 +293,8 @@ int Cli_train(int argc, char **argv) {
    double t0 = Clock_now();
    cfg.progress = showProgress;
    cfg.ctx = &t0;
-   printf("training %s on %d samples of %d tasks%s\n", ModelKind_name(m->kind), fitOn->n, fitOn->ntasks,
+   printf("training %s%s on %d samples of %d tasks%s\n", ModelKind_name(m->kind),
+          m->readsDevice ? " (with the device's features)" : "", fitOn->n, fitOn->ntasks,
           init ? " from the checkpoint given" : "");
    fflush(stdout);
    /* for pam-moa, one update: its fast network trained on everything, the slow copy
