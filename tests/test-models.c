@@ -463,6 +463,38 @@ static bool countEvaluations(void *ctx, int epoch, int epochs, double loss) {
    return true;
 }
 
+/* xgb with the device's features: 172 columns, the device of each sample after its
+ * row; the checkpoint says so when it loads, and scores the same. */
+static void test_xgb_device_features(void **state) {
+   (void)state;
+   Dataset d;
+   synthetic(&d, 2, 200, 10, 12);
+   float a[DEVICE_FEATURE_LEN] = { 132, 1982, 67000, 3350, 8341, 51200, 228, 65.5f };
+   float b[DEVICE_FEATURE_LEN] = { 108, 1410, 19500, 1555, 5000, 40960, 164, 65.5f };
+   for (int i = 0; i < d.n; i++)
+      Dataset_setDevice(&d, i, i % 2 ? b : a);
+   char *cause = NULL;
+   CostModel *m = CostModel_newDevice(MODEL_XGB, 1, &cause);
+   assert_non_null(m);
+   assert_true(m->readsDevice);
+   if (CostModel_fit(m, &d, NULL, &cause) < 0)
+      fail_msg("%s", cause);
+   CostModel *l = saveAndLoad(m, "xgb-device.ckpt", 0);
+   assert_true(l->readsDevice && l->trained);
+   TestUtil_assertSameScores(m, l, &d);
+   CostModel_free(l);
+   /* a plain one reads back plain */
+   CostModel *p = CostModel_new(MODEL_XGB, 1, &cause);
+   if (CostModel_fit(p, &d, NULL, &cause) < 0)
+      fail_msg("%s", cause);
+   l = saveAndLoad(p, "xgb-plain.ckpt", 0);
+   assert_false(l->readsDevice);
+   CostModel_free(l);
+   CostModel_free(p);
+   CostModel_free(m);
+   Dataset_done(&d);
+}
+
 static void test_xgb_learns_and_reloads(void **state) {
    Dataset all, train, test, held;
    synthetic(&all, 2, 1500, 10, 11);
@@ -597,6 +629,7 @@ int main(void) {
 #ifdef HAVE_XGBOOST
       cmocka_unit_test(test_xgb_before_training),
       cmocka_unit_test(test_xgb_learns_and_reloads),
+      cmocka_unit_test(test_xgb_device_features),
 #endif
    };
 #ifndef HAVE_XGBOOST

@@ -761,7 +761,7 @@ static void test_device_features(void **state) {
    assert_true(m->readsDevice);
    CostModel_free(m);
    assert_null(CostModel_newDevice(MODEL_RANDOM, 2, &cause));
-   assert_string_equal(cause, "model random does not read the device's features (mlp, pam and pam-moa do)");
+   assert_string_equal(cause, "model random does not read the device's features (xgb, mlp, pam and pam-moa do)");
    free(cause);
    Dataset_done(&two);
    Dataset_done(&d);

@@ -28,7 +28,7 @@ static const ModelEntry models[MODEL_KIND_COUNT] = {
    [MODEL_RANDOM] = { "random", RandomModel_new, RandomModel_load, NULL },
    [MODEL_PSA] = { "psa", PsaModel_new, NULL, NULL },
 #ifdef HAVE_XGBOOST
-   [MODEL_XGB] = { "xgb", XgbModel_new, XgbModel_load, NULL },
+   [MODEL_XGB] = { "xgb", XgbModel_new, XgbModel_load, NULL, XgbModel_newDevice },
 #else
    [MODEL_XGB] = { "xgb", NULL, NULL, "XGBoost was not found when it was configured (libxgboost-dev)" },
 #endif
@@ -90,8 +90,13 @@ CostModel *CostModel_new(ModelKind kind, uint64_t seed, char **cause) {
 }
 
 CostModel *CostModel_newDevice(ModelKind kind, uint64_t seed, char **cause) {
+   const char *why;
+   if (!CostModel_available(kind, &why)) {
+      setCause(cause, "model %s is not available in this build: %s", ModelKind_name(kind), why);
+      return NULL;
+   }
    if (!models[kind].createDevice) {
-      setCause(cause, "model %s does not read the device's features (mlp, pam and pam-moa do)", ModelKind_name(kind));
+      setCause(cause, "model %s does not read the device's features (xgb, mlp, pam and pam-moa do)", ModelKind_name(kind));
       return NULL;
    }
    return models[kind].createDevice(seed, cause);

@@ -87,7 +87,8 @@ struct CostModel_ {
  * XGBoost was not built in). random and psa start frozen: they never learn. */
 CostModel *CostModel_new(ModelKind kind, uint64_t seed, char **cause);
 /* A fresh model of that kind whose input includes the features of the sample's device
- * (Dataset_device), for training on records of several devices: mlp, pam and pam-moa.
+ * (Dataset_device), for training on records of several devices: xgb, mlp, pam and
+ * pam-moa.
  * NULL with *cause for the others. */
 CostModel *CostModel_newDevice(ModelKind kind, uint64_t seed, char **cause);
 /* A model saved by CostModel_save; the file says its kind (cost/checkpoint.h). */

@@ -43,6 +43,7 @@ void PamMoa_state(const CostModel *m, NeuralNet **slow, NeuralNet **fast, uint32
 #ifdef HAVE_XGBOOST
 /* cost/xgb_model.c: Ansor's XGBModel. */
 CostModel *XgbModel_new(uint64_t seed, char **cause);
+CostModel *XgbModel_newDevice(uint64_t seed, char **cause);
 CostModel *XgbModel_load(FILE *f, const char *path, char **cause);
 #endif
 

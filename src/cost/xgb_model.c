@@ -23,6 +23,11 @@
  * epochs = XGB_MAX_ROUNDS, loss = the RMSE) and may stop it; its other fields are for
  * the neural models.
  *
+ * Made with CostModel_newDevice, each row is followed by its sample's device features
+ * (Dataset_device): 172 columns. XGBoost keeps the column count in its model, which is
+ * how a loaded checkpoint knows (an untrained one, which holds no model, loads as the
+ * plain kind).
+ *
  * Before its first fit the model scores uniformly at random from a generator seeded
  * with its seed, as Ansor's does before it has data.
  *
@@ -52,6 +57,7 @@
 typedef struct XgbModel_ {
    BoosterHandle booster;       /* NULL before the first fit */
    Rng rng;                     /* scores until then */
+   int width;                   /* columns: FEATURE_LEN, + DEVICE_FEATURE_LEN with the device */
 } XgbModel;
 
 /* The programs to score or learn from (samples with rows; for learning, measured
@@ -60,13 +66,15 @@ typedef struct {
    int nprograms, nrows;
    int *sample;                 /* nprograms: each program's sample */
    int *program;                /* nrows: each row's program */
-   float *x;                    /* nrows x FEATURE_LEN */
+   int width;                   /* XgbModel's */
+   float *x;                    /* nrows x width */
 } Rows;
 
-static void Rows_gather(Rows *r, const Dataset *d, bool measuredOnly) {
+static void Rows_gather(Rows *r, const Dataset *d, bool measuredOnly, int width) {
+   r->width = width;
    r->sample = xMalloc((size_t)(d->n > 0 ? d->n : 1) * sizeof *r->sample);
    r->program = xMalloc((size_t)(d->nrows > 0 ? d->nrows : 1) * sizeof *r->program);
-   r->x = xMalloc((size_t)(d->nrows > 0 ? d->nrows : 1) * FEATURE_LEN * sizeof *r->x);
+   r->x = xMalloc((size_t)(d->nrows > 0 ? d->nrows : 1) * (size_t)width * sizeof *r->x);
    r->nprograms = r->nrows = 0;
    for (int i = 0; i < d->n; i++) {
       if (Dataset_rows(d, i) == 0 || (measuredOnly && !Dataset_measured(d, i)))
@@ -75,7 +83,10 @@ static void Rows_gather(Rows *r, const Dataset *d, bool measuredOnly) {
       r->sample[p] = i;
       for (int j = 0; j < Dataset_rows(d, i); j++) {
          int k = r->nrows++;
-         memcpy(r->x + (int64_t)k * FEATURE_LEN, Dataset_row(d, i, j), FEATURE_LEN * sizeof *r->x);
+         float *row = r->x + (int64_t)k * width;
+         memcpy(row, Dataset_row(d, i, j), FEATURE_LEN * sizeof *r->x);
+         if (width > FEATURE_LEN)
+            memcpy(row + FEATURE_LEN, Dataset_device(d, i), DEVICE_FEATURE_LEN * sizeof *r->x);
          r->program[k] = p;
       }
    }
@@ -172,11 +183,11 @@ static void xgbPredict(CostModel *m, const Dataset *batch, float *scores) {
    if (batch->nrows == 0)
       return;
    Rows r;
-   Rows_gather(&r, batch, false);
+   Rows_gather(&r, batch, false, x->width);
    DMatrixHandle dm;
    const float *pred;
    char *cause = NULL;
-   if (XGDMatrixCreateFromMat(r.x, (bst_ulong)r.nrows, FEATURE_LEN, NAN, &dm) != 0)
+   if (XGDMatrixCreateFromMat(r.x, (bst_ulong)r.nrows, (bst_ulong)r.width, NAN, &dm) != 0)
       fatal("XGBoost could not take a batch of %d rows: %s", r.nrows, xgbLastError());
    /* a booster that trained and a matrix just made: only running out of memory fails */
    if (predictRows(x->booster, dm, false, &pred, &cause) < 0)
@@ -257,14 +268,14 @@ static int xgbFit(CostModel *m, const Dataset *train, const TrainConfig *cfg, ch
                              "successful measurement",
                       train->n);
    Rows r;
-   Rows_gather(&r, train, true);
+   Rows_gather(&r, train, true, x->width);
    float *label = xMalloc((size_t)r.nrows * sizeof *label);
    for (int k = 0; k < r.nrows; k++)
       label[k] = train->label[r.sample[r.program[k]]];
    DMatrixHandle dm = NULL;
    BoosterHandle b = NULL;
    int rc = 0;
-   if (XGDMatrixCreateFromMat(r.x, (bst_ulong)r.nrows, FEATURE_LEN, NAN, &dm) != 0 ||
+   if (XGDMatrixCreateFromMat(r.x, (bst_ulong)r.nrows, (bst_ulong)r.width, NAN, &dm) != 0 ||
        XGDMatrixSetFloatInfo(dm, "label", label, (bst_ulong)r.nrows) != 0 ||
        XGDMatrixSetFloatInfo(dm, "weight", label, (bst_ulong)r.nrows) != 0)
       rc = xgbError(cause, "take the training data");
@@ -317,7 +328,15 @@ static const CostModelOps xgbOps = {
 CostModel *XgbModel_new(uint64_t seed, char **cause) {
    XgbModel *x = xCalloc(1, sizeof *x);
    Rng_seed(&x->rng, seed);
+   x->width = FEATURE_LEN;
    return CostModel_alloc(MODEL_XGB, &xgbOps, seed, x);
+}
+
+CostModel *XgbModel_newDevice(uint64_t seed, char **cause) {
+   CostModel *m = XgbModel_new(seed, cause);
+   ((XgbModel *)m->impl)->width = FEATURE_LEN + DEVICE_FEATURE_LEN;
+   m->readsDevice = true;
+   return m;
 }
 
 CostModel *XgbModel_load(FILE *f, const char *path, char **cause) {
@@ -344,8 +363,17 @@ CostModel *XgbModel_load(FILE *f, const char *path, char **cause) {
       rc = setCause(cause, "%s: XGBoost cannot read the model: %s", path, why);
       free(why);
    }
-   if (rc == 0)
+   bst_ulong columns = 0;
+   if (rc == 0 && XGBoosterGetNumFeature(x->booster, &columns) != 0)
+      rc = xgbError(cause, "say how many columns the model reads");
+   else if (rc == 0 && columns != FEATURE_LEN && columns != FEATURE_LEN + DEVICE_FEATURE_LEN)
+      rc = setCause(cause, "%s: the XGBoost model reads %llu columns; this program gives it %d (%d with the device's "
+                           "features)", path, (unsigned long long)columns, FEATURE_LEN, FEATURE_LEN + DEVICE_FEATURE_LEN);
+   if (rc == 0) {
+      x->width = (int)columns;
+      m->readsDevice = columns > FEATURE_LEN;
       rc = setParams(x->booster, cause);
+   }
    free(bytes);
    if (rc < 0) {
       CostModel_free(m);

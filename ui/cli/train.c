@@ -141,7 +141,7 @@ static const CliOption trainOptions[] = {
    { "model", 'm', "KIND", "a fresh model: pam, pam-moa (from --init's PAM), mlp or xgb (where built in)" },
    { "init", 'i', "CKPT", "start from a saved checkpoint instead" },
    { "device-features", 'F', NULL,
-     "a fresh mlp or pam also reads each record's device (its SM count, clock, FP32 peak, DRAM and L2 "
+     "a fresh xgb, mlp or pam also reads each record's device (its SM count, clock, FP32 peak, DRAM and L2 "
      "bandwidth, L2 and shared memory, registers), to learn from records of several devices" },
    { "out", 'o', "FILE", "save the trained model to FILE (needed)" },
    { "holdout", 'H', "F",
