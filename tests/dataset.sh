@@ -6,7 +6,7 @@
 # and its errors, as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..25"
+echo "1..31"
 
 tiny="$src/tests/data/tiny2.task"
 sim="--device sim:a100_40 --no-compile --no-progress"
@@ -97,5 +97,23 @@ ok "--evolved 1.5 is a usage error" sh -c '[ "$1" -eq 2 ] && echo "$2" | grep -q
 printf '%s\n{"v":1,"task":"x"}\n' "$(head -n 1 "$tmp/a0.jsonl")" > "$tmp/bad.jsonl"
 run dataset "$tiny" --out "$tmp/bad.jsonl" --states 2 $sim
 ok "a records file with a bad line is refused, naming it, and left alone" sh -c '[ "$1" -eq 1 ] && echo "$2" | grep -q "^pruner-tui dataset: .*bad.jsonl:2: " && [ "$(wc -l < "$3")" -eq 2 ]' _ "$rc" "$err" "$tmp/bad.jsonl"
+
+# --select cluster: k-means's representatives of a pool of random states
+run dataset "$tiny" --out "$tmp/cl.jsonl" --select cluster --budget 10 $sim
+counts=$(pertask "$tmp/cl.jsonl" | cut -d" " -f1 | tr "\n" " ")
+ok "--select cluster --budget 10 writes 10 records of each task, all ok" \
+   sh -c '[ "$1" -eq 0 ] && [ "$2" = "10 10 " ] && echo "$3" | grep -q "^wrote 20 records (20 ok)"' _ "$rc" "$counts" "$out"
+ok "no state twice" [ "$(dups "$tmp/cl.jsonl")" -eq 0 ]
+run dataset "$tiny" --out "$tmp/cl2.jsonl" --select cluster --budget 10 $sim
+ok "the same seed chooses the same states" [ "$(states "$tmp/cl.jsonl")" = "$(states "$tmp/cl2.jsonl")" ]
+run dataset "$tiny" --out "$tmp/cl3.jsonl" --budget 10 $sim
+ok "they are not random's choice" [ "$(states "$tmp/cl.jsonl")" != "$(states "$tmp/cl3.jsonl")" ]
+run dataset "$tiny" --out "$tmp/cl.jsonl" --select cluster --budget 14 $sim
+counts=$(pertask "$tmp/cl.jsonl" | cut -d" " -f1 | tr "\n" " ")
+ok "a rerun with a larger budget adds 4 of each, none measured before" \
+   [ "$counts" = "14 14 " -a "$(dups "$tmp/cl.jsonl")" -eq 0 ]
+run dataset "$tiny" --out "$tmp/cl4.jsonl" --select kmeans $sim
+ok "--select takes random or cluster (exit 2)" \
+   [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui dataset: --select takes random or cluster, not 'kmeans'" ]
 
 exit $((failed > 0))

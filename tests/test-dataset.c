@@ -12,6 +12,7 @@
 #include "cost/dataset.h"
 #include "cost/metrics.h"
 #include "measure/measure.h"
+#include "util/kmeans.h"
 
 _Static_assert(DATASET_FAILED_COST == MEASURE_FAILED_COST, "a failure costs the same in cost/ and measure/");
 
@@ -157,6 +158,42 @@ static void test_device_columns(void **state) {
    Dataset_done(&train);
    Dataset_done(&test);
    Dataset_done(&d);
+}
+
+/* k-means's representatives: three squares of five points (corners and centre) far
+ * apart give their three centres, whatever the seed; k >= n gives every point; points
+ * that coincide still give k distinct ones. */
+static void test_kmeans_select(void **state) {
+   (void)state;
+   static const float square[5][2] = { { 0, 0 }, { 0, 2 }, { 2, 0 }, { 2, 2 }, { 1, 1 } };
+   static const float offset[3][2] = { { 0, 0 }, { 100, 0 }, { 0, 100 } };
+   /* interleaved, so that no cluster is a run of the array */
+   float x[15][2];
+   for (int i = 0; i < 15; i++) {
+      x[i][0] = square[i / 3][0] + offset[i % 3][0];
+      x[i][1] = square[i / 3][1] + offset[i % 3][1];
+   }
+   /* the centres (1,1) + offset are points 12, 13 and 14 */
+   for (uint64_t seed = 1; seed <= 5; seed++) {
+      int chosen[3], seen[15] = { 0 };
+      assert_int_equal(KMeans_select(&x[0][0], 15, 2, 3, seed, chosen), 3);
+      for (int j = 0; j < 3; j++)
+         seen[chosen[j]]++;
+      assert_int_equal(seen[12] + seen[13] + seen[14], 3);
+   }
+   int a[3], b[3];
+   KMeans_select(&x[0][0], 15, 2, 3, 9, a);
+   KMeans_select(&x[0][0], 15, 2, 3, 9, b);
+   assert_memory_equal(a, b, sizeof a);
+   int all[15];
+   assert_int_equal(KMeans_select(&x[0][0], 15, 2, 20, 1, all), 15);
+   for (int i = 0; i < 15; i++)
+      assert_int_equal(all[i], i);
+   static const float same[4][2] = { { 5, 5 }, { 5, 5 }, { 5, 5 }, { 5, 5 } };
+   int three[3];
+   assert_int_equal(KMeans_select(&same[0][0], 4, 2, 3, 1, three), 3);
+   assert_true(three[0] != three[1] && three[0] != three[2] && three[1] != three[2]);
+   assert_int_equal(KMeans_select(&x[0][0], 15, 2, 0, 1, three), 0);
 }
 
 static void test_relabel(void **state) {
@@ -405,6 +442,7 @@ int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_add_keeps_rows_and_pattern),
       cmocka_unit_test(test_device_columns),
+      cmocka_unit_test(test_kmeans_select),
       cmocka_unit_test(test_relabel),
       cmocka_unit_test(test_split_per_task),
       cmocka_unit_test(test_pairwise_and_topk),

@@ -26,15 +26,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "measure/featurize.h"
 #include "measure/measurer.h"
 #include "measure/record.h"
 #include "search/stateset.h"
 #include "util/clock.h"
+#include "util/kmeans.h"
 #include "util/rng.h"
 
 #define DATASET_MAX_FILES 64
 /* Mutations a parent goes through at most to make one evolved state */
 #define DATASET_MAX_MUTATIONS 3
+/* --select cluster: the pool k-means chooses from, in states per state chosen, and at
+ * most */
+#define DATASET_POOL 8
+#define DATASET_POOL_MAX 4096
 /* The fastest measured states of a task that evolved states descend from */
 #define DATASET_PARENTS 16
 /* The simulator checks 1 state in this many on the CPU executor: practically none, as
@@ -143,6 +149,51 @@ static int makeBatch(const SketchSet *set, const SchedLimits *lim, const Measure
    return k;
 }
 
+/* --select cluster: up to `want` new states of the task, the representatives that
+ * k-means chooses among a pool of DATASET_POOL x want random ones (at most
+ * DATASET_POOL_MAX) over their features: each state's feature rows averaged, every
+ * column divided by its largest magnitude in the pool. They spread over the space
+ * where random ones bunch. Returns how many (the pool's size when it is no larger). */
+static int clusterSelect(Featurizer *fz, const Task *task, const SketchSet *set, const SchedLimits *lim,
+                         const Measured *m, Rng *rng, State *out, int want) {
+   int cap = want > DATASET_POOL_MAX / DATASET_POOL ? DATASET_POOL_MAX : want * DATASET_POOL;
+   if (cap < want)
+      cap = want;
+   State *pool = xCalloc((size_t)cap, sizeof *pool);
+   int n = makeBatch(set, lim, m, 0, rng, pool, cap);
+   if (n <= want) {
+      memcpy(out, pool, (size_t)n * sizeof *pool);
+      free(pool);
+      return n;
+   }
+   Dataset d;
+   Dataset_init(&d);
+   for (int i = 0; i < n; i++)
+      Featurizer_addState(fz, task, set, &pool[i], NULL, &d);
+   float *x = xCalloc((size_t)n * FEATURE_LEN, sizeof *x), scale[FEATURE_LEN] = { 0 };
+   for (int i = 0; i < n; i++) {
+      int rows = Dataset_rows(&d, i);
+      for (int r = 0; r < rows; r++)
+         for (int c = 0; c < FEATURE_LEN; c++)
+            x[(size_t)i * FEATURE_LEN + c] += Dataset_row(&d, i, r)[c] / (float)rows;
+      for (int c = 0; c < FEATURE_LEN; c++)
+         scale[c] = fmaxf(scale[c], fabsf(x[(size_t)i * FEATURE_LEN + c]));
+   }
+   for (int i = 0; i < n; i++)
+      for (int c = 0; c < FEATURE_LEN; c++)
+         if (scale[c] > 0)
+            x[(size_t)i * FEATURE_LEN + c] /= scale[c];
+   int *chosen = xCalloc((size_t)want, sizeof *chosen);
+   int k = KMeans_select(x, n, FEATURE_LEN, want, Rng_next(rng), chosen);
+   for (int j = 0; j < k; j++)
+      out[j] = pool[chosen[j]];
+   free(chosen);
+   free(x);
+   Dataset_done(&d);
+   free(pool);
+   return k;
+}
+
 /* "1h02m", "3m07s", "12s" */
 static void formatDuration(double s, char *buf, size_t size) {
    long t = lround(s);
@@ -198,6 +249,11 @@ static const CliOption datasetOptions[] = {
      "the share of each batch after a task's first made by mutating its fastest measured states (0 to 1, "
      "default 0.5); the rest are random" },
    { "per-batch", 'B', "N", "states measured, then appended and synced, at a time (default 32)" },
+   { "select", 'S', "HOW",
+     "random (default: random states, and mutants of the fastest after a task's first batch) or cluster: the "
+     "states still wanted of each task chosen at once by k-means over the features of 8 times as many random "
+     "ones, a representative of each cluster (CDMPP's few-shot choice for a new device)" },
+   { "budget", 'u', "N", "the same as --states N: the states per task, as --select cluster's few-shot budget" },
    { "exclude", 'x', "FILE.task",
      "leave out every task that FILE.task also has (held-out networks); repeatable" },
    { "seed", 's', "N", "the seed of the sampling (default 1)" },
@@ -236,6 +292,7 @@ typedef struct DatasetArgs_ {
    int nexclude;
    bool progress;
    bool mpi;
+   bool cluster;                /* --select cluster */
 } DatasetArgs;
 
 static int parseArgs(int argc, char **argv, DatasetArgs *a) {
@@ -272,6 +329,12 @@ static int parseArgs(int argc, char **argv, DatasetArgs *a) {
       case 'M': bad = Cli_parseSize("dataset", "--max-memory", optarg, &a->cfg.maxMemory); break;
       case 'P': a->progress = false; break;
       case 'm': a->mpi = true; break;
+      case 'u': bad = Cli_parseCount("dataset", "--budget", optarg, 1, 1000000, &a->states); break;
+      case 'S':
+         if (strcmp(optarg, "random") != 0 && strcmp(optarg, "cluster") != 0)
+            return Cli_usage("dataset", "--select takes random or cluster, not '%s'", optarg);
+         a->cluster = strcmp(optarg, "cluster") == 0;
+         break;
       case 'x':
          if (a->nexclude == DATASET_MAX_FILES)
             return Cli_usage("dataset", "--exclude is given more than %d times", DATASET_MAX_FILES);
@@ -343,7 +406,7 @@ static bool isOf(const Record *r, const Task *task, const Measurer *m) {
  * that no longer parse are still counted), then measures batches until it has
  * a->states. Returns the records written, or -1 after reporting a write failure. */
 static long collectTask(const DatasetArgs *a, Measurer *m, RecordWriter *rw, const RecordSet *records,
-                        DatasetTask *dt, DatasetProgress *prog, long *okCount) {
+                        DatasetTask *dt, DatasetProgress *prog, long *okCount, Featurizer *fz) {
    SchedLimits lim;
    SchedLimits_fromDevice(&lim, Measurer_device(m));
    SketchSet set;
@@ -373,12 +436,30 @@ static long collectTask(const DatasetArgs *a, Measurer *m, RecordWriter *rw, con
       fprintf(stderr, "%spruner-tui dataset: %s\n", prog->tty ? "\n" : "", Measurer_taskNote(m));
    State *batch = xCalloc((size_t)a->perBatch, sizeof *batch);
    MeasureOutcome *outcome = xCalloc((size_t)a->perBatch, sizeof *outcome);
+   /* --select cluster: every state still wanted, chosen at once */
+   State *selected = NULL;
+   int nselected = 0, next = 0;
+   if (a->cluster && dt->have < a->states) {
+      Rng rng;
+      Rng_seed(&rng, (uint64_t)a->seed * 0x9E3779B97F4A7C15ull ^ keyHash(dt->task->key) ^
+                        (uint64_t)dt->have * 0xBF58476D1CE4E5B9ull);
+      int want = (int)(a->states - dt->have);
+      selected = xCalloc((size_t)want, sizeof *selected);
+      nselected = clusterSelect(fz, dt->task, &set, &lim, &meas, &rng, selected, want);
+   }
    while (dt->have < a->states) {
       Rng rng;
       Rng_seed(&rng, (uint64_t)a->seed * 0x9E3779B97F4A7C15ull ^ keyHash(dt->task->key) ^
                         (uint64_t)dt->have * 0xBF58476D1CE4E5B9ull);
       int want = (int)(a->states - dt->have < a->perBatch ? a->states - dt->have : a->perBatch);
-      int n = makeBatch(&set, &lim, &meas, a->evolved, &rng, batch, want);
+      int n;
+      if (a->cluster) {
+         n = nselected - next < want ? nselected - next : want;
+         memcpy(batch, selected + next, (size_t)n * sizeof *batch);
+         next += n;
+      } else {
+         n = makeBatch(&set, &lim, &meas, a->evolved, &rng, batch, want);
+      }
       if (n == 0) {
          fprintf(stderr, "%spruner-tui dataset: %s: no new valid state after %d records; the task stops there\n",
                  prog->tty ? "\n" : "", dt->task->key, dt->have);
@@ -411,6 +492,7 @@ static long collectTask(const DatasetArgs *a, Measurer *m, RecordWriter *rw, con
       showProgress(prog, dt->task->key, false);
    }
 done:
+   free(selected);
    free(outcome);
    free(batch);
    Measured_done(&meas);
@@ -483,8 +565,16 @@ int Cli_dataset(int argc, char **argv) {
    cause = NULL;
    DatasetTask *tasks = NULL;
    int ntasks = 0, excluded = 0;
+   Featurizer *fz = NULL;             /* --select cluster's */
    if (rc == 0) {
       ntasks = collectTasks(nets, nfiles, nets + nfiles, nexcl, &tasks, &excluded);
+      if (a.cluster) {
+         const Network **list = xCalloc((size_t)nfiles + 1, sizeof *list);
+         for (int i = 0; i < nfiles; i++)
+            list[i] = &nets[i];
+         fz = Featurizer_new(list, nfiles, &devices);
+         free(list);
+      }
       const Device *dev = Measurer_device(m);
       bool simulated = Measurer_simulated(m);
       DatasetProgress prog = { a.progress && isatty(2), 0, 0, 0, ntasks, 0, Clock_now() };
@@ -507,7 +597,7 @@ int Cli_dataset(int argc, char **argv) {
       for (int t = 0; t < ntasks && rc == 0; t++) {
          prog.task = t + 1;
          long okBefore = ok;
-         long w = collectTask(&a, m, rw, &records, &tasks[t], &prog, &ok);
+         long w = collectTask(&a, m, rw, &records, &tasks[t], &prog, &ok, fz);
          if (w < 0) {
             rc = EXIT_INPUT;
             break;
@@ -535,6 +625,7 @@ int Cli_dataset(int argc, char **argv) {
       rc = EXIT_INPUT;
    }
    free(tasks);
+   Featurizer_free(fz);
    Measurer_close(m);
    RecordSet_done(&records);
    if (haveDevices)
