@@ -143,6 +143,28 @@ static void test_roundTripLine(void **state) {
    Record r;
    sample(&r);
    roundTrip(&r);
+   /* with counters: their line, and back */
+   r.counters = (Counters){ .present = true, .simulated = true, .dramGbs = 812.5, .l2HitRate = 0.625,
+                            .occupancy = 0.5, .gflops = 10422, .waves = 1.9375, .bound = "shared memory" };
+   char *line = Record_toJson(&r);
+   assert_non_null(strstr(line, ",\"time\":1700000000,\"counters\":{\"source\":\"simulated\",\"dram_gbs\":812.5,"
+                                "\"l2_hit_rate\":0.625,\"occupancy\":0.5,\"gflops\":10422,\"waves\":1.9375,"
+                                "\"bound\":\"shared memory\"}}"));
+   Record back;
+   char *cause = NULL;
+   if (Record_fromJson(line, &back, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_memory_equal(&back.counters, &r.counters, sizeof r.counters);
+   Record_done(&back);
+   free(line);
+   /* a line without them (every line written before they existed) reads as none */
+   r.counters.present = false;
+   line = Record_toJson(&r);
+   assert_null(strstr(line, "counters"));
+   assert_int_equal(Record_fromJson(line, &back, &cause), 0);
+   assert_false(back.counters.present);
+   Record_done(&back);
+   free(line);
    Record_done(&r);
    sampleFailed(&r);
    roundTrip(&r);
@@ -484,6 +506,11 @@ static void test_badLines(void **state) {
                  "run is killed while writing; delete the line");
 }
 
+/* A counters object with every key, l2_hit_rate and occupancy as given */
+#define COUNTERS_WITH(l2, occupancy)                                                                    \
+   "{\"source\":\"simulated\",\"dram_gbs\":1,\"l2_hit_rate\":" l2 ",\"occupancy\":" occupancy ",\"gflops\":2," \
+   "\"waves\":1,\"bound\":\"memory\"}"
+
 /* Each row: GOOD with one or two keys changed, and the reason it is rejected. */
 static const struct {
    const char *k1, *v1, *k2, *v2, *reason;
@@ -569,6 +596,21 @@ static const struct {
    { "time", "9007199254740992", NULL, NULL,
      "\"time\": expected an integer number of Unix seconds from 0 to "
      "9007199254740991, found 9007199254740992" },
+   /* counters: every key, in range */
+   { "counters", "[1]", NULL, NULL, "\"counters\": expected an object of counters, found an array" },
+   { "counters", "{\"source\":\"simulated\"}", NULL, NULL,
+     "\"counters\": missing key \"dram_gbs\": expected a number of GB/s, at least 0" },
+   { "counters", COUNTERS_WITH("0.5", "1.5"), NULL, NULL,
+     "\"counters\": \"occupancy\": expected a number from 0 to 1, found 1.5" },
+   { "counters", COUNTERS_WITH("\"high\"", "0.5"), NULL, NULL,
+     "\"counters\": \"l2_hit_rate\": expected a number from 0 to 1, found a string" },
+   { "counters", "{\"source\":\"cupti\",\"source\":\"cupti\"}", NULL, NULL,
+     "\"counters\": key \"source\" is given twice" },
+   { "counters", "{\"source\":\"nsight\"}", NULL, NULL,
+     "\"counters\": \"source\": expected \"simulated\" or \"cupti\"" },
+   { "counters", "{\"source\":\"cupti\",\"ipc\":2}", NULL, NULL,
+     "\"counters\": unknown key \"ipc\": expected source, dram_gbs, l2_hit_rate, occupancy, gflops, waves "
+     "and bound" },
 };
 
 static void test_badValues(void **state) {
@@ -757,7 +799,7 @@ static void test_manPage(void **state) {
    char *man = TestUtil_readFile(path);
    static const char *const keys[] = { "v",     "task",     "device",  "simulated", "state",
                                        "costs", "error",    "error_no", "message", "registers",
-                                       "compile_s", "run_s", "time" };
+                                       "compile_s", "run_s", "time", "throttled", "counters" };
    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
       char *want = xAsprintf("\n.TP\n.B %s\n", keys[i]);
       if (!strstr(man, want))

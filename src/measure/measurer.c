@@ -483,6 +483,9 @@ Measurer *Measurer_open(const MeasurerConfig *cfg, char **cause) {
    }
    if (rc == 0)
       rc = checkFleet(m, cause);
+   if (rc == 0 && cfg->counters && !m->simulated)
+      rc = setCause(cause, "--counters: a GPU's counters come from CUPTI's profiling API, which this build does not "
+                           "read yet; the simulator gives its modelled ones (--device sim:PROFILE)");
    if (rc < 0) {
       Measurer_close(m);
       return NULL;
@@ -846,6 +849,36 @@ static void sleepFor(double seconds) {
       ;
 }
 
+/* The simulator's model of the program as counters (counters.h): bytes and FLOPs over
+ * the kernels' summed time, occupancy and waves weighted by each one's time, the bound
+ * of the longest. */
+static void simCounters(const SimReport *r, Counters *c) {
+   memset(c, 0, sizeof *c);
+   double total = 0, dram = 0, l2 = 0, flops = 0, occ = 0, waves = 0, longest = -1;
+   for (int k = 0; k < r->nkernels; k++) {
+      const SimKernel *kr = &r->kernels[k];
+      total += kr->seconds;
+      dram += kr->dramBytes;
+      l2 += kr->l2Bytes;
+      flops += kr->flops;
+      occ += kr->occupancy * kr->seconds;
+      waves += kr->waves * kr->seconds;
+      if (kr->seconds > longest) {
+         longest = kr->seconds;
+         snprintf(c->bound, sizeof c->bound, "%s", kr->bound ? kr->bound : "latency");
+      }
+   }
+   if (!(total > 0))
+      return;
+   c->present = true;
+   c->simulated = true;
+   c->dramGbs = dram / total * 1e-9;
+   c->l2HitRate = l2 > 0 ? fmin(1, fmax(0, 1 - dram / l2)) : 0;
+   c->occupancy = fmin(1, occ / total);
+   c->gflops = flops / total * 1e-9;
+   c->waves = waves / total;
+}
+
 static void measureOnSim(Batch *b, Unit *u, int i) {
    Measurer *m = b->m;
    const RunnerConfig *rc = &m->cfg.runner;
@@ -897,6 +930,8 @@ static void measureOnSim(Batch *b, Unit *u, int i) {
             costs[r] = lat * (1.0 + SIM_REPEAT_NOISE * (x - 0.5));
          }
          outcomeCosts(o, costs, reps);
+         if (m->cfg.counters)
+            simCounters(&report, &o->counters);
       }
       o->checked = check;
       VerifyResult_done(&vr);
@@ -1139,4 +1174,6 @@ void Measurer_record(const Measurer *m, const State *s, const MeasureOutcome *o,
    r->runSeconds = o->runSeconds;
    r->timestamp = (int64_t)time(NULL);
    r->throttled = o->error == MEASURE_OK ? o->throttled : 0;
+   if (o->error == MEASURE_OK)
+      r->counters = o->counters;
 }

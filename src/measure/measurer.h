@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "device/device.h"
+#include "measure/counters.h"
 #include "measure/gpustate.h"
 #include "measure/inject.h"
 #include "measure/measure.h"
@@ -66,6 +67,8 @@ typedef struct MeasurerConfig_ {
    bool simRealtime;            /* a simulated measurement lasts as long as on a GPU */
    bool mpi;                    /* rank 0 of an MPI run: the devices are the other ranks'
                                    (mpi.h); device then says what those open */
+   bool counters;               /* an ok outcome carries its counters (the simulator's
+                                   modelled ones; a GPU's need CUPTI, not read yet) */
 } MeasurerConfig;
 
 void MeasurerConfig_default(MeasurerConfig *c);
@@ -85,6 +88,7 @@ typedef struct MeasureOutcome_ {
    bool cached;                 /* the CUBIN came from the build cache */
    bool checked;                /* the output was compared with the reference */
    int device;                  /* the device of the fleet that gave it (0 to count - 1) */
+   Counters counters;           /* with cfg.counters, of an ok one; else not present */
    unsigned throttled;          /* of an ok one on a GPU, the reasons that slowed the GPU
                                    (GPU_THROTTLE_SLOWING) before or after its timed runs;
                                    0 without NVML and on the simulator */

@@ -40,6 +40,7 @@ typedef enum {
    KEY_RUN_S,
    KEY_TIME,
    KEY_THROTTLED,
+   KEY_COUNTERS,
    KEY_COUNT
 } RecordKey;
 
@@ -71,6 +72,7 @@ static const KeyInfo keys[KEY_COUNT] = {
    [KEY_TIME] = { "time", true, "an integer number of Unix seconds from 0 to 9007199254740991",
                   true, 0, MAX_EXACT_INTEGER },
    [KEY_THROTTLED] = { "throttled", false, "an array of throttle reason names", false, 0, 0 },
+   [KEY_COUNTERS] = { "counters", false, "an object of counters", false, 0, 0 },
 };
 
 _Static_assert(RECORD_MAX_COSTS == 32, "the costs key's message says 32");
@@ -244,6 +246,8 @@ char *Record_toJson(const Record *r) {
    put(o, KEY_TIME, integer(r->timestamp));
    if (r->throttled)
       put(o, KEY_THROTTLED, GpuThrottle_toJson(r->throttled));
+   if (r->counters.present)
+      put(o, KEY_COUNTERS, Counters_toJson(&r->counters));
    char *line = cJSON_PrintUnformatted(o);
    cJSON_Delete(o);
    if (!line)
@@ -364,6 +368,19 @@ static int getThrottled(const cJSON *root, Record *out, char **cause) {
    return 0;
 }
 
+static int getCounters(const cJSON *root, Record *out, char **cause) {
+   const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, keys[KEY_COUNTERS].name);
+   if (!item)
+      return 0;
+   char *why = NULL;
+   if (Counters_fromJson(item, &out->counters, &why) < 0) {
+      setCause(cause, "\"counters\": %s", why);
+      free(why);
+      return -1;
+   }
+   return 0;
+}
+
 static int checkDuplicates(const cJSON *root, char **cause) {
    for (const cJSON *a = root->child; a; a = a->next)
       for (const cJSON *b = a->next; b; b = b->next)
@@ -392,7 +409,8 @@ static int parseObject(const cJSON *root, Record *out, char **cause) {
        getNumber(root, KEY_REGISTERS, &registers, cause) < 0 ||
        getNumber(root, KEY_COMPILE_S, &out->compileSeconds, cause) < 0 ||
        getNumber(root, KEY_RUN_S, &out->runSeconds, cause) < 0 ||
-       getNumber(root, KEY_TIME, &time, cause) < 0 || getThrottled(root, out, cause) < 0)
+       getNumber(root, KEY_TIME, &time, cause) < 0 || getThrottled(root, out, cause) < 0 ||
+       getCounters(root, out, cause) < 0)
       return -1;
    out->simulated = cJSON_IsTrue(simulated);
    out->registers = (int)registers;

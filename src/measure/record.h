@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "measure/counters.h"
 #include "measure/measure.h"
 
 #define RECORD_FORMAT_VERSION 1
@@ -50,6 +51,7 @@ typedef struct Record_ {
    double runSeconds;           /* wall time in the runner or simulator */
    int64_t timestamp;           /* Unix seconds */
    unsigned throttled;          /* GPU_THROTTLE_* reasons that slowed the GPU; 0: none */
+   Counters counters;           /* present only where measured with --counters */
    int line;                    /* the line of the file Records_read read it from; 0 for
                                    a record made or parsed otherwise (not written) */
 } Record;

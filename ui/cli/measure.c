@@ -29,6 +29,12 @@ static void printOutcome(int i, const Task *task, const MeasureOutcome *o) {
    else
       printf("%5d  %12s  %8s  %8s  %4s  %6s  %9.1f  %8.1f  %s: %s\n", i, "-", "-", "-", regs, spills,
              o->compileSeconds * 1e3, o->runSeconds * 1e3, MeasureError_name(o->error), o->message);
+   const Counters *c = &o->counters;
+   if (c->present)
+      printf("%5s  %s counters: DRAM %.1f GB/s, L2 hit rate %.1f%%, occupancy %.1f%%, %.1f GFLOP/s, %.2f waves, "
+             "%s bound\n",
+             "", c->simulated ? "simulated" : "CUPTI", c->dramGbs, 100 * c->l2HitRate, 100 * c->occupancy, c->gflops,
+             c->waves, c->bound);
 }
 
 static const CliOption measureOptions[] = {
@@ -42,6 +48,10 @@ static const CliOption measureOptions[] = {
    { "min-repeat-ms", 'm', "MS", "launches per repeat: as many as last MS milliseconds (default 10)" },
    { "records", 'R', "FILE", "append one JSON line per measurement to FILE (pruner-tui-records(5))" },
    { "same", 'S', "N", "measure each state N times and print how far its medians are apart" },
+   { "counters", 'c', NULL,
+     "print each state's counters (DRAM throughput, L2 hit rate, occupancy, FP32 rate, waves, what bounds it) "
+     "and keep them in its record: the simulator's modelled ones, labelled simulated (a GPU's need CUPTI's "
+     "profiling API, which this build does not read yet)" },
    { "verify-every", 'v', "N", "the simulator checks 1 state in N on the CPU executor (default 8)" },
    { "inject", 'i', "KIND",
      "break every program on purpose, to see that measuring catches it: wrong (its output scaled), oob "
@@ -84,6 +94,7 @@ int Cli_measure(int argc, char **argv) {
       case 'p': cfg.simProfile = optarg; break;
       case 'D': devicesFile = optarg; break;
       case 'R': recordsFile = optarg; break;
+      case 'c': cfg.counters = true; break;
       case 'C': cfg.simNoCompile = true; break;
       case 'M': bad = Cli_parseSize("measure", "--max-memory", optarg, &cfg.maxMemory); break;
       case 'i': {
