@@ -105,7 +105,6 @@ int Mpi_start(int *argc, char ***argv, int *rank, int *size, char **cause) {
                           "packages libopenmpi-dev and openmpi-bin and build again)");
 }
 bool Mpi_started(void) { return false; }
-int Mpi_rank(void) { return 0; }
 int Mpi_size(void) { return 1; }
 void Mpi_finish(void) {}
 void Mpi_send(int rank, int tag, uint32_t type, const WireBuf *payload) {
@@ -137,7 +136,6 @@ static volatile int ending;     /* a worker was told END */
 
 bool Mpi_built(void) { return true; }
 bool Mpi_started(void) { return started; }
-int Mpi_rank(void) { return myRank; }
 int Mpi_size(void) { return mySize; }
 
 int Mpi_start(int *argc, char ***argv, int *rank, int *size, char **cause) {

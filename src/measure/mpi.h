@@ -40,7 +40,6 @@ bool Mpi_built(void);
  * or when MPI cannot start. */
 int Mpi_start(int *argc, char ***argv, int *rank, int *size, char **cause);
 bool Mpi_started(void);
-int Mpi_rank(void);
 int Mpi_size(void);
 /* Ends MPI: rank 0 first sends every worker END. Nothing when MPI did not start. */
 void Mpi_finish(void);

@@ -33,11 +33,11 @@
 static volatile sig_atomic_t interrupted;
 
 /* Says on standard error, once, that device i was retired in round `round`, after the
- * lines printed so far; *told keeps which were said. */
-static void tellRetired(unsigned *told, int i, int round, const char *why) {
-   if (*told & (1u << i))
+ * lines printed so far; told[i] keeps whether it was said. */
+static void tellRetired(bool *told, int i, int round, const char *why) {
+   if (told[i])
       return;
-   *told |= 1u << i;
+   told[i] = true;
    fflush(stdout);
    fprintf(stderr, "pruner-tui --batch: round %d: %s\n", round, why);
 }
@@ -71,7 +71,9 @@ static int run(Engine *e, TuneView *view) {
    Progress p;
    Progress_init(&p, stdout, view);
    bool ended = false, stopping = false;
-   unsigned told = 0;           /* the devices whose retirement was said */
+   const Measurer *m = Engine_measurer(e);
+   int ndevices = Measurer_count(m);
+   bool *told = xCalloc((size_t)ndevices + 1, sizeof *told);   /* whose retirement was said */
    while (!ended) {
       struct pollfd pfd = { .fd = EngineThread_fd(t), .events = POLLIN };
       if (poll(&pfd, 1, 250) < 0 && errno != EINTR)
@@ -88,9 +90,9 @@ static int run(Engine *e, TuneView *view) {
          TuneView_apply(view, &events[i]);
          Progress_event(&p, &events[i]);
          /* a retirement at the end of its round, after the round's line */
-         for (int d = 0; events[i].kind == SESSION_ROUND_END && d < events[i].roundEnd.ndevices; d++)
+         for (int d = 0; events[i].kind == SESSION_ROUND_END && d < events[i].roundEnd.ndevices && d < ndevices; d++)
             if (events[i].roundEnd.devices[d].retired)
-               tellRetired(&told, d, events[i].round, events[i].roundEnd.devices[d].why);
+               tellRetired(told, d, events[i].round, events[i].roundEnd.devices[d].why);
          SessionEvent_done(&events[i]);
       }
       free(events);
@@ -106,13 +108,13 @@ static int run(Engine *e, TuneView *view) {
       sigaction(sigs[i], &olds[i], NULL);
    /* the engine has stopped: its measurer can be read for a retirement in a round
     * that did not end (an error cut it short) */
-   const Measurer *m = Engine_measurer(e);
-   for (int d = 0; d < Measurer_count(m); d++) {
+   for (int d = 0; d < ndevices; d++) {
       MeasurerDeviceStats st;
       Measurer_deviceStats(m, d, &st);
       if (st.retired)
-         tellRetired(&told, d, view->round, st.why);
+         tellRetired(told, d, view->round, st.why);
    }
+   free(told);
    Progress_end(&p, Engine_elapsed(e));
    Progress_done(&p);
    return rc;
