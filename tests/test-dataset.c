@@ -408,6 +408,8 @@ static void test_latency_errors(void **state) {
    assert_float_equal(m.medianAbsLog, log(2), 1e-12);
    assert_float_equal(m.meanAbsLog, 2 * log(2) / 3, 1e-12);
    assert_float_equal(m.meanLog, 2 * log(2) / 3, 1e-12);
+   /* |2 - 1| / 1, |2 - 2| / 2, |8 - 4| / 4 */
+   assert_float_equal(m.mape, 2.0 / 3, 1e-12);
    /* ranks of the estimates 1.5 1.5 3, of the measurements 1 2 3: centred
     * (-.5 -.5 1) and (-1 0 1): 1.5 / sqrt(1.5 x 2) */
    assert_float_equal(m.spearman, 1.5 / sqrt(3), 1e-12);
@@ -424,7 +426,9 @@ static void test_latency_errors(void **state) {
    assert_float_equal(per[1].medianAbsLog, log(2), 1e-12);
    assert_float_equal(per[1].spearman, 1, 1e-12);
    assert_float_equal(per[1].kendall, 1, 1e-12);
+   assert_float_equal(per[1].mape, 0.5, 1e-12);
    assert_int_equal(w.samples, 5);
+   assert_float_equal(w.mape, (2.0 / 3 + 0.5) / 2, 1e-12);
    assert_float_equal(w.meanLog, (2 * log(2) / 3 - log(2)) / 2, 1e-12);
    assert_float_equal(w.kendall, (2 / sqrt(6) + 1) / 2, 1e-12);
 

@@ -228,7 +228,7 @@ void Metrics_latencyTask(const Dataset *d, const float *estimateMs, int task, La
    double *meas = xMalloc((size_t)(all > 0 ? all : 1) * sizeof *meas);
    double *absLog = xMalloc((size_t)(all > 0 ? all : 1) * sizeof *absLog);
    int n = 0;
-   double sumLog = 0, sumAbs = 0;
+   double sumLog = 0, sumAbs = 0, sumRel = 0;
    for (int j = 0; j < all; j++) {
       double e = estimateMs[idx[j]];
       if (!(isfinite(e) && e > 0))
@@ -238,12 +238,14 @@ void Metrics_latencyTask(const Dataset *d, const float *estimateMs, int task, La
       double l = log(est[n] / meas[n]);
       sumLog += l;
       sumAbs += fabs(l);
+      sumRel += fabs(est[n] - meas[n]) / meas[n];
       absLog[n++] = fabs(l);
    }
    out->samples = n;
    out->meanLog = n > 0 ? sumLog / n : NAN;
    out->meanAbsLog = n > 0 ? sumAbs / n : NAN;
    out->medianAbsLog = n > 0 ? median(absLog, n) : NAN;
+   out->mape = n > 0 ? sumRel / n : NAN;
    out->spearman = Metrics_spearman(est, meas, n);
    out->kendall = Metrics_kendallTau(est, meas, n);
    free(absLog);
@@ -256,14 +258,14 @@ void Metrics_latencyWeighted(const Dataset *d, const float *estimateMs, LatencyM
                              LatencyMetrics *weighted) {
    static const size_t averaged[] = { offsetof(LatencyMetrics, medianAbsLog), offsetof(LatencyMetrics, meanAbsLog),
                                       offsetof(LatencyMetrics, meanLog), offsetof(LatencyMetrics, spearman),
-                                      offsetof(LatencyMetrics, kendall) };
+                                      offsetof(LatencyMetrics, kendall), offsetof(LatencyMetrics, mape) };
    LatencyMetrics *per = perTask ? perTask : xMalloc((size_t)(d->ntasks > 0 ? d->ntasks : 1) * sizeof *per);
    weighted->samples = 0;
    for (int t = 0; t < d->ntasks; t++) {
       Metrics_latencyTask(d, estimateMs, t, &per[t]);
       weighted->samples += per[t].samples;
    }
-   weightedFields(d, per, sizeof *per, averaged, 5, weighted);
+   weightedFields(d, per, sizeof *per, averaged, 6, weighted);
    if (per != perTask)
       free(per);
 }

@@ -20,6 +20,8 @@
  *             is off;
  *   meanLog   mean of e: the bias (exp(meanLog) is the geometric mean of
  *             estimate / measured; > 0 over-estimates);
+ *   mape      the mean absolute percentage error, mean of |estimate - measured| /
+ *             measured (as a fraction: 0.15 is 15%), CDMPP's measure;
  *   spearman  Spearman's rank correlation between estimate and measured latency
  *             (ties get their average rank);
  *   kendall   Kendall's tau-b between them.
@@ -43,6 +45,7 @@ typedef struct RankMetrics_ {
 typedef struct LatencyMetrics_ {
    int samples;                 /* successful samples with a finite estimate */
    double medianAbsLog, meanAbsLog, meanLog;
+   double mape;                 /* a fraction */
    double spearman, kendall;
 } LatencyMetrics;
 

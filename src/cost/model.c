@@ -5,11 +5,13 @@
 #include "cost/model.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cost/checkpoint.h"
+#include "cost/latency.h"
 #include "cost/models.h"
 #include "util/xalloc.h"
 
@@ -102,6 +104,22 @@ CostModel *CostModel_newDevice(ModelKind kind, uint64_t seed, char **cause) {
    return models[kind].createDevice(seed, cause);
 }
 
+/* The latency head after the payload, when the next bytes are its tag. */
+static int readLatencyHead(CostModel *m, FILE *f, const char *path, char **cause) {
+   if (Checkpoint_remaining(f) < 4)
+      return 0;
+   off_t at = ftello(f);
+   uint32_t tag;
+   if (Checkpoint_getU32(f, path, "the latency head's tag", &tag, cause) < 0)
+      return -1;
+   if (tag != LATENCY_HEAD_TAG) {
+      fseeko(f, at, SEEK_SET);   /* not a head: Checkpoint_getEnd names the bytes */
+      return 0;
+   }
+   m->latency = LatencyHead_read(f, path, cause);
+   return m->latency ? 0 : -1;
+}
+
 CostModel *CostModel_load(const char *path, char **cause) {
    ModelKind kind;
    uint32_t opKinds;
@@ -116,6 +134,10 @@ CostModel *CostModel_load(const char *path, char **cause) {
       m = models[kind].load(f, path, cause);
    else
       m = models[kind].create(0, cause);
+   if (m && readLatencyHead(m, f, path, cause) < 0) {
+      CostModel_free(m);
+      m = NULL;
+   }
    if (m && Checkpoint_getEnd(f, path, cause) < 0) {
       CostModel_free(m);
       m = NULL;
@@ -149,14 +171,46 @@ int CostModel_save(const CostModel *m, const char *path, char **cause) {
       return m->ops->save(m, path, cause);
    CheckpointWriter w;
    Checkpoint_create(&w, path, m->kind, m->opKinds);
-   return Checkpoint_commit(&w, cause);
+   return CostModel_commit(m, &w, cause);
+}
+
+int CostModel_commit(const CostModel *m, CheckpointWriter *w, char **cause) {
+   if (m->latency) {
+      if (NeuralNet_checkSave(m->latency, w->out.path, cause) < 0) {
+         Checkpoint_abandon(w);
+         return -1;
+      }
+      Checkpoint_putU32(w->f, LATENCY_HEAD_TAG);
+      NeuralNet_write(m->latency, w->f);
+   }
+   return Checkpoint_commit(w, cause);
+}
+
+int CostModel_fitLatency(CostModel *m, const Dataset *train, const TrainConfig *cfg, char **cause) {
+   NeuralNet *head = LatencyHead_new(m->seed);
+   if (LatencyHead_fit(head, train, cfg, cause) < 0) {
+      NeuralNet_free(head);
+      return -1;
+   }
+   NeuralNet_free(m->latency);
+   m->latency = head;
+   return 0;
+}
+
+bool CostModel_predictLatency(CostModel *m, const Dataset *batch, float *ms) {
+   if (!m->latency)
+      return false;
+   LatencyHead_predict(m->latency, batch, ms);
+   return true;
 }
 
 CostModel *CostModel_clone(const CostModel *m, char **cause) {
    if (m->ops->clone) {
       CostModel *copy = m->ops->clone(m, cause);
-      if (copy)
+      if (copy) {
          copy->opKinds = m->opKinds;
+         copy->latency = m->latency ? NeuralNet_copy(m->latency) : NULL;
+      }
       return copy;
    }
    /* through a checkpoint: what save and load keep is the whole model, so a copy made
@@ -183,6 +237,7 @@ CostModel *CostModel_clone(const CostModel *m, char **cause) {
 void CostModel_free(CostModel *m) {
    if (!m)
       return;
+   NeuralNet_free(m->latency);
    m->ops->free(m);
    free(m);
 }

@@ -7,8 +7,9 @@
  * (Pruner's verify model) and pam-moa (PAM with MoA's momentum-updated slow copy).
  * A checkpoint is a little-endian file: the magic "PTUICKPT", u32 format version (2),
  * u32 model kind (the ModelKind number), u32 header bytes (28), u32 op kinds, u32
- * CRC-32 of the rest, then the model's own payload; cost/checkpoint.h has the details
- * and the readers and writers. Each model
+ * CRC-32 of the rest, then the model's own payload and, when the model has one, its
+ * latency head (cost/latency.h); cost/checkpoint.h has the details and the readers
+ * and writers. Each model
  * lives in its own file and is listed once in model.c's table (cost/models.h). A model
  * is used from one thread at a time. */
 #ifndef HEADER_model
@@ -81,6 +82,7 @@ struct CostModel_ {
                                    pruner-tui train records it; 0 unknown */
    uint64_t seed;
    void *impl;
+   struct NeuralNet_ *latency;  /* the latency head (cost/latency.h); NULL without one */
 };
 
 /* A fresh model of that kind. NULL with *cause for a kind this build lacks (xgb when
@@ -106,5 +108,13 @@ int CostModel_save(const CostModel *m, const char *path, char **cause);
  * checkpoint in $TMPDIR); NULL with *cause when it cannot be made. */
 CostModel *CostModel_clone(const CostModel *m, char **cause);
 void CostModel_free(CostModel *m);  /* NULL is fine */
+
+/* Trains m's latency head on train (a fresh one, from m's seed, replacing any it had;
+ * cfg NULL for the head's defaults): cost/latency.h. -1 with *cause when it cannot
+ * learn. */
+int CostModel_fitLatency(CostModel *m, const Dataset *train, const TrainConfig *cfg, char **cause);
+/* ms[i], the latency head's estimate for every sample of batch; false (ms untouched)
+ * when m has no head. */
+bool CostModel_predictLatency(CostModel *m, const Dataset *batch, float *ms);
 
 #endif

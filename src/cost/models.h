@@ -7,11 +7,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cost/checkpoint.h"
 #include "cost/model.h"
 #include "cost/neural.h"
 
 /* A model of that kind with those operations, not frozen nor trained. */
 CostModel *CostModel_alloc(ModelKind kind, const CostModelOps *ops, uint64_t seed, void *impl);
+/* What every model's save ends with: m's latency head, when it has one, after the
+ * payload, then Checkpoint_commit. */
+int CostModel_commit(const CostModel *m, CheckpointWriter *w, char **cause);
 
 /* cost/random_model.c: uniform scores (Ansor's RandomModel). Payload: u64 seed. */
 CostModel *RandomModel_new(uint64_t seed, char **cause);

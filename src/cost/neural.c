@@ -512,9 +512,10 @@ static void shuffle(int *v, int n, Rng *rng) {
    }
 }
 
-/* One epoch over use[0..n-1] in mini-batches; returns the mean batch loss. */
-static double epoch(NeuralNet *net, NnAdam *adam, const Dataset *d, const int *use, int n, const TrainConfig *cfg,
-                    float *scores, float *dscore, float *label) {
+/* One epoch over use[0..n-1] in mini-batches; returns the mean batch loss: LambdaRank
+ * over the labels, or with target the mean squared error against target[i]. */
+static double epoch(NeuralNet *net, NnAdam *adam, const Dataset *d, const float *target, const int *use, int n,
+                    const TrainConfig *cfg, float *scores, float *dscore, float *label) {
    double sum = 0;
    int batches = 0;
    for (int start = 0; start < n;) {
@@ -524,8 +525,8 @@ static double epoch(NeuralNet *net, NnAdam *adam, const Dataset *d, const int *u
       const int *b = use + start;
       NeuralNet_forward(net, d, b, size, true, scores);
       for (int i = 0; i < size; i++)
-         label[i] = d->label[b[i]];
-      sum += Nn_lambdaRank(scores, label, size, dscore);
+         label[i] = target ? target[b[i]] : d->label[b[i]];
+      sum += target ? Nn_mse(scores, label, size, dscore) : Nn_lambdaRank(scores, label, size, dscore);
       for (int k = 0; k < net->nparams; k++)
          NnParam_zeroGrad(net->params[k]);
       NeuralNet_backward(net, dscore);
@@ -538,20 +539,21 @@ static double epoch(NeuralNet *net, NnAdam *adam, const Dataset *d, const int *u
    return sum / batches;
 }
 
-int NeuralNet_fit(NeuralNet *net, const Dataset *train, const TrainConfig *cfg, bool recomputeNorm,
-                  const char *who, char **cause) {
+/* NeuralNet_fit, or with target NeuralNet_fitRegression. */
+static int fit(NeuralNet *net, const Dataset *train, const float *target, const TrainConfig *cfg, bool recomputeNorm,
+               const char *who, char **cause) {
    if (cfg->batch < 2)
       return setCause(cause, "%s: a training batch of %d samples is too small (at least 2)", who, cfg->batch);
    int *use = xMalloc((size_t)(train->n > 0 ? train->n : 1) * sizeof *use);
    int n = 0;
    for (int i = 0; i < train->n; i++)
-      if (Dataset_rows(train, i) > 0 && Dataset_measured(train, i))
+      if (Dataset_rows(train, i) > 0 && (target ? isfinite(target[i]) : Dataset_measured(train, i)))
          use[n++] = i;
    if (n < 2) {
       free(use);
-      return setCause(cause, "%s: nothing to learn from: %d of the %d samples have feature rows and a measurement "
+      return setCause(cause, "%s: nothing to learn from: %d of the %d samples have feature rows and a %s "
                              "(at least 2 are needed)",
-                      who, n, train->n);
+                      who, n, train->n, target ? "target" : "measurement");
    }
    if (cfg->fromScratch)
       reinitialize(net, cfg->seed);
@@ -576,7 +578,7 @@ int NeuralNet_fit(NeuralNet *net, const Dataset *train, const TrainConfig *cfg, 
    int bestEpoch = 0;
    for (int e = 0; e < cfg->epochs; e++) {
       shuffle(use, n, &rng);
-      double loss = epoch(net, &adam, train, use, n, cfg, scores, dscore, label);
+      double loss = epoch(net, &adam, train, target, use, n, cfg, scores, dscore, label);
       if (cfg->progress && !cfg->progress(cfg->ctx, e + 1, cfg->epochs, loss))
          break;
       if (loss < best) {
@@ -591,6 +593,16 @@ int NeuralNet_fit(NeuralNet *net, const Dataset *train, const TrainConfig *cfg, 
    free(label);
    free(use);
    return 0;
+}
+
+int NeuralNet_fit(NeuralNet *net, const Dataset *train, const TrainConfig *cfg, bool recomputeNorm,
+                  const char *who, char **cause) {
+   return fit(net, train, NULL, cfg, recomputeNorm, who, cause);
+}
+
+int NeuralNet_fitRegression(NeuralNet *net, const Dataset *train, const float *target, const TrainConfig *cfg,
+                            bool recomputeNorm, const char *who, char **cause) {
+   return fit(net, train, target, cfg, recomputeNorm, who, cause);
 }
 
 void NeuralNet_momentum(NeuralNet *slow, const NeuralNet *fast, double m) {
@@ -771,7 +783,7 @@ static int neuralSave(const CostModel *m, const char *path, char **cause) {
    CheckpointWriter w;
    Checkpoint_create(&w, path, m->kind, m->opKinds);
    NeuralNet_write(m->impl, w.f);
-   return Checkpoint_commit(&w, cause);
+   return CostModel_commit(m, &w, cause);
 }
 
 static void neuralFree(CostModel *m) {

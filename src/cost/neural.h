@@ -135,6 +135,11 @@ uint64_t NeuralNet_reluSignature(const NeuralNet *net);
  * than two measured samples with rows, or a batch below two. */
 int NeuralNet_fit(NeuralNet *net, const Dataset *train, const TrainConfig *cfg, bool recomputeNorm,
                   const char *who, char **cause);
+/* Trains as NeuralNet_fit does, but as a regression: over the samples with rows and a
+ * finite target[i] (target has d->n entries), the loss is the mean squared difference
+ * between the network's output and target[i]. */
+int NeuralNet_fitRegression(NeuralNet *net, const Dataset *train, const float *target, const TrainConfig *cfg,
+                            bool recomputeNorm, const char *who, char **cause);
 /* MoA's momentum update (pruner.md 3): every parameter of slow becomes
  * m slow + (1 - m) fast, in double, rounded to float once; batch norm's running
  * statistics and the normalization stay slow's. The shapes must agree. */

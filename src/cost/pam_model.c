@@ -96,7 +96,7 @@ static int moaSave(const CostModel *m, const char *path, char **cause) {
    NeuralNet_write(s->slow, w.f);
    if (s->fast)
       NeuralNet_write(s->fast, w.f);
-   return Checkpoint_commit(&w, cause);
+   return CostModel_commit(m, &w, cause);
 }
 
 static void moaFree(CostModel *m) {

@@ -25,7 +25,7 @@ static int randomSave(const CostModel *m, const char *path, char **cause) {
    CheckpointWriter w;
    Checkpoint_create(&w, path, m->kind, m->opKinds);
    Checkpoint_putU64(w.f, m->seed);
-   return Checkpoint_commit(&w, cause);
+   return CostModel_commit(m, &w, cause);
 }
 
 static void randomFree(CostModel *m) {

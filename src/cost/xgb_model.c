@@ -308,7 +308,7 @@ static int xgbSave(const CostModel *m, const char *path, char **cause) {
    Checkpoint_putU64(w.f, (uint64_t)len);
    if (len > 0)
       Checkpoint_putBytes(w.f, bytes, (size_t)len);
-   return Checkpoint_commit(&w, cause);
+   return CostModel_commit(m, &w, cause);
 }
 
 static void xgbFree(CostModel *m) {

@@ -147,6 +147,8 @@ int Cli_dataset(int argc, char **argv);
 int Cli_train(int argc, char **argv);
 /* `eval --records FILE... --model FILE|psa|random ...`; argv[0] is "eval". */
 int Cli_eval(int argc, char **argv);
+/* `predict FILE.task [--device D] [--model CKPT] ...`; argv[0] is "predict". */
+int Cli_predict(int argc, char **argv);
 /* `calibrate --records FILE... --device PROFILE --out FILE.yaml ...`; argv[0] is
  * "calibrate". */
 int Cli_calibrate(int argc, char **argv);

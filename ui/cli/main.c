@@ -31,6 +31,7 @@ static void usage(FILE *out) {
       "                        --out FILE [--holdout F] [--epochs N] [--network FILE.task]...\n"
       "       pruner-tui eval --records FILE... --model CKPT|psa|random [--per-task]\n"
       "                       [--network FILE.task]...\n"
+      "       pruner-tui predict FILE.task [--device D] [--model CKPT] [--session FILE]\n"
       "       pruner-tui calibrate --records FILE... --device PROFILE --out FILE.yaml\n"
       "                            [--name NAME] [--holdout F] [--seed N] [--network FILE.task]...\n"
       "       pruner-tui export SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n"
@@ -87,6 +88,11 @@ static void usage(FILE *out) {
       "  eval       score records with a checkpoint, psa or random and print pairwise\n"
       "             ranking accuracy and top-1/top-5 peak scores, weighted over tasks\n"
       "             (--per-task: each task too); for psa also its latency error\n"
+      "  predict    the network's end-to-end latency on --device predicted from each task's\n"
+      "             schedule (--session's best, else PSA's pick of --samples random states)\n"
+      "             by --model's latency head (train --latency-head; default PSA's\n"
+      "             estimate), per task and in all, beside the same schedules measured\n"
+      "             (simulated on sim:PROFILE; --no-measure: not)\n"
       "  calibrate  fit the simulator's free constants (the sim: keys of devices.yaml) of\n"
       "             --device PROFILE to records measured on that GPU (squared log error plus\n"
       "             --rank-weight times a rank term), print the constants with their standard\n"
@@ -232,6 +238,8 @@ static int dispatch(int argc, char **argv) {
       return Cli_train(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "eval") == 0)
       return Cli_eval(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "predict") == 0)
+      return Cli_predict(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "calibrate") == 0)
       return Cli_calibrate(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "export") == 0)

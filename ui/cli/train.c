@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cost/latency.h"
 #include "cost/metrics.h"
 #include "cost/model.h"
 #include "cost/models.h"
@@ -119,6 +120,26 @@ static void printMetrics(CostModel *m, const Dataset *d, bool perTask) {
    free(scores);
 }
 
+/* How far an estimate of the latency (ms[i] for every sample of d) is from the
+ * measured latency, on one line after "WHO against the measured latency". */
+static void printLatency(const char *who, const Dataset *d, const float *ms) {
+   LatencyMetrics le;
+   Metrics_latencyWeighted(d, ms, NULL, &le);
+   printf("%s against the measured latency (%d samples, weighted over tasks): MAPE %.1f%%, typically off by a "
+          "factor %.2f (median |ln(estimate/measured)| %.3f, mean %.3f, bias %+.3f); Spearman %.4f, Kendall tau "
+          "%.4f\n",
+          who, le.samples, 100 * le.mape, exp(le.medianAbsLog), le.medianAbsLog, le.meanAbsLog, le.meanLog,
+          le.spearman, le.kendall);
+}
+
+/* The latency head's line for d, when m has a head. */
+static void printHeadLatency(CostModel *m, const Dataset *d) {
+   float *ms = xCalloc((size_t)d->n + 1, sizeof *ms);
+   if (CostModel_predictLatency(m, d, ms))
+      printLatency("the latency head's estimate", d, ms);
+   free(ms);
+}
+
 /* On a terminal one line redrawn every epoch; elsewhere a line every 10 epochs. */
 static bool showProgress(void *ctx, int epoch, int epochs, double loss) {
    double *t0 = ctx;
@@ -143,6 +164,12 @@ static const CliOption trainOptions[] = {
    { "device-features", 'F', NULL,
      "a fresh xgb, mlp or pam also reads each record's device (its SM count, clock, FP32 peak, DRAM and L2 "
      "bandwidth, L2 and shared memory, registers), to learn from records of several devices" },
+   { "latency-head", 'L', NULL,
+     "also train a latency head, which estimates each state's latency in milliseconds (for predict and the "
+     "MAPE that eval prints): a network that reads the state and its device and learns how far PSA's "
+     "estimate is from the measurement" },
+   { "head-epochs", 'E', "N",
+     "the latency head's epochs at most (default 150, with an early stop after 40 without a better loss)" },
    { "out", 'o', "FILE", "save the trained model to FILE (needed)" },
    { "holdout", 'H', "F",
      "train on 1 - F of each task's records (0 < F < 1, like 0.2) and report the ranking quality on the "
@@ -156,6 +183,7 @@ static const CliOption trainOptions[] = {
 static const CliCommand trainCommand = {
    "train",
    "--records FILE... --model pam|pam-moa|mlp|xgb [--init CKPT] [--device-features]\n"
+   "[--latency-head [--head-epochs N]] "
    "--out FILE [--holdout F] [--epochs N] [--seed N] [--per-task]\n"
    "[--network FILE.task]... [--devices FILE]",
    "Fit a learned cost model to measurement records and save it as a checkpoint, then print its ranking "
@@ -225,8 +253,8 @@ int Cli_train(int argc, char **argv) {
    o.cmd = "train";
    const char *modelName = NULL, *init = NULL, *out = NULL;
    double holdout = 0;
-   long epochs = -1, seed = 1;
-   bool perTask = false, device = false;
+   long epochs = -1, headEpochs = -1, seed = 1;
+   bool perTask = false, device = false, latencyHead = false;
    optind = 1;
    int c;
    while ((c = Cli_getopt(&trainCommand, argc, argv)) != -1) {
@@ -242,6 +270,8 @@ int Cli_train(int argc, char **argv) {
       case 'o': out = optarg; break;
       case 'p': perTask = true; break;
       case 'F': device = true; break;
+      case 'L': latencyHead = true; break;
+      case 'E': bad = Cli_parseCount("train", "--head-epochs", optarg, 1, 10000, &headEpochs); break;
       case 'e': bad = Cli_parseCount("train", "--epochs", optarg, 1, 10000, &epochs); break;
       case 's': bad = Cli_parseCount("train", "--seed", optarg, 0, 2147483647L, &seed); break;
       case 'H': bad = Cli_parseReal("train", "--holdout", optarg, 0, 1, CLI_ABOVE_MIN | CLI_BELOW_MAX, &holdout); break;
@@ -306,6 +336,27 @@ int Cli_train(int argc, char **argv) {
    } else {
       fprintf(stderr, isatty(2) ? "\n" : "");
       printf("trained in %.1f s\n", Clock_now() - t0);
+      if (latencyHead) {
+         t0 = Clock_now();
+         TrainConfig head;
+         LatencyHead_defaultConfig(&head);
+         head.seed = cfg.seed;
+         head.progress = cfg.progress;
+         head.ctx = cfg.ctx;
+         if (headEpochs > 0)
+            head.epochs = (int)headEpochs;
+         if (CostModel_fitLatency(m, fitOn, &head, &cause) < 0) {
+            fprintf(stderr, "\npruner-tui train: %s; no checkpoint written\n", cause);
+            free(cause);
+            CostModel_free(m);
+            Dataset_done(&train);
+            Dataset_done(&test);
+            offlineDone(&o);
+            return EXIT_INPUT;
+         }
+         fprintf(stderr, isatty(2) ? "\n" : "");
+         printf("latency head trained in %.1f s\n", Clock_now() - t0);
+      }
       /* the checkpoint says which operators it has seen (with --init's too), for
        * pruner-tui to know the networks it can start from it */
       for (int t = 0; t < fitOn->ntasks; t++) {
@@ -327,9 +378,11 @@ int Cli_train(int argc, char **argv) {
       }
       printf("on the training samples: ");
       printMetrics(m, fitOn, false);
+      printHeadLatency(m, fitOn);
       if (holdout > 0) {
          printf("on the %.0f%% held out: ", 100 * holdout);
          printMetrics(m, &test, perTask);
+         printHeadLatency(m, &test);
       }
    }
    CostModel_free(m);
@@ -353,8 +406,9 @@ static const CliCommand evalCommand = {
    "--records FILE... --model CKPT|psa|random [--per-task]\n"
    "[--seed N] [--network FILE.task]... [--devices FILE]",
    "Score measurement records with a model and print the pairwise ranking accuracy and the top-1 and "
-   "top-5 peak scores, weighted over tasks; for psa also how far its latency estimate is from the "
-   "measured latency.",
+   "top-5 peak scores, weighted over tasks; for psa, and for a checkpoint with a latency head (see train), "
+   "also how far "
+   "the latency estimate is from the measured latency (MAPE and more).",
    evalOptions,
 };
 
@@ -408,14 +462,9 @@ int Cli_eval(int argc, char **argv) {
    }
    printf("%s on %d records of %d tasks\n", ModelKind_name(m->kind), o.data.n, o.data.ntasks);
    printMetrics(m, &o.data, perTask);
-   if (m->kind == MODEL_PSA) {
-      LatencyMetrics le;
-      Metrics_latencyWeighted(&o.data, o.data.psaLatency, NULL, &le);
-      printf("PSA's latency estimate against the measured latency (%d samples, weighted over tasks): typically "
-             "off by a factor %.2f (median |ln(estimate/measured)| %.3f, mean %.3f, bias %+.3f); "
-             "Spearman %.4f, Kendall tau %.4f\n",
-             le.samples, exp(le.medianAbsLog), le.medianAbsLog, le.meanAbsLog, le.meanLog, le.spearman, le.kendall);
-   }
+   if (m->kind == MODEL_PSA)
+      printLatency("PSA's latency estimate", &o.data, o.data.psaLatency);
+   printHeadLatency(m, &o.data);
    CostModel_free(m);
    offlineDone(&o);
    return rc;

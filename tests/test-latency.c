@@ -1,0 +1,199 @@
+/* The latency head (cost/latency.h): its target for each kind of sample, a head that
+ * learns two programs' ratios to PSA's estimate, the metrics' MAPE of its estimate,
+ * and the checkpoint section: a model with a head saves and loads it bit for bit, a
+ * model without one keeps the old layout, a copy keeps it, and a cut or foreign
+ * section is refused with the reader's messages. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "cost/checkpoint.h"
+#include "cost/latency.h"
+#include "cost/metrics.h"
+#include "cost/model.h"
+#include "cost/models.h"
+#include "util/xalloc.h"
+
+/* A one-row sample of task t whose first feature is x, PSA's estimate psaMs and
+ * cost costS seconds (0: unmeasured), on a device whose first feature is dev. */
+static void addSample(Dataset *d, int t, float x, double psaMs, double costS, float dev) {
+   Features f;
+   memset(&f, 0, sizeof f);
+   f.patternAt = -1;
+   f.nrows = 1;
+   f.row[0][0] = x;
+   f.row[0][1] = 1;
+   Dataset_add(d, t, &f, NULL, psaMs, costS);
+   float device[DEVICE_FEATURE_LEN] = { dev, 1 };
+   Dataset_setDevice(d, d->n - 1, device);
+}
+
+static void test_target(void **state) {
+   Dataset d;
+   Dataset_init(&d);
+   int t = Dataset_task(&d, "t");
+   addSample(&d, t, 1, 1.0, 3e-3, 0);                   /* ln(3 ms / 1 ms) */
+   addSample(&d, t, 1, 4.0, 1e-3, 0);                   /* ln(1 / 4) */
+   addSample(&d, t, 1, INFINITY, 1e-3, 0);              /* no estimate */
+   addSample(&d, t, 1, 0, 1e-3, 0);                     /* an estimate of 0 */
+   addSample(&d, t, 1, 1.0, DATASET_FAILED_COST, 0);    /* a failure */
+   addSample(&d, t, 1, 1.0, 0, 0);                      /* unmeasured */
+   assert_float_equal(LatencyHead_target(&d, 0), (float)log(3.0), 1e-6);
+   assert_float_equal(LatencyHead_target(&d, 1), (float)log(0.25), 1e-6);
+   for (int i = 2; i < 6; i++)
+      assert_true(isnan(LatencyHead_target(&d, i)));
+   Dataset_done(&d);
+}
+
+/* Programs of two kinds on two devices, measured at 2 and 5 times PSA's estimate on
+ * the first device and 3 and 7 times on the second: the head learns each ratio. */
+static void learningSet(Dataset *d) {
+   Dataset_init(d);
+   int t = Dataset_task(d, "t");
+   for (int i = 0; i < 64; i++) {
+      double psa = 0.01 * (1 + i % 8);
+      bool second = i % 2;
+      bool device = (i / 2) % 2;
+      double ratio = device ? (second ? 7 : 3) : (second ? 5 : 2);
+      addSample(d, t, second ? 2.0f : 1.0f, psa, ratio * psa * 1e-3, device ? 2.0f : 1.0f);
+   }
+}
+
+static void test_head_learns_ratios(void **state) {
+   Dataset d;
+   learningSet(&d);
+   CostModel *m = CostModel_new(MODEL_RANDOM, 3, NULL);
+   float ms[64];
+   assert_false(CostModel_predictLatency(m, &d, ms));
+   TrainConfig cfg;
+   LatencyHead_defaultConfig(&cfg);
+   assert_int_equal(cfg.epochs, 150);
+   assert_int_equal(cfg.earlyStop, 40);
+   assert_true(cfg.clip == 0);
+   cfg.epochs = 400;
+   cfg.earlyStop = 0;
+   cfg.batch = 16;
+   cfg.lr = 3e-3;
+   char *cause = NULL;
+   assert_int_equal(CostModel_fitLatency(m, &d, &cfg, &cause), 0);
+   assert_true(CostModel_predictLatency(m, &d, ms));
+   for (int i = 0; i < d.n; i++) {
+      double want = d.cost[i] * 1e3;
+      assert_true(fabs(ms[i] / want - 1) < 0.05);
+   }
+   LatencyMetrics lm;
+   Metrics_latencyWeighted(&d, ms, NULL, &lm);
+   assert_int_equal(lm.samples, 64);
+   assert_true(lm.mape < 0.05);
+
+   /* a sample without rows, or without PSA's estimate, gets INFINITY */
+   Dataset e;
+   Dataset_init(&e);
+   int t = Dataset_task(&e, "t");
+   addSample(&e, t, 1, INFINITY, 0, 1);
+   Dataset_add(&e, t, NULL, NULL, 1.0, 0);
+   float two[2];
+   assert_true(CostModel_predictLatency(m, &e, two));
+   assert_true(isinf(two[0]) && isinf(two[1]));
+   Dataset_done(&e);
+   CostModel_free(m);
+   Dataset_done(&d);
+}
+
+static void test_too_little_to_learn(void **state) {
+   Dataset d;
+   Dataset_init(&d);
+   int t = Dataset_task(&d, "t");
+   addSample(&d, t, 1, 1.0, 2e-3, 0);
+   addSample(&d, t, 1, INFINITY, 2e-3, 0);
+   CostModel *m = CostModel_new(MODEL_RANDOM, 3, NULL);
+   char *cause = NULL;
+   assert_int_equal(CostModel_fitLatency(m, &d, NULL, &cause), -1);
+   assert_string_equal(cause, "the latency head: nothing to learn from: 1 of the 2 samples have feature rows and a "
+                              "target (at least 2 are needed)");
+   free(cause);
+   assert_null(m->latency);
+   CostModel_free(m);
+   Dataset_done(&d);
+}
+
+static void test_checkpoint_section(void **state) {
+   Dataset d;
+   learningSet(&d);
+   CostModel *m = CostModel_new(MODEL_RANDOM, 3, NULL);
+   TrainConfig cfg;
+   LatencyHead_defaultConfig(&cfg);
+   cfg.epochs = 3;
+   assert_int_equal(CostModel_fitLatency(m, &d, &cfg, NULL), 0);
+
+   /* without the head: the header and the seed, as before */
+   NeuralNet *head = m->latency;
+   m->latency = NULL;
+   CostModel *plain = TestUtil_saveAndLoad(m, TestUtil_groupDir, "plain.ckpt", 28 + 8);
+   assert_null(plain->latency);
+   CostModel_free(plain);
+   m->latency = head;
+
+   char *path = xAsprintf("%s/head.ckpt", TestUtil_groupDir);
+   assert_int_equal(CostModel_save(m, path, NULL), 0);
+   size_t n;
+   unsigned char *bytes = TestUtil_readBytes(path, &n);
+   uint32_t tag;
+   memcpy(&tag, bytes + 36, 4);
+   assert_int_equal(tag, LATENCY_HEAD_TAG);
+   assert_memory_equal(bytes + 36, "LATH", 4);
+   uint32_t in;
+   memcpy(&in, bytes + 40, 4);
+   assert_int_equal(in, NEURAL_DEVICE_IN);
+   CostModel *back = CostModel_load(path, NULL);
+   assert_non_null(back);
+   assert_non_null(back->latency);
+   float a[64], b[64];
+   CostModel_predictLatency(m, &d, a);
+   CostModel_predictLatency(back, &d, b);
+   assert_memory_equal(a, b, sizeof a);
+   /* a copy keeps the head */
+   CostModel *copy = CostModel_clone(m, NULL);
+   assert_non_null(copy->latency);
+   CostModel_predictLatency(copy, &d, b);
+   assert_memory_equal(a, b, sizeof a);
+   CostModel_free(copy);
+   CostModel_free(back);
+
+   /* the section cut short: where, and what was expected */
+   char *cut = TestUtil_writeSealed(TestUtil_groupDir, "cut.ckpt", bytes, 42);
+   TestUtil_assertLoadFails(cut, "cut short at byte 42 (expected the network's shape (7 u32), 28 bytes from byte 40)");
+   /* other bytes than the tag after the payload */
+   unsigned char *foreign = xMalloc(n);
+   memcpy(foreign, bytes, n);
+   memcpy(foreign + 36, "LATX", 4);
+   char *other = TestUtil_writeSealed(TestUtil_groupDir, "foreign.ckpt", foreign, n);
+   char *want = xAsprintf("%zu bytes after the end of the model (a damaged or foreign file?)", n - 36);
+   TestUtil_assertLoadFails(other, want);
+   /* three bytes: too few for a tag */
+   char *three = TestUtil_writeSealed(TestUtil_groupDir, "three.ckpt", bytes, 39);
+   TestUtil_assertLoadFails(three, "3 bytes after the end of the model (a damaged or foreign file?)");
+   free(want);
+   free(three);
+   free(other);
+   free(foreign);
+   free(cut);
+   free(bytes);
+   free(path);
+   CostModel_free(m);
+   Dataset_done(&d);
+}
+
+int main(void) {
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_target),
+      cmocka_unit_test(test_head_learns_ratios),
+      cmocka_unit_test(test_too_little_to_learn),
+      cmocka_unit_test(test_checkpoint_section),
+   };
+   return cmocka_run_group_tests(tests, TestUtil_setUpGroupDir, TestUtil_tearDownGroupDir);
+}
