@@ -401,6 +401,14 @@ static void test_simulated_counters(void **state) {
          assert_true(c->dramGbs > 0 && c->waves > 0);
          assert_true(strcmp(c->bound, "compute") == 0 || strcmp(c->bound, "memory") == 0 ||
                      strcmp(c->bound, "shared memory") == 0 || strcmp(c->bound, "latency") == 0);
+         /* the later five, all known; an SM's four schedulers issue at most 4 a clock */
+         assert_int_equal(c->known, COUNTERS_ALL_FIELDS);
+         assert_true(c->l1HitRate >= 0 && c->l1HitRate <= 1);
+         assert_true(c->bankConflicts >= 0 && c->bankConflicts < 1);
+         assert_true(c->instructions > 0);
+         assert_true(c->ipc > 0 && c->ipc <= 4);
+         assert_true(Counters_stallIndex(c->stall) >= 0 && Counters_stallIndex(c->stall) < 6);
+         assert_true(c->stallShare > 0 && c->stallShare <= 1);
          Record r;
          Measurer_record(m, &ts.states[i], &out[i], &r);
          assert_memory_equal(&r.counters, c, sizeof *c);
@@ -447,8 +455,10 @@ static void test_mpi_outcome_wire(void **state) {
    o.runSeconds = 0.13;
    o.checked = true;
    o.throttled = 4;
-   o.counters = (Counters){ .present = true, .simulated = true, .dramGbs = 812.5, .l2HitRate = 0.625,
-                            .occupancy = 0.5, .gflops = 10422, .waves = 1.9375, .bound = "memory" };
+   o.counters = (Counters){ .present = true, .simulated = true, .known = COUNTERS_ALL_FIELDS & ~COUNTER_IPC,
+                            .dramGbs = 812.5, .l2HitRate = 0.625, .occupancy = 0.5, .gflops = 10422,
+                            .waves = 1.9375, .l1HitRate = 0.125, .bankConflicts = 0.25, .instructions = 4096,
+                            .bound = "memory", .stall = "long_scoreboard", .stallShare = 0.75 };
    WireBuf b;
    WireBuf_init(&b);
    Mpi_putOutcome(&b, &o);

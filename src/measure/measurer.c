@@ -849,34 +849,33 @@ static void sleepFor(double seconds) {
       ;
 }
 
-/* The simulator's model of the program as counters (counters.h): bytes and FLOPs over
- * the kernels' summed time, occupancy and waves weighted by each one's time, the bound
- * of the longest. */
+/* The simulator's model of the program as counters (counters.h). */
 static void simCounters(const SimReport *r, Counters *c) {
-   memset(c, 0, sizeof *c);
-   double total = 0, dram = 0, l2 = 0, flops = 0, occ = 0, waves = 0, longest = -1;
-   for (int k = 0; k < r->nkernels; k++) {
-      const SimKernel *kr = &r->kernels[k];
-      total += kr->seconds;
-      dram += kr->dramBytes;
-      l2 += kr->l2Bytes;
-      flops += kr->flops;
-      occ += kr->occupancy * kr->seconds;
-      waves += kr->waves * kr->seconds;
-      if (kr->seconds > longest) {
-         longest = kr->seconds;
-         snprintf(c->bound, sizeof c->bound, "%s", kr->bound ? kr->bound : "latency");
-      }
+   CounterKernel k[IR_MAX_KERNELS];
+   memset(k, 0, sizeof k);
+   for (int i = 0; i < r->nkernels; i++) {
+      const SimKernel *kr = &r->kernels[i];
+      k[i] = (CounterKernel){
+         .seconds = kr->seconds,
+         .flops = kr->flops,
+         .dramBytes = kr->dramBytes,
+         .l2Requests = kr->l2Bytes,
+         .l2Hits = fmax(kr->l2Bytes - kr->dramBytes, 0),
+         .l1Requests = kr->l1Bytes,
+         .l1Hits = kr->l1HitBytes,
+         .sharedWavefronts = kr->sharedWavefronts,
+         .sharedConflicts = kr->sharedWavefronts - kr->sharedIdeal,
+         .instructions = kr->instructions,
+         .ipc = kr->ipc,
+         .occupancy = kr->occupancy,
+         .waves = kr->waves,
+         .bound = kr->bound,
+         .known = COUNTERS_ALL_FIELDS,
+      };
+      for (int s = 0; s < SIM_STALL_COUNT; s++)
+         k[i].stalls[Counters_stallIndex(SimStall_name((SimStall)s))] = kr->stallCycles[s];
    }
-   if (!(total > 0))
-      return;
-   c->present = true;
-   c->simulated = true;
-   c->dramGbs = dram / total * 1e-9;
-   c->l2HitRate = l2 > 0 ? fmin(1, fmax(0, 1 - dram / l2)) : 0;
-   c->occupancy = fmin(1, occ / total);
-   c->gflops = flops / total * 1e-9;
-   c->waves = waves / total;
+   Counters_combine(k, r->nkernels, true, c);
 }
 
 static void measureOnSim(Batch *b, Unit *u, int i) {

@@ -30,11 +30,11 @@ static void printOutcome(int i, const Task *task, const MeasureOutcome *o) {
       printf("%5d  %12s  %8s  %8s  %4s  %6s  %9.1f  %8.1f  %s: %s\n", i, "-", "-", "-", regs, spills,
              o->compileSeconds * 1e3, o->runSeconds * 1e3, MeasureError_name(o->error), o->message);
    const Counters *c = &o->counters;
-   if (c->present)
-      printf("%5s  %s counters: DRAM %.1f GB/s, L2 hit rate %.1f%%, occupancy %.1f%%, %.1f GFLOP/s, %.2f waves, "
-             "%s bound\n",
-             "", c->simulated ? "simulated" : "CUPTI", c->dramGbs, 100 * c->l2HitRate, 100 * c->occupancy, c->gflops,
-             c->waves, c->bound);
+   if (c->present) {
+      char line[512];
+      Counters_describe(c, line, sizeof line);
+      printf("%5s  %s counters: %s\n", "", c->simulated ? "simulated" : "CUPTI", line);
+   }
 }
 
 static const CliOption measureOptions[] = {
