@@ -401,6 +401,14 @@ static void test_simulated_counters(void **state) {
          assert_true(c->dramGbs > 0 && c->waves > 0);
          assert_true(strcmp(c->bound, "compute") == 0 || strcmp(c->bound, "memory") == 0 ||
                      strcmp(c->bound, "shared memory") == 0 || strcmp(c->bound, "latency") == 0);
+         /* the later five, all known; an SM's four schedulers issue at most 4 a clock */
+         assert_int_equal(c->known, COUNTERS_ALL_FIELDS);
+         assert_true(c->l1HitRate >= 0 && c->l1HitRate <= 1);
+         assert_true(c->bankConflicts >= 0 && c->bankConflicts < 1);
+         assert_true(c->instructions > 0);
+         assert_true(c->ipc > 0 && c->ipc <= 4);
+         assert_true(Counters_stallIndex(c->stall) >= 0 && Counters_stallIndex(c->stall) < 6);
+         assert_true(c->stallShare > 0 && c->stallShare <= 1);
          Record r;
          Measurer_record(m, &ts.states[i], &out[i], &r);
          assert_memory_equal(&r.counters, c, sizeof *c);
@@ -416,17 +424,52 @@ static void test_simulated_counters(void **state) {
    cfg.runner.program = fakeRunner;
    cfg.counters = true;
    setenv("FAKE_RUNNER_ANSWER", "good", 1);
+#ifdef HAVE_CUPTI
+   /* CUPTI that cannot be loaded: a library that is not there, one without the range
+    * profiler */
+   static const struct {
+      const char *lib, *why;
+   } missing[] = {
+      { "/nonexistent/libcupti.so",
+        "CUPTI's library /nonexistent/libcupti.so (PRUNER_TUI_LIBCUPTI) does not open: /nonexistent/libcupti.so: "
+        "cannot open shared object file: No such file or directory" },
+      { "libm.so.6",
+        "CUPTI's library libm.so.6 has no cuptiGetResultString: the range profiler needs CUPTI of CUDA 12.6 or later" },
+   };
+   for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+      setenv("PRUNER_TUI_LIBCUPTI", missing[i].lib, 1);
+      char *cause = NULL;
+      Measurer *m = Measurer_open(&cfg, &cause);
+      unsetenv("PRUNER_TUI_LIBCUPTI");
+      assert_null(m);
+      if (strstr(cause, "NVRTC")) {
+         free(cause);
+         unsetenv("FAKE_RUNNER_ANSWER");
+         skip();
+      }
+      char *want = xAsprintf("--counters: a GPU's counters come from CUPTI's profiling API: %s; the simulator gives "
+                             "its modelled ones (--device sim:PROFILE)",
+                             missing[i].why);
+      assert_string_equal(cause, want);
+      free(want);
+      free(cause);
+   }
+#else
    char *cause = NULL;
    Measurer *m = Measurer_open(&cfg, &cause);
-   unsetenv("FAKE_RUNNER_ANSWER");
    assert_null(m);
    if (strstr(cause, "NVRTC")) {
       free(cause);
+      unsetenv("FAKE_RUNNER_ANSWER");
       skip();
    }
-   assert_string_equal(cause, "--counters: a GPU's counters come from CUPTI's profiling API, which this build does "
-                              "not read yet; the simulator gives its modelled ones (--device sim:PROFILE)");
+   assert_string_equal(cause, "--counters: a GPU's counters come from CUPTI's profiling API: this pruner-tui was "
+                              "built without CUPTI's headers (configure found no cupti_range_profiler.h in the CUDA "
+                              "toolkit, or was given --without-cupti); install the toolkit's CUPTI and build again; "
+                              "the simulator gives its modelled ones (--device sim:PROFILE)");
    free(cause);
+#endif
+   unsetenv("FAKE_RUNNER_ANSWER");
 }
 
 /* An outcome as an MPI message carries: back as it was; cut short or with a bad kind of
@@ -447,8 +490,10 @@ static void test_mpi_outcome_wire(void **state) {
    o.runSeconds = 0.13;
    o.checked = true;
    o.throttled = 4;
-   o.counters = (Counters){ .present = true, .simulated = true, .dramGbs = 812.5, .l2HitRate = 0.625,
-                            .occupancy = 0.5, .gflops = 10422, .waves = 1.9375, .bound = "memory" };
+   o.counters = (Counters){ .present = true, .simulated = true, .known = COUNTERS_ALL_FIELDS & ~COUNTER_IPC,
+                            .dramGbs = 812.5, .l2HitRate = 0.625, .occupancy = 0.5, .gflops = 10422,
+                            .waves = 1.9375, .l1HitRate = 0.125, .bankConflicts = 0.25, .instructions = 4096,
+                            .bound = "memory", .stall = "long_scoreboard", .stallShare = 0.75 };
    WireBuf b;
    WireBuf_init(&b);
    Mpi_putOutcome(&b, &o);

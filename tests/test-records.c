@@ -138,22 +138,126 @@ static void test_lineText(void **state) {
    Record_done(&r);
 }
 
+/* Two kernels' counters combine: sums over the summed time (4 ms), hit rates and
+ * conflicts over the summed requests, rates weighted by time, the stall over the
+ * summed stalls, the bound of the longest, what both know. */
+static void test_countersCombine(void **state) {
+   (void)state;
+   CounterKernel k[2];
+   memset(k, 0, sizeof k);
+   k[0] = (CounterKernel){ .seconds = 0.001, .flops = 4e6, .dramBytes = 2e6, .l2Requests = 8e6, .l2Hits = 6e6,
+                           .l1Requests = 100, .l1Hits = 25, .sharedWavefronts = 300, .sharedConflicts = 100,
+                           .instructions = 1000, .ipc = 2, .occupancy = 0.5, .waves = 2, .bound = "memory",
+                           .known = COUNTERS_ALL_FIELDS };
+   k[0].stalls[Counters_stallIndex("long_scoreboard")] = 30;
+   k[0].stalls[Counters_stallIndex("barrier")] = 10;
+   k[1] = (CounterKernel){ .seconds = 0.003, .flops = 12e6, .dramBytes = 2e6, .l2Requests = 2e6, .l2Hits = 0,
+                           .l1Requests = 300, .l1Hits = 75, .sharedWavefronts = 100, .sharedConflicts = 0,
+                           .instructions = 3000, .ipc = 1, .occupancy = 0.25, .waves = 1, .bound = "compute",
+                           .known = COUNTERS_ALL_FIELDS & ~COUNTER_IPC };
+   k[1].stalls[Counters_stallIndex("barrier")] = 40;
+   Counters c;
+   Counters_combine(k, 2, false, &c);
+   assert_true(c.present);
+   assert_false(c.simulated);
+   assert_int_equal(c.known, COUNTERS_ALL_FIELDS & ~COUNTER_IPC);
+   assert_float_equal(c.dramGbs, 1.0, 1e-12);        /* 4e6 B / 4 ms */
+   assert_float_equal(c.gflops, 4.0, 1e-12);         /* 16e6 FLOPs / 4 ms */
+   assert_float_equal(c.l2HitRate, 0.6, 1e-12);      /* 6e6 / 10e6 */
+   assert_float_equal(c.l1HitRate, 0.25, 1e-12);     /* 100 / 400 */
+   assert_float_equal(c.bankConflicts, 0.25, 1e-12); /* 100 / 400 */
+   assert_float_equal(c.instructions, 4000, 0);
+   assert_float_equal(c.ipc, 1.25, 1e-12);           /* (2 x 1 + 1 x 3) / 4 */
+   assert_float_equal(c.occupancy, 0.3125, 1e-12);   /* (0.5 x 1 + 0.25 x 3) / 4 */
+   assert_float_equal(c.waves, 1.25, 1e-12);         /* (2 x 1 + 1 x 3) / 4 */
+   assert_string_equal(c.stall, "barrier");
+   assert_float_equal(c.stallShare, 0.625, 1e-12);   /* 50 / 80 */
+   assert_string_equal(c.bound, "compute");
+   assert_int_equal(Counters_stallIndex("misc"), COUNTERS_NSTALLS - 1);
+   assert_int_equal(Counters_stallIndex("selected"), -1);
+   /* no time: none */
+   k[0].seconds = k[1].seconds = 0;
+   Counters_combine(k, 2, true, &c);
+   assert_false(c.present);
+}
+
+/* The roofline of a GPU of 20000 GFLOP/s and 2000 GB/s (ridge 10 FLOPs a byte): 5000
+ * GFLOP/s on 1000 GB/s is 5 FLOPs a byte, under a roof of 10000, at 50%; 15000 on 500
+ * is 30 a byte, under the flat roof of 20000, at 75%. */
+static void test_roofline(void **state) {
+   (void)state;
+   Counters c = { .present = true, .dramGbs = 1000, .gflops = 5000 };
+   Roofline r;
+   char *cause = NULL;
+   assert_int_equal(Counters_roofline(&c, 20000, 2000, &r, &cause), 0);
+   assert_float_equal(r.intensity, 5, 1e-12);
+   assert_float_equal(r.attained, 5000, 1e-9);
+   assert_float_equal(r.ridge, 10, 1e-12);
+   assert_float_equal(r.roof, 10000, 1e-9);
+   assert_float_equal(r.percent, 50, 1e-9);
+   assert_true(r.memoryBound);
+   c.gflops = 15000;
+   c.dramGbs = 500;
+   assert_int_equal(Counters_roofline(&c, 20000, 2000, &r, &cause), 0);
+   assert_float_equal(r.intensity, 30, 1e-12);
+   assert_float_equal(r.roof, 20000, 1e-9);
+   assert_float_equal(r.percent, 75, 1e-9);
+   assert_false(r.memoryBound);
+   static const struct {
+      double gflops, dramGbs, peak, bandwidth;
+      const char *why;
+   } bad[] = {
+      { 0, 500, 20000, 2000, "it did no FP32 arithmetic" },
+      { 100, 0, 20000, 2000, "it moved nothing through DRAM" },
+      { 100, 500, -1, 2000, "the device's FP32 peak is not known" },
+      { 100, 500, 20000, 0, "the device's DRAM bandwidth is not known" },
+   };
+   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      c.gflops = bad[i].gflops;
+      c.dramGbs = bad[i].dramGbs;
+      assert_int_equal(Counters_roofline(&c, bad[i].peak, bad[i].bandwidth, &r, &cause), -1);
+      assert_string_equal(cause, bad[i].why);
+      free(cause);
+      cause = NULL;
+   }
+}
+
 static void test_roundTripLine(void **state) {
    (void)state;
    Record r;
    sample(&r);
    roundTrip(&r);
    /* with counters: their line, and back */
-   r.counters = (Counters){ .present = true, .simulated = true, .dramGbs = 812.5, .l2HitRate = 0.625,
-                            .occupancy = 0.5, .gflops = 10422, .waves = 1.9375, .bound = "shared memory" };
+   r.counters = (Counters){ .present = true, .simulated = true, .known = COUNTERS_ALL_FIELDS, .dramGbs = 812.5,
+                            .l2HitRate = 0.625, .occupancy = 0.5, .gflops = 10422, .waves = 1.9375,
+                            .l1HitRate = 0.125, .bankConflicts = 0.75, .instructions = 12582912, .ipc = 1.375,
+                            .bound = "shared memory", .stall = "mio_throttle", .stallShare = 0.4375 };
    char *line = Record_toJson(&r);
    assert_non_null(strstr(line, ",\"time\":1700000000,\"counters\":{\"source\":\"simulated\",\"dram_gbs\":812.5,"
                                 "\"l2_hit_rate\":0.625,\"occupancy\":0.5,\"gflops\":10422,\"waves\":1.9375,"
-                                "\"bound\":\"shared memory\"}}"));
+                                "\"l1_hit_rate\":0.125,\"bank_conflicts\":0.75,\"instructions\":12582912,"
+                                "\"ipc\":1.375,\"bound\":\"shared memory\",\"stall\":\"mio_throttle\","
+                                "\"stall_share\":0.4375}}"));
    Record back;
    char *cause = NULL;
    if (Record_fromJson(line, &back, &cause) < 0)
       fail_msg("%s", cause);
+   assert_memory_equal(&back.counters, &r.counters, sizeof r.counters);
+   Record_done(&back);
+   free(line);
+   /* a record written before the later five: the first six keys, read as they were,
+    * none of the others known; written back the same */
+   r.counters = (Counters){ .present = true, .simulated = false, .dramGbs = 812.5, .l2HitRate = 0.625,
+                            .occupancy = 0.5, .gflops = 10422, .waves = 1.9375, .bound = "memory" };
+   line = Record_toJson(&r);
+   assert_non_null(strstr(line, ",\"counters\":{\"source\":\"cupti\",\"dram_gbs\":812.5,\"l2_hit_rate\":0.625,"
+                                "\"occupancy\":0.5,\"gflops\":10422,\"waves\":1.9375,\"bound\":\"memory\"}}"));
+   if (Record_fromJson(line, &back, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_true(back.counters.present);
+   assert_int_equal(back.counters.known, 0);
+   assert_string_equal(back.counters.bound, "memory");
+   assert_string_equal(back.counters.stall, "");
    assert_memory_equal(&back.counters, &r.counters, sizeof r.counters);
    Record_done(&back);
    free(line);
@@ -511,6 +615,18 @@ static void test_badLines(void **state) {
    "{\"source\":\"simulated\",\"dram_gbs\":1,\"l2_hit_rate\":" l2 ",\"occupancy\":" occupancy ",\"gflops\":2," \
    "\"waves\":1,\"bound\":\"memory\"}"
 
+/* A counters object with the required keys and more */
+#define COUNTERS_PLUS(more)                                                                                  \
+   "{\"source\":\"cupti\",\"dram_gbs\":1,\"l2_hit_rate\":0.5,\"occupancy\":0.5,\"gflops\":2,\"waves\":1," \
+   "\"bound\":\"memory\"," more "}"
+
+/* What a stall that is none of Nsight Compute's warp states gets */
+#define STALL_EXPECTED                                                                                    \
+   "\"counters\": \"stall\": expected \"long_scoreboard\", \"short_scoreboard\", \"barrier\", \"wait\", "          \
+   "\"math_pipe_throttle\", \"mio_throttle\", \"lg_throttle\", \"not_selected\", \"no_instruction\", "          \
+   "\"branch_resolving\", \"dispatch_stall\", \"drain\", \"membar\", \"sleeping\", \"tex_throttle\", "          \
+   "\"imc_miss\" or \"misc\", found "
+
 /* Each row: GOOD with one or two keys changed, and the reason it is rejected. */
 static const struct {
    const char *k1, *v1, *k2, *v2, *reason;
@@ -609,8 +725,34 @@ static const struct {
    { "counters", "{\"source\":\"nsight\"}", NULL, NULL,
      "\"counters\": \"source\": expected \"simulated\" or \"cupti\"" },
    { "counters", "{\"source\":\"cupti\",\"ipc\":2}", NULL, NULL,
-     "\"counters\": unknown key \"ipc\": expected source, dram_gbs, l2_hit_rate, occupancy, gflops, waves "
-     "and bound" },
+     "\"counters\": missing key \"dram_gbs\": expected a number of GB/s, at least 0" },
+   { "counters", "{\"dram_gbs\":1}", NULL, NULL,
+     "\"counters\": \"source\": expected \"simulated\" or \"cupti\", found nothing" },
+   { "counters", "{\"source\":\"cupti\",\"ipc_max\":2}", NULL, NULL,
+     "\"counters\": unknown key \"ipc_max\": expected source, dram_gbs, l2_hit_rate, occupancy, gflops, waves, "
+     "l1_hit_rate, bank_conflicts, instructions, ipc, bound, stall and stall_share" },
+   /* the keys added later: optional, but checked when there */
+   { "counters", COUNTERS_PLUS("\"l1_hit_rate\":1.25"), NULL, NULL,
+     "\"counters\": \"l1_hit_rate\": expected a number from 0 to 1, found 1.25" },
+   { "counters", COUNTERS_PLUS("\"bank_conflicts\":\"none\""), NULL, NULL,
+     "\"counters\": \"bank_conflicts\": expected a number from 0 to 1, found a string" },
+   { "counters", COUNTERS_PLUS("\"instructions\":-1"), NULL, NULL,
+     "\"counters\": \"instructions\": expected a number of instructions, at least 0, found -1" },
+   { "counters", COUNTERS_PLUS("\"ipc\":null"), NULL, NULL,
+     "\"counters\": \"ipc\": expected a number of instructions per clock, at least 0, found a value that is "
+     "not a number" },
+   { "counters", COUNTERS_PLUS("\"stall\":\"coffee\",\"stall_share\":0.5"), NULL, NULL,
+     STALL_EXPECTED "\"coffee\"" },
+   { "counters", COUNTERS_PLUS("\"stall\":3,\"stall_share\":0.5"), NULL, NULL,
+     STALL_EXPECTED "a number" },
+   { "counters", COUNTERS_PLUS("\"stall\":\"barrier\",\"stall_share\":2"), NULL, NULL,
+     "\"counters\": \"stall_share\": expected a number from 0 to 1, found 2" },
+   { "counters", COUNTERS_PLUS("\"stall\":\"barrier\""), NULL, NULL,
+     "\"counters\": \"stall\" and \"stall_share\" come together, found only \"stall\"" },
+   { "counters", COUNTERS_PLUS("\"stall_share\":0.5"), NULL, NULL,
+     "\"counters\": \"stall\" and \"stall_share\" come together, found only \"stall_share\"" },
+   { "counters", COUNTERS_PLUS("\"l1_hit_rate\":0.5,\"l1_hit_rate\":0.5"), NULL, NULL,
+     "\"counters\": key \"l1_hit_rate\" is given twice" },
 };
 
 static void test_badValues(void **state) {
@@ -821,6 +963,8 @@ int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lineText),
       cmocka_unit_test(test_roundTripLine),
+      cmocka_unit_test(test_countersCombine),
+      cmocka_unit_test(test_roofline),
       cmocka_unit_test(test_readsWhatItDoesNotWrite),
       cmocka_unit_test(test_meanCost),
       cmocka_unit_test_setup_teardown(test_roundTripFile, setUp, tearDown),

@@ -369,7 +369,7 @@ static void test_protocol_round_trip(void **state) {
    p.kernels[0].sharedBytes = 4096;
    WireBuf b;
    WireBuf_init(&b);
-   ProtoTiming t = { 2, 5, 12.5, 1e-3 }, u;
+   ProtoTiming t = { 2, 5, 12.5, 1e-3, true }, u;
    Proto_putRun(&b, 99, &p, &t);
    uint64_t id;
    assert_int_equal(Proto_getRun(&b, &id, &q, &u), 0);
@@ -377,6 +377,7 @@ static void test_protocol_round_trip(void **state) {
    assert_int_equal(u.warmup, 2);
    assert_int_equal(u.repeats, 5);
    assert_true(u.minRepeatMs == 12.5);
+   assert_true(u.counters);
    assert_int_equal(q.nbuffers, 2);
    assert_int_equal(q.role[1], BUFFER_OUTPUT);
    assert_int_equal(q.kernels[0].grid, 1234);
@@ -408,9 +409,14 @@ static void test_protocol_round_trip(void **state) {
    r.number = 77;
    r.registers = 40;
    r.maxRelError = 2.5e-7;
+   r.counters = (Counters){ .present = true, .known = COUNTER_STALL, .dramGbs = 1500, .gflops = 30000,
+                            .bound = "compute", .stall = "math_pipe_throttle", .stallShare = 0.5 };
+   snprintf(r.countersWhy, sizeof r.countersWhy, "partly");
    WireBuf_clear(&b);
    Proto_putResult(&b, &r);
    assert_int_equal(Proto_getResult(&b, &s), 0);
+   assert_memory_equal(&s.counters, &r.counters, sizeof r.counters);
+   assert_string_equal(s.countersWhy, "partly");
    assert_int_equal(s.ncosts, 3);
    assert_true(s.costs[1] == 1e-5);
    assert_int_equal(s.number, 77);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "measure/cudadrv.h"
+#include "measure/cupti.h"
 #include "measure/protocol.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
@@ -23,7 +24,10 @@ typedef struct {
    CudaDriver cu;
    CUdevice dev;
    CUcontext ctx;
+   int ordinal;
    int fd;
+   Cupti *cupti;                /* opened at the first program whose counters are asked for */
+   char *cuptiWhy;              /* why it did not open; not tried again */
    /* the task */
    bool haveTask;
    int ninputs;
@@ -283,6 +287,54 @@ static bool timeProgram(Child *c, const ProtoProgram *p, Loaded *l, const ProtoT
    return ok;
 }
 
+/* One launch of the program for the profiler, which replays each kernel per pass. */
+typedef struct {
+   Child *c;
+   const ProtoProgram *p;
+   Loaded *l;
+   Failure f;
+} ProfiledLaunch;
+
+static int profiledLaunch(void *arg, char **cause) {
+   ProfiledLaunch *pl = arg;
+   if (launchAll(pl->c, pl->p, pl->l, &pl->f) &&
+       !failed(pl->c, pl->c->cu.cuCtxSynchronize(), MEASURE_RUNTIME_ERROR, "the profiled launch", &pl->f))
+      return 0;
+   return setCause(cause, "%s", pl->f.message);
+}
+
+/* The program's counters through CUPTI into r, or why not into r->countersWhy; false
+ * (with f) when the profiled launch lost the context. */
+static bool readCounters(Child *c, const ProtoProgram *p, Loaded *l, ProtoResult *r, Failure *f) {
+   if (!c->cupti && !c->cuptiWhy)
+      c->cupti = Cupti_open(c->ctx, c->ordinal, &c->cuptiWhy);
+   if (!c->cupti) {
+      snprintf(r->countersWhy, sizeof r->countersWhy, "%s", c->cuptiWhy);
+      return true;
+   }
+   /* waves: the grid over the SMs times the blocks the driver fits on one */
+   double waves[PROTO_MAX_KERNELS];
+   int64_t sms = attr(c, CU_ATTR_SM_COUNT);
+   for (int k = 0; k < p->nkernels; k++) {
+      int blocks = 0;
+      if (c->cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, l->fn[k], (int)p->kernels[k].block,
+                                                            (size_t)p->kernels[k].sharedBytes) != CUDA_SUCCESS)
+         blocks = 0;
+      waves[k] = blocks > 0 && sms > 0 ? (double)p->kernels[k].grid / (double)(sms * blocks) : 0;
+   }
+   ProfiledLaunch pl = { c, p, l, { MEASURE_OK, "", false } };
+   char *why = NULL;
+   if (Cupti_profile(c->cupti, profiledLaunch, &pl, p->nkernels, waves, &r->counters, &why) < 0) {
+      snprintf(r->countersWhy, sizeof r->countersWhy, "%s", why);
+      free(why);
+      if (pl.f.dead) {
+         *f = pl.f;
+         return false;
+      }
+   }
+   return true;
+}
+
 static void fail(ProtoResult *r, const Failure *f) {
    r->error = f->error;
    snprintf(r->message, sizeof r->message, "%s", f->message);
@@ -310,7 +362,7 @@ static bool handleRun(Child *c, WireBuf *in, WireBuf *out) {
       fail(&r, &f);
    } else if (!load(c, &p, &l, &f) ||
               !checkedLaunch(c, &p, &l, c->reference, t.tolerance, &r.maxRelError, &f) ||
-              !timeProgram(c, &p, &l, &t, &r, &f)) {
+              !timeProgram(c, &p, &l, &t, &r, &f) || (t.counters && !readCounters(c, &p, &l, &r, &f))) {
       fail(&r, &f);
    }
    if (l.mod) {
@@ -393,6 +445,7 @@ int RunnerChild_main(int fd, int ordinal) {
    Child c;
    memset(&c, 0, sizeof c);
    c.fd = fd;
+   c.ordinal = ordinal;
    char *cause = NULL;
    if (CudaDriver_open(&c.cu, &cause) < 0) {
       sendFatal(fd, cause);
@@ -444,6 +497,8 @@ int RunnerChild_main(int fd, int ordinal) {
          status = 2;
       }
    }
+   Cupti_close(c.cupti);
+   free(c.cuptiWhy);
    if (status != 3) {
       dropTask(&c);
       c.cu.cuDevicePrimaryCtxRelease(c.dev);

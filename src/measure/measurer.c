@@ -17,6 +17,7 @@
 #include "codegen/cuda.h"
 #include "ir/lower.h"
 #include "measure/builder.h"
+#include "measure/cupti.h"
 #include "measure/nvrtc.h"
 #include "measure/gpustate.h"
 #include "measure/mpi.h"
@@ -74,6 +75,7 @@ struct Measurer_ {
    const SketchSet *set;
    VerifyTask *vt;              /* NULL: the task is too large to check on the CPU */
    char *taskNote;
+   char countersWhy[256];       /* a GPU's counters asked for but not read: the first why */
    LoopNest ln;
 };
 
@@ -315,6 +317,7 @@ static int openSimulators(Measurer *m, const MeasurerFleet *f, const char *where
 /* One GPU's runner and profile. */
 static int openGpuUnit(Measurer *m, Unit *u, int ordinal, char **cause) {
    RunnerConfig rc = m->cfg.runner;
+   rc.timing.counters = m->cfg.counters;
    rc.ordinal = ordinal;
    u->runner = Runner_new(&rc);
    if (Runner_start(u->runner, cause) < 0) {
@@ -483,9 +486,13 @@ Measurer *Measurer_open(const MeasurerConfig *cfg, char **cause) {
    }
    if (rc == 0)
       rc = checkFleet(m, cause);
-   if (rc == 0 && cfg->counters && !m->simulated)
-      rc = setCause(cause, "--counters: a GPU's counters come from CUPTI's profiling API, which this build does not "
-                           "read yet; the simulator gives its modelled ones (--device sim:PROFILE)");
+   char *why = NULL;
+   if (rc == 0 && cfg->counters && !m->simulated && Cupti_available(&why) < 0) {
+      rc = setCause(cause, "--counters: a GPU's counters come from CUPTI's profiling API: %s; the simulator gives its "
+                           "modelled ones (--device sim:PROFILE)",
+                    why);
+      free(why);
+   }
    if (rc < 0) {
       Measurer_close(m);
       return NULL;
@@ -514,6 +521,7 @@ int Measurer_count(const Measurer *m) { return m->nunits; }
 const char *Measurer_fleet(const Measurer *m) { return m->fleet; }
 const char *Measurer_describe(const Measurer *m) { return m->describe; }
 const char *Measurer_note(const Measurer *m) { return m->note; }
+const char *Measurer_countersNote(const Measurer *m) { return m->countersWhy[0] ? m->countersWhy : NULL; }
 const char *Measurer_arch(const Measurer *m) { return m->arch; }
 bool Measurer_compiles(const Measurer *m) { return m->builder != NULL || m->remoteCompiles; }
 const char *Measurer_unitName(const Measurer *m, int i) { return m->units[i].name; }
@@ -802,6 +810,13 @@ typedef struct Batch_ {
    int *failedOn;               /* per state: 1 + the device whose runner failed it; 0 */
 } Batch;
 
+static void noteCounters(Batch *b, const char *why) {
+   pthread_mutex_lock(&b->lock);
+   if (!b->m->countersWhy[0])
+      snprintf(b->m->countersWhy, sizeof b->m->countersWhy, "%s", why);
+   pthread_mutex_unlock(&b->lock);
+}
+
 static void measureOnGpu(Batch *b, Unit *u, int i) {
    MeasureOutcome *o = &b->out[i];
    outcomeInit(o);
@@ -823,6 +838,9 @@ static void measureOnGpu(Batch *b, Unit *u, int i) {
    o->checked = true;
    o->throttled = throttled;
    outcomeCosts(o, res.costs, res.ncosts);
+   o->counters = res.counters;
+   if (res.countersWhy[0])
+      noteCounters(b, res.countersWhy);
 }
 
 static uint64_t mix64(uint64_t x) {
@@ -849,34 +867,33 @@ static void sleepFor(double seconds) {
       ;
 }
 
-/* The simulator's model of the program as counters (counters.h): bytes and FLOPs over
- * the kernels' summed time, occupancy and waves weighted by each one's time, the bound
- * of the longest. */
+/* The simulator's model of the program as counters (counters.h). */
 static void simCounters(const SimReport *r, Counters *c) {
-   memset(c, 0, sizeof *c);
-   double total = 0, dram = 0, l2 = 0, flops = 0, occ = 0, waves = 0, longest = -1;
-   for (int k = 0; k < r->nkernels; k++) {
-      const SimKernel *kr = &r->kernels[k];
-      total += kr->seconds;
-      dram += kr->dramBytes;
-      l2 += kr->l2Bytes;
-      flops += kr->flops;
-      occ += kr->occupancy * kr->seconds;
-      waves += kr->waves * kr->seconds;
-      if (kr->seconds > longest) {
-         longest = kr->seconds;
-         snprintf(c->bound, sizeof c->bound, "%s", kr->bound ? kr->bound : "latency");
-      }
+   CounterKernel k[IR_MAX_KERNELS];
+   memset(k, 0, sizeof k);
+   for (int i = 0; i < r->nkernels; i++) {
+      const SimKernel *kr = &r->kernels[i];
+      k[i] = (CounterKernel){
+         .seconds = kr->seconds,
+         .flops = kr->flops,
+         .dramBytes = kr->dramBytes,
+         .l2Requests = kr->l2Bytes,
+         .l2Hits = fmax(kr->l2Bytes - kr->dramBytes, 0),
+         .l1Requests = kr->l1Bytes,
+         .l1Hits = kr->l1HitBytes,
+         .sharedWavefronts = kr->sharedWavefronts,
+         .sharedConflicts = kr->sharedWavefronts - kr->sharedIdeal,
+         .instructions = kr->instructions,
+         .ipc = kr->ipc,
+         .occupancy = kr->occupancy,
+         .waves = kr->waves,
+         .bound = kr->bound,
+         .known = COUNTERS_ALL_FIELDS,
+      };
+      for (int s = 0; s < SIM_STALL_COUNT; s++)
+         k[i].stalls[Counters_stallIndex(SimStall_name((SimStall)s))] = kr->stallCycles[s];
    }
-   if (!(total > 0))
-      return;
-   c->present = true;
-   c->simulated = true;
-   c->dramGbs = dram / total * 1e-9;
-   c->l2HitRate = l2 > 0 ? fmin(1, fmax(0, 1 - dram / l2)) : 0;
-   c->occupancy = fmin(1, occ / total);
-   c->gflops = flops / total * 1e-9;
-   c->waves = waves / total;
+   Counters_combine(k, r->nkernels, true, c);
 }
 
 static void measureOnSim(Batch *b, Unit *u, int i) {

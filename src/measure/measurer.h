@@ -68,7 +68,8 @@ typedef struct MeasurerConfig_ {
    bool mpi;                    /* rank 0 of an MPI run: the devices are the other ranks'
                                    (mpi.h); device then says what those open */
    bool counters;               /* an ok outcome carries its counters (the simulator's
-                                   modelled ones; a GPU's need CUPTI, not read yet) */
+                                   modelled ones; a GPU's through CUPTI, cupti.h: one
+                                   more launch of each program, replayed per pass) */
 } MeasurerConfig;
 
 void MeasurerConfig_default(MeasurerConfig *c);
@@ -147,6 +148,10 @@ bool Measurer_seedDeviceStats(Measurer *m, const MeasurerDeviceStats *from);
 const char *Measurer_describe(const Measurer *m);
 /* Why auto fell back to the simulator, or NULL. */
 const char *Measurer_note(const Measurer *m);
+/* With cfg.counters on a GPU: why CUPTI gave no counters for some program (the first
+ * reason: a driver that keeps them for administrators, a metric the GPU lacks); NULL
+ * when it gave every one asked for. */
+const char *Measurer_countersNote(const Measurer *m);
 /* The architecture programs are compiled for ("sm_90"). */
 const char *Measurer_arch(const Measurer *m);
 /* Whether NVRTC compiles the programs (always on a GPU; on the simulator when found). */

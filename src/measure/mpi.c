@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "measure/protocol.h"
 #include "sched/sketch.h"
 #include "sched/state.h"
 #include "util/xalloc.h"
@@ -36,16 +37,7 @@ void Mpi_putOutcome(WireBuf *b, const MeasureOutcome *o) {
    Wire_putF64(b, o->runSeconds);
    Wire_putU32(b, (uint32_t)o->cached | (uint32_t)o->checked << 1);
    Wire_putU32(b, o->throttled);
-   const Counters *c = &o->counters;
-   Wire_putU32(b, (uint32_t)c->present | (uint32_t)c->simulated << 1);
-   if (c->present) {
-      Wire_putF64(b, c->dramGbs);
-      Wire_putF64(b, c->l2HitRate);
-      Wire_putF64(b, c->occupancy);
-      Wire_putF64(b, c->gflops);
-      Wire_putF64(b, c->waves);
-      Wire_putStr(b, c->bound);
-   }
+   Proto_putCounters(b, &o->counters);
 }
 
 int Mpi_getOutcome(WireBuf *b, MeasureOutcome *o) {
@@ -73,24 +65,7 @@ int Mpi_getOutcome(WireBuf *b, MeasureOutcome *o) {
    o->cached = flags & 1;
    o->checked = flags >> 1 & 1;
    o->throttled = Wire_getU32(b);
-   Counters *c = &o->counters;
-   uint32_t cflags = Wire_getU32(b);
-   c->present = cflags & 1;
-   c->simulated = cflags >> 1 & 1;
-   if (c->present) {
-      c->dramGbs = Wire_getF64(b);
-      c->l2HitRate = Wire_getF64(b);
-      c->occupancy = Wire_getF64(b);
-      c->gflops = Wire_getF64(b);
-      c->waves = Wire_getF64(b);
-      char *bound = Wire_getStr(b);
-      if (!bound || strlen(bound) >= sizeof c->bound) {
-         free(bound);
-         return -1;
-      }
-      snprintf(c->bound, sizeof c->bound, "%s", bound);
-      free(bound);
-   }
+   Proto_getCounters(b, &o->counters);
    return b->bad || b->pos != b->len ? -1 : 0;
 }
 

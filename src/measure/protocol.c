@@ -149,6 +149,7 @@ void Proto_putRun(WireBuf *b, uint64_t id, const ProtoProgram *p, const ProtoTim
    Wire_putU32(b, (uint32_t)t->repeats);
    Wire_putF64(b, t->minRepeatMs);
    Wire_putF64(b, t->tolerance);
+   Wire_putU32(b, t->counters);
    Proto_putProgram(b, p);
 }
 
@@ -158,6 +159,7 @@ int Proto_getRun(WireBuf *b, uint64_t *id, ProtoProgram *p, ProtoTiming *t) {
    t->repeats = (int)getCount(b, PROTO_MAX_COSTS);
    t->minRepeatMs = Wire_getF64(b);
    t->tolerance = Wire_getF64(b);
+   t->counters = Wire_getU32(b) != 0;
    if (t->repeats < 1 || !(t->minRepeatMs >= 0 && t->minRepeatMs <= 60000) || !(t->tolerance > 0))
       b->bad = true;
    if (!b->bad)
@@ -177,6 +179,37 @@ void Proto_putResult(WireBuf *b, const ProtoResult *r) {
    Wire_putI64(b, r->registers);
    Wire_putF64(b, r->seconds);
    Wire_putU32(b, r->exiting);
+   Proto_putCounters(b, &r->counters);
+   Wire_putStr(b, r->countersWhy);
+}
+
+void Proto_putCounters(WireBuf *b, const Counters *c) {
+   Wire_putU32(b, (uint32_t)c->present | (uint32_t)c->simulated << 1);
+   if (!c->present)
+      return;
+   Wire_putU32(b, c->known);
+   const double v[] = { c->dramGbs, c->l2HitRate, c->occupancy, c->gflops,      c->waves,
+                        c->l1HitRate, c->bankConflicts, c->instructions, c->ipc, c->stallShare };
+   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+      Wire_putF64(b, v[i]);
+   Wire_putStr(b, c->bound);
+   Wire_putStr(b, c->stall);
+}
+
+void Proto_getCounters(WireBuf *b, Counters *c) {
+   memset(c, 0, sizeof *c);
+   uint32_t flags = Wire_getU32(b);
+   c->present = flags & 1;
+   c->simulated = flags >> 1 & 1;
+   if (!c->present)
+      return;
+   c->known = Wire_getU32(b) & COUNTERS_ALL_FIELDS;
+   double *v[] = { &c->dramGbs, &c->l2HitRate, &c->occupancy, &c->gflops,      &c->waves,
+                   &c->l1HitRate, &c->bankConflicts, &c->instructions, &c->ipc, &c->stallShare };
+   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+      *v[i] = Wire_getF64(b);
+   getName(b, c->bound, sizeof c->bound);
+   getName(b, c->stall, sizeof c->stall);
 }
 
 int Proto_getResult(WireBuf *b, ProtoResult *r) {
@@ -198,6 +231,8 @@ int Proto_getResult(WireBuf *b, ProtoResult *r) {
    r->registers = (int)Wire_getI64(b);
    r->seconds = Wire_getF64(b);
    r->exiting = Wire_getU32(b) != 0;
+   Proto_getCounters(b, &r->counters);
+   getName(b, r->countersWhy, sizeof r->countersWhy);
    return b->bad ? -1 : 0;
 }
 

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "measure/counters.h"
 #include "measure/measure.h"
 #include "measure/wire.h"
 
@@ -81,6 +82,7 @@ typedef struct ProtoTiming_ {
    int repeats;
    double minRepeatMs;          /* a repeat's launches grow until they last this long */
    double tolerance;            /* largest relative error against the reference */
+   bool counters;               /* after timing, one launch under CUPTI's profiler */
 } ProtoTiming;
 
 /* A task as the child receives it: pointers into the message. */
@@ -106,6 +108,8 @@ typedef struct ProtoResult_ {
    int registers;               /* the driver's count for the kernel with most; -1 */
    double seconds;              /* wall time in the runner */
    bool exiting;                /* the runner ends after this message (its context is lost) */
+   Counters counters;           /* with ProtoTiming.counters, of an ok program */
+   char countersWhy[256];       /* asked for but not read: why ("" otherwise) */
 } ProtoResult;
 
 void Proto_putDevice(WireBuf *b, const ProtoDevice *d);
@@ -118,6 +122,9 @@ int Proto_getTask(WireBuf *b, ProtoTask *t);
 void Proto_putRun(WireBuf *b, uint64_t id, const ProtoProgram *p, const ProtoTiming *t);
 int Proto_getRun(WireBuf *b, uint64_t *id, ProtoProgram *p, ProtoTiming *t);
 void Proto_putResult(WireBuf *b, const ProtoResult *r);
+/* Counters on the wire (also in MPI's outcomes); the decoder sets b->bad when malformed. */
+void Proto_putCounters(WireBuf *b, const Counters *c);
+void Proto_getCounters(WireBuf *b, Counters *c);
 int Proto_getResult(WireBuf *b, ProtoResult *r);
 
 /* Median and spread (max/min - 1) of a result's costs. */

@@ -39,6 +39,13 @@
  *             (a = min(SMs, G)), then one of n mod B (a = the SMs left with blocks);
  *             seconds = cycles / clock + 3 us of launch
  *   latency   the sum over kernels x (1 + 0.01 x (2u - 1)), u uniform from the key.
+ *   counters  (what a profiler would read; the model's own counterparts) instructions
+ *             = I x W x G, IPC = instructions / SMs / cycles; shared wavefronts and
+ *             those a conflict-free request would take (one per 32 distinct words);
+ *             L1: every global sector misses (no global data is kept there), local
+ *             memory hits where the frames fit; a warp's stalls per round: its path's
+ *             parts (loads: long or short scoreboard, barriers, dependencies: wait) and
+ *             the throughput bound's excess over the path, charged to its busiest part.
  * The clock is the profile's, or the peak over 2 x SMs x the FP32 lanes per SM of its
  * compute capability; fpRate = peak / (2 x SMs x clock x 32) warp instructions per
  * clock. The kernel's unrollStep is not read again: lowering already turned it into
@@ -190,6 +197,7 @@ typedef struct {
    /* per block */
    double sectors[IR_MAX_BUFFERS];
    double wavefronts;
+   double sharedWaves, sharedIdeal;   /* of the wavefronts, shared memory's; without conflicts */
    double localBytes;
 } Walk;
 
@@ -355,8 +363,11 @@ static void sortInts(int64_t *v, int n) {
 
 /* Sectors (global) or wavefronts (shared) one warp's request takes, from the element
  * indices of its active lanes. Shared: the most distinct 4-byte words that fall into
- * one bank (words read by several lanes are broadcast). */
-static int requestUnits(int64_t *idx, int n, BufferScope scope) {
+ * one bank (words read by several lanes are broadcast); *ideal, when not NULL, gets
+ * the wavefronts the same words would take without a conflict, one per 32 of them. */
+static int requestUnits(int64_t *idx, int n, BufferScope scope, int *ideal) {
+   if (ideal)
+      *ideal = 0;
    if (n == 0)
       return 0;
    if (scope == SCOPE_GLOBAL)
@@ -369,14 +380,17 @@ static int requestUnits(int64_t *idx, int n, BufferScope scope) {
          distinct += idx[i] != idx[i - 1];
       return distinct;
    }
-   int perBank[SHARED_BANKS] = { 0 }, most = 0;
+   int perBank[SHARED_BANKS] = { 0 }, most = 0, words = 0;
    for (int i = 0; i < n; i++) {
       if (i > 0 && idx[i] == idx[i - 1])
          continue;
+      words++;
       int b = (int)Expr_floorMod(idx[i], SHARED_BANKS);
       if (++perBank[b] > most)
          most = perBank[b];
    }
+   if (ideal)
+      *ideal = (words + SHARED_BANKS - 1) / SHARED_BANKS;
    return most;
 }
 
@@ -406,11 +420,14 @@ static const int64_t *evalAccess(Walk *w, int32_t index, int lanes, bool *active
 /* The units (requestUnits) of one access summed over the block's warps, from up to
  * SAMPLE_WARPS warps spread over the block: the full warps share the weight of the
  * samples among them, the last (possibly partial) warp counts once. A lane takes part
- * when every enclosing condition holds for it at the loops' first iteration. */
-static double blockUnits(Walk *w, int32_t index, BufferScope scope) {
+ * when every enclosing condition holds for it at the loops' first iteration. *ideal,
+ * when not NULL, gets the conflict-free wavefronts summed the same way. */
+static double blockUnits(Walk *w, int32_t index, BufferScope scope, double *ideal) {
    int64_t W = w->warps, T = w->threads;
    int n = W < SAMPLE_WARPS ? (int)W : SAMPLE_WARPS;
    double total = 0;
+   if (ideal)
+      *ideal = 0;
    for (int k = 0; k < n; k++) {
       int64_t warp = n == 1 ? 0 : (int64_t)k * (W - 1) / (n - 1);
       double weight = k == n - 1 ? 1.0 : (double)(W - 1) / (n - 1);
@@ -429,7 +446,10 @@ static double blockUnits(Walk *w, int32_t index, BufferScope scope) {
       }
       if (w->vecVar >= 0)
          w->env[w->vecVar] = 0;
-      total += weight * requestUnits(idx, m, scope);
+      int least;
+      total += weight * requestUnits(idx, m, scope, &least);
+      if (ideal)
+         *ideal += weight * least;
    }
    return total;
 }
@@ -592,9 +612,9 @@ static bool loadsMemory(const LoopNest *ln, int32_t e) {
  * its single elements). Returns how many loads the copies of one serial iteration
  * take (`distinct` when nothing merges) and in *waves the wavefronts they take per
  * block (each lane reading the load's 1, 2 or 4 elements, the first warp's pattern
- * for every warp). Up to VECTOR_COPIES copies are enumerated; beyond, nothing merges. */
-static double vectorLoads(Walk *w, int32_t index, int serial, double distinct, double *waves) {
-   *waves = -1;
+ * for every warp), and in *ideal those they would take without a conflict. Up to VECTOR_COPIES copies are enumerated; beyond, nothing merges. */
+static double vectorLoads(Walk *w, int32_t index, int serial, double distinct, double *waves, double *ideal) {
+   *waves = *ideal = -1;
    int first = serial + 1, lanes = w->threads < WARP_LANES ? (int)w->threads : WARP_LANES;
    double total = 1;
    for (int i = first; i < w->depth; i++)
@@ -641,16 +661,18 @@ static double vectorLoads(Walk *w, int32_t index, int serial, double distinct, d
       }
       sortInts(at, n);
       /* the wavefronts of a warp's load of k = 1, 2, 4 elements a lane */
-      double units[5] = { 0, 0, 0, 0, 0 };
+      double units[5] = { 0, 0, 0, 0, 0 }, least[5] = { 0, 0, 0, 0, 0 };
       for (int k = 1; k <= 4; k *= 2) {
          int64_t idx[MAX_LANES];
          int m = 0;
          for (int l = 0; l < lanes && m + k <= MAX_LANES; l++)
             for (int64_t e = 0; e < k; e++)
                idx[m++] = lane[l] - base + e;
-         units[k] = requestUnits(idx, m, SCOPE_SHARED);
+         int fewest;
+         units[k] = requestUnits(idx, m, SCOPE_SHARED, &fewest);
+         least[k] = fewest;
       }
-      double count = 0, wave = 0;
+      double count = 0, wave = 0, leastWave = 0;
       for (int c = 0; c < n;) {
          int64_t group = (at[c] - (((at[c] % v) + v) % v)) / v;
          unsigned mask = 0;
@@ -659,18 +681,21 @@ static double vectorLoads(Walk *w, int32_t index, int serial, double distinct, d
          if (v == 4 && mask == 0xF) {
             count += 1;
             wave += units[4];
+            leastWave += least[4];
             continue;
          }
          for (int pair = 0; pair < v / 2; pair++) {
             unsigned bits = mask >> (2 * pair) & 3;
             count += bits != 0;
             wave += bits == 3 ? units[2] : bits ? units[1] : 0;
+            leastWave += bits == 3 ? least[2] : bits ? least[1] : 0;
          }
       }
       free(at);
       if (count < distinct) {
          loads = count;
          *waves = wave * (double)w->warps;
+         *ideal = leastWave * (double)w->warps;
       }
    }
    for (int i = 0; i < w->depth; i++)
@@ -705,9 +730,9 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
    if (chase)
       mlp = 1;                  /* its address waits for the load it is computed from */
    /* shared loads of adjacent, aligned elements merge into vector loads */
-   double vecWaves = -1, loads = distinct;
+   double vecWaves = -1, vecIdeal = -1, loads = distinct;
    if (load && b->scope == SCOPE_SHARED && !chase && w->vecWidth == 1)
-      loads = vectorLoads(w, index, serial, distinct, &vecWaves);
+      loads = vectorLoads(w, index, serial, distinct, &vecWaves, &vecIdeal);
    double merged = loads / distinct;
    IntCost ic = intCost(w, index);
    issue(w, 1 + ic.cost, execs * merged, w->staticMult / invariant * merged);
@@ -723,10 +748,15 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
          w->l1Trips += execs / mlp;
       break;
    case SCOPE_SHARED: {
-      double units = blockUnits(w, index, SCOPE_SHARED);
-      if (merged < 1 && vecWaves > 0)
+      double ideal;
+      double units = blockUnits(w, index, SCOPE_SHARED, &ideal);
+      if (merged < 1 && vecWaves > 0) {
          units = vecWaves / distinct;   /* fewer, wider loads: their wavefronts a copy */
+         ideal = vecIdeal / distinct;
+      }
       w->wavefronts += execs * units;
+      w->sharedWaves += execs * units;
+      w->sharedIdeal += execs * ideal;
       if (load) {
          w->sharedTrips += execs / mlp;
          w->path += execs * fmax(units / (double)w->warps - 1, 0) / mlp;
@@ -735,7 +765,7 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
    }
    case SCOPE_GLOBAL:
       w->steps = fmax(w->steps, serialTrips(w));
-      w->sectors[buffer] += execs * blockUnits(w, index, SCOPE_GLOBAL);
+      w->sectors[buffer] += execs * blockUnits(w, index, SCOPE_GLOBAL, NULL);
       if (load)
          w->memTrips += execs / mlp;
       break;
@@ -875,6 +905,8 @@ static void allreduce(Walk *w, const IrStmt *st) {
       w->fp += steps * w->trip;
       w->barriers += (steps + 2) * w->trip;
       w->wavefronts += (3 * steps + 2) * w->trip * (double)w->warps;
+      w->sharedWaves += (3 * steps + 2) * w->trip * (double)w->warps;
+      w->sharedIdeal += (3 * steps + 2) * w->trip * (double)w->warps;
       w->barrierWaits += (steps + 2) * w->trip;
       w->sharedTrips += (steps + 2) * w->trip;
    }
@@ -1054,7 +1086,7 @@ static void walkKernel(Walk *w, int k) {
    w->sharedTrips = w->l1Trips = w->barrierWaits = 0;
    w->staticInstr = w->operands = w->operandMax = 0;
    memset(w->sectors, 0, sizeof w->sectors);
-   w->wavefronts = w->localBytes = 0;
+   w->wavefronts = w->localBytes = w->sharedWaves = w->sharedIdeal = 0;
    w->steps = 1;
    memset(w->env, 0, sizeof w->env);
    memset(w->letStamp, 0, sizeof w->letStamp);
@@ -1280,6 +1312,9 @@ static int countKernel(const SimGpu *h, Walk *w, int k, const SimCompiled *ptx, 
       l2 += traffic;
       footprint += fmin(traffic, (double)ln->buffers[b].elems * FLOAT_BYTES);
    }
+   /* through L1: every global sector (the model keeps no global data in L1, so each
+    * misses) and the local memory, which hits where the frames fit */
+   double l1 = l2 + w->localBytes * G, l1Hits = w->localBytes * G;
    double dram = footprint + rereads(h, l2, footprint, G, fmin(G, h->sms * bps), w->steps);
    /* local memory (each thread's frame: arrays kept there and spill slots) lives in
     * the L1 part of the SM's unified memory, what the resident blocks' shared memory
@@ -1295,6 +1330,7 @@ static int countKernel(const SimGpu *h, Walk *w, int k, const SimCompiled *ptx, 
       double room = fmax(h->sharedPerSm - bps * (double)kn->sharedBytes, 0);
       double over = localFoot > room ? 1 - room / localFoot : 0;
       l2 += over * w->localBytes * G;
+      l1Hits -= over * w->localBytes * G;
    }
 
    memset(out, 0, sizeof *out);
@@ -1308,6 +1344,10 @@ static int countKernel(const SimGpu *h, Walk *w, int k, const SimCompiled *ptx, 
    out->fp = w->fp;
    out->mufu = w->mufu;
    out->wavefronts = w->wavefronts;
+   out->sharedWavefronts = w->sharedWaves;
+   out->sharedIdeal = fmin(w->sharedIdeal, w->sharedWaves);
+   out->l1Bytes = l1 / G;
+   out->l1HitBytes = l1Hits / G;
    out->l2Bytes = l2 / G;
    out->dramBytes = dram / G;
    out->barriers = w->barriers;
@@ -1330,8 +1370,23 @@ static double pathCycles(const SimParams *p, const SimCounts *c) {
           c->l1Trips * v[SIM_L1_LATENCY] + c->barrierWaits * v[SIM_BARRIER_CYCLES];
 }
 
+/* One warp's latency path under p split by what it waits on (SimStall), in cycles:
+ * global and local loads (long scoreboard), shared loads (short scoreboard), barriers,
+ * and the fixed dependencies (FP chains, shuffles, conflict replays: wait). Issuing
+ * itself is no stall; neither is starting the block. */
+static void pathStalls(const SimParams *p, const SimCounts *c, double *stall) {
+   const double *v = p->v;
+   double memLatency = v[SIM_L2_LATENCY] + c->dramShare * (v[SIM_DRAM_LATENCY] - v[SIM_L2_LATENCY]);
+   stall[SIM_STALL_LONG_SCOREBOARD] = c->memTrips * memLatency + c->l1Trips * v[SIM_L1_LATENCY];
+   stall[SIM_STALL_SHORT_SCOREBOARD] = c->sharedTrips * v[SIM_SHARED_LATENCY];
+   stall[SIM_STALL_BARRIER] = c->barrierWaits * v[SIM_BARRIER_CYCLES];
+   stall[SIM_STALL_WAIT] = fmax(c->pathFixed - c->instr, 0);
+   stall[SIM_STALL_MATH_PIPE_THROTTLE] = stall[SIM_STALL_MIO_THROTTLE] = 0;
+}
+
 /* Cycles of one round on an SM holding b blocks while `active` SMs share DRAM; parts
- * gets the compute, shared and memory time of the round. */
+ * gets the compute, shared and memory time of the round, then its throughput bound and
+ * its latency bound. */
 static double roundCycles(const SimGpu *h, const SimParams *p, const SimCounts *c, double path, double b,
                           double active, double *parts) {
    const double *v = p->v;
@@ -1362,7 +1417,25 @@ static double roundCycles(const SimGpu *h, const SimParams *p, const SimCounts *
     * one, so in a throughput-bound round the others' work hides it (a streaming copy
     * reaches its attainable bandwidth, FACTS.md dram_bw) */
    double latency = path + v[SIM_BLOCK_CYCLES];
+   parts[3] = throughput;
+   parts[4] = latency;
    return fmax(throughput, latency) + v[SIM_OVERLAP_LOSS] * fmin(throughput, latency);
+}
+
+/* A round's stalls: the warp's latency path, and where the throughput bound exceeds it,
+ * the excess waiting on the busiest of the parts (the FP32 and special-function pipes:
+ * math pipe throttle; shared memory: MIO throttle; memory: long scoreboard, loads
+ * queued behind the others'). */
+static void roundStalls(const double *path, const double *parts, double times, double *stall) {
+   static const SimStall throttle[3] = { SIM_STALL_MATH_PIPE_THROTTLE, SIM_STALL_MIO_THROTTLE,
+                                         SIM_STALL_LONG_SCOREBOARD };
+   for (int i = 0; i < SIM_STALL_COUNT; i++)
+      stall[i] += times * path[i];
+   int most = 0;
+   for (int i = 1; i < 3; i++)
+      if (parts[i] > parts[most])
+         most = i;
+   stall[throttle[most]] += times * fmax(parts[3] - parts[4], 0);
 }
 
 /* The busiest SM gets ceil(grid / SMs) blocks, blocksPerSm at a time; the last round
@@ -1372,18 +1445,22 @@ static double timeKernel(const SimGpu *h, const SimParams *p, const SimCounts *c
    double path = pathCycles(p, c);
    double perSm = ceil(G / h->sms);
    double full = floor(perSm / bps), rest = perSm - full * bps;
-   double parts[3], sum[3] = { 0, 0, 0 };
+   double parts[5], sum[3] = { 0, 0, 0 };
+   double pathStall[SIM_STALL_COUNT], stall[SIM_STALL_COUNT] = { 0 };
+   pathStalls(p, c, pathStall);
    double cycles = 0;
    if (full > 0) {
       cycles += full * roundCycles(h, p, c, path, bps, fmin(h->sms, G), parts);
       for (int i = 0; i < 3; i++)
          sum[i] += full * parts[i];
+      roundStalls(pathStall, parts, full, stall);
    }
    if (rest > 0) {
       double tail = G - full * bps * h->sms;
       cycles += roundCycles(h, p, c, path, rest, fmin(h->sms, tail), parts);
       for (int i = 0; i < 3; i++)
          sum[i] += parts[i];
+      roundStalls(pathStall, parts, 1, stall);
    }
    double rounds = full + (rest > 0);
    double launch = p->v[SIM_LAUNCH_US] * 1e-6;
@@ -1405,6 +1482,13 @@ static double timeKernel(const SimGpu *h, const SimParams *p, const SimCounts *c
       out->memorySeconds = sum[2] / h->clock;
       out->latencySeconds = rounds * path / h->clock;
       out->launchSeconds = launch;
+      out->instructions = c->instr * c->W * G;
+      out->ipc = cycles > 0 ? out->instructions / h->sms / cycles : 0;
+      out->sharedWavefronts = c->sharedWavefronts * G;
+      out->sharedIdeal = c->sharedIdeal * G;
+      out->l1Bytes = c->l1Bytes * G;
+      out->l1HitBytes = c->l1HitBytes * G;
+      memcpy(out->stallCycles, stall, sizeof stall);
       out->limiter = c->limiter;
       static const char *const bounds[] = { "compute", "shared memory", "memory", "latency" };
       double part[4] = { out->computeSeconds, out->sharedSeconds, out->memorySeconds, out->latencySeconds };
@@ -1418,6 +1502,15 @@ static double timeKernel(const SimGpu *h, const SimParams *p, const SimCounts *c
 }
 
 /* ---- the program ---- */
+
+const char *SimStall_name(SimStall s) {
+   static const char *const names[SIM_STALL_COUNT] = {
+      [SIM_STALL_LONG_SCOREBOARD] = "long_scoreboard", [SIM_STALL_SHORT_SCOREBOARD] = "short_scoreboard",
+      [SIM_STALL_BARRIER] = "barrier", [SIM_STALL_WAIT] = "wait",
+      [SIM_STALL_MATH_PIPE_THROTTLE] = "math_pipe_throttle", [SIM_STALL_MIO_THROTTLE] = "mio_throttle",
+   };
+   return s >= 0 && s < SIM_STALL_COUNT ? names[s] : "?";
+}
 
 int Sim_count(const SimGpu *g, const LoopNest *ln, const SimCompiled *const *compiled, SimProgram *out,
               char **cause) {

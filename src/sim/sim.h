@@ -78,6 +78,9 @@ typedef struct SimCounts_ {
    bool registersFromPtxas;
    double instr, fp, mufu;       /* per warp */
    double wavefronts, l2Bytes, dramBytes;   /* per block */
+   double sharedWavefronts, sharedIdeal;     /* per block: shared memory's wavefronts, and
+                                                those without bank conflicts */
+   double l1Bytes, l1HitBytes;   /* per block: asked of L1 (global and local), served there */
    double barriers;              /* per warp: whether warps of a block wait for each other */
    double pathFixed;             /* one warp's latency path without the free latencies */
    double memTrips, sharedTrips, l1Trips, barrierWaits;   /* times each free latency */
@@ -85,6 +88,17 @@ typedef struct SimCounts_ {
    double icache;                /* issue slowdown from code beyond the instruction cache */
    double flops;                 /* of the whole grid */
 } SimCounts;
+
+/* What a warp waits on, in the terms of Nsight Compute's warp states. */
+typedef enum {
+   SIM_STALL_LONG_SCOREBOARD,    /* a global or local load */
+   SIM_STALL_SHORT_SCOREBOARD,   /* a shared load */
+   SIM_STALL_BARRIER,
+   SIM_STALL_WAIT,               /* a fixed-latency dependency */
+   SIM_STALL_MATH_PIPE_THROTTLE, /* the FP32 or special-function pipe is busy */
+   SIM_STALL_MIO_THROTTLE,       /* shared memory is busy */
+   SIM_STALL_COUNT
+} SimStall;
 
 typedef struct SimKernel_ {
    double seconds;              /* launch overhead included, jitter not */
@@ -102,6 +116,12 @@ typedef struct SimKernel_ {
    double memorySeconds;
    double latencySeconds;       /* one warp's own latency path, over all rounds */
    double launchSeconds;
+   double instructions;         /* warp instructions issued by the grid */
+   double ipc;                  /* of them per SM and clock of the kernel's run */
+   double sharedWavefronts;     /* of the grid; sharedIdeal of them without bank conflicts */
+   double sharedIdeal;
+   double l1Bytes, l1HitBytes;  /* asked of L1, served there (local memory that fits) */
+   double stallCycles[SIM_STALL_COUNT];   /* a resident warp's, over all rounds */
    const char *bound;           /* the largest of the four: "compute", "shared memory",
                                    "memory" or "latency" */
    const char *limiter;         /* what bounds blocksPerSm: "threads", "registers",
@@ -118,6 +138,9 @@ typedef struct SimProgram_ {
    int nkernels;
    SimCounts kernels[IR_MAX_KERNELS];
 } SimProgram;
+
+/* "long_scoreboard", Nsight Compute's name of the warp state. */
+const char *SimStall_name(SimStall s);
 
 /* The name, unit and help of a free constant, and its default where a profile sets none. */
 const char *SimParam_name(SimParam p);       /* "dram_latency" (the key under sim:) */

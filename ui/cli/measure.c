@@ -30,11 +30,11 @@ static void printOutcome(int i, const Task *task, const MeasureOutcome *o) {
       printf("%5d  %12s  %8s  %8s  %4s  %6s  %9.1f  %8.1f  %s: %s\n", i, "-", "-", "-", regs, spills,
              o->compileSeconds * 1e3, o->runSeconds * 1e3, MeasureError_name(o->error), o->message);
    const Counters *c = &o->counters;
-   if (c->present)
-      printf("%5s  %s counters: DRAM %.1f GB/s, L2 hit rate %.1f%%, occupancy %.1f%%, %.1f GFLOP/s, %.2f waves, "
-             "%s bound\n",
-             "", c->simulated ? "simulated" : "CUPTI", c->dramGbs, 100 * c->l2HitRate, 100 * c->occupancy, c->gflops,
-             c->waves, c->bound);
+   if (c->present) {
+      char line[512];
+      Counters_describe(c, line, sizeof line);
+      printf("%5s  %s counters: %s\n", "", c->simulated ? "simulated" : "CUPTI", line);
+   }
 }
 
 static const CliOption measureOptions[] = {
@@ -49,9 +49,10 @@ static const CliOption measureOptions[] = {
    { "records", 'R', "FILE", "append one JSON line per measurement to FILE (pruner-tui-records(5))" },
    { "same", 'S', "N", "measure each state N times and print how far its medians are apart" },
    { "counters", 'c', NULL,
-     "print each state's counters (DRAM throughput, L2 hit rate, occupancy, FP32 rate, waves, what bounds it) "
-     "and keep them in its record: the simulator's modelled ones, labelled simulated (a GPU's need CUPTI's "
-     "profiling API, which this build does not read yet)" },
+     "print each state's counters (DRAM throughput, L1 and L2 hit rates, occupancy, FP32 rate, waves, bank "
+     "conflicts, instructions and IPC, what bounds it, the top stall reason) "
+     "and keep them in its record: on a GPU through CUPTI's range profiler (one more launch of each program, "
+     "replayed per pass), on the simulator its modelled ones, labelled simulated" },
    { "verify-every", 'v', "N", "the simulator checks 1 state in N on the CPU executor (default 8)" },
    { "inject", 'i', "KIND",
      "break every program on purpose, to see that measuring catches it: wrong (its output scaled), oob "
@@ -259,6 +260,9 @@ int Cli_measure(int argc, char **argv) {
    if (same > 1)
       printf("; largest spread of a state measured %ld times: %.2f%%", same, 100.0 * worstSpread);
    printf("%s\n", Measurer_simulated(m) ? " (simulated)" : "");
+   if (Measurer_countersNote(m))
+      fprintf(stderr, "pruner-tui measure: --counters: CUPTI gave no counters for some states: %s\n",
+              Measurer_countersNote(m));
    if (ok == 0 && rc == 0) {
       /* a run that measured nothing is a failure, whatever each state's reason */
       fprintf(stderr, "pruner-tui measure: no state was measured ok\n");
