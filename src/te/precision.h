@@ -41,6 +41,10 @@ double Precision_subnormalError(Precision p);
  * Cores with the mma.sync shapes the code generator prints: FP16 from sm_75 (m16n8k8),
  * BF16 and TF32 from sm_80. FP32 is always available (the CUDA cores). */
 bool Precision_onTensorCores(Precision p, int ccMajor, int ccMinor);
+/* The reduction depth of one mma.sync of 16x8 outputs: 16 for FP16 and BF16, 8 for TF32. */
+static inline int Precision_mmaDepth(Precision p) {
+   return p == PRECISION_TF32 ? 8 : 16;
+}
 
 /* How far a k-term dot product whose operands are rounded to p and whose products are
  * summed in FP32 (in any order) may lie from the same dot product computed in FP32 (in any
