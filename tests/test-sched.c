@@ -445,7 +445,7 @@ static void test_bad_states_name_the_knob(void **state) {
    expectParseError(&set, "[1,2]", "state: expected a JSON object {\"v\":1,\"sketch\":N,\"knobs\":{...}}");
    expectParseError(&set, "{\"v\":2,\"sketch\":0,\"knobs\":{}}", "state: text version 2 is not supported; expected 1");
    expectParseError(&set, "{\"v\":1,\"sketch\":3,\"knobs\":{}}", "state: sketch 3 does not exist; this task has 1 sketch (0 to 0)");
-   expectParseError(&set, "{\"v\":1,\"sketch\":0,\"knobs\":{},\"x\":1}", "state: unknown key 'x'; expected v, sketch and knobs");
+   expectParseError(&set, "{\"v\":1,\"sketch\":0,\"knobs\":{},\"x\":1}", "state: unknown key 'x'; expected v, sketch, precision and knobs");
    expectParseError(&set, "{\"v\":1,\"sketch\":0,\"knobs\":{\"T_dense.z\":1}}",
                     "state: unknown knob 'T_dense.z'; sketch 0 has: T_dense.i, T_dense.j, T_dense.k, data.shared.vector, weight.shared.vector, T_dense.unroll");
    expectParseError(&set, "{\"v\":1,\"sketch\":0,\"knobs\":{}}", "state: missing knob 'T_dense.i'");

@@ -25,6 +25,7 @@ typedef struct {
     * index "i" beside dense's axis "i") */
    char (*names)[IR_NAME_MAX + 8];
    int *live, nlive;            /* the variables in scope, innermost last */
+   bool async;                  /* the kernel copies asynchronously: barriers wait for it */
 } Gen;
 
 static void out(Gen *g, const char *fmt, ...) ATTR_FORMAT(2, 3);
@@ -316,6 +317,118 @@ static void vectorFetch(Gen *g, const IrStmt *loop, int depth) {
    g->zeroVar = -1;
 }
 
+/* A copy from global to shared memory that may run asynchronously: cp.async with a
+ * zero fill where the guard fails (tc_copy_async), a plain copy before sm_80. */
+static void copyAsync(Gen *g, const IrStmt *st, int depth) {
+   const LoopNest *ln = g->ln;
+   const Expr *v = &ln->expr[st->value];
+   int32_t guard = -1;
+   if (v->kind == EXPR_SELECT) {
+      guard = v->args[0];
+      v = &ln->expr[v->args[1]];
+   }
+   if (v->kind != EXPR_LOAD)
+      fatal("codegen: an asynchronous copy that is not a load");
+   const char *src = ln->buffers[v->ref].name;
+   indent(g, depth);
+   out(g, "tc_copy_async(&%s[", ln->buffers[st->buffer].name);
+   expr(g, st->index);
+   out(g, "], ");
+   if (guard >= 0) {
+      operand(g, guard, 2, false);
+      out(g, " ? ");
+   }
+   out(g, "&%s[", src);
+   expr(g, v->args[0]);
+   out(g, "]");
+   if (guard >= 0) {
+      out(g, " : %s, ", src);
+      expr(g, guard);
+      out(g, ");\n");
+   } else {
+      out(g, ", true);\n");
+   }
+}
+
+/* The precision's PTX type: f16, bf16, tf32. */
+static const char *ptxType(Precision p) {
+   return p == PRECISION_FP16 ? "f16" : Precision_name(p);
+}
+
+/* One operand register: two elements of a 16-bit precision packed, or one TF32. */
+static void operandRegister(Gen *g, const char *tile, Precision p, int reg, int row, int col, int32_t ld, int depth) {
+   indent(g, depth);
+   if (p == PRECISION_TF32) {
+      out(g, "const unsigned r%d = tc_tf32(%s[(tc_g + %d) * %d + tc_t + %d]);\n", reg, tile, row, (int)ld, col);
+      return;
+   }
+   out(g, "const unsigned r%d = tc_pack_%s(%s[(tc_g + %d) * %d + tc_t * 2 + %d], %s[(tc_g + %d) * %d + tc_t * 2 + %d]);\n",
+       reg, Precision_name(p), tile, row, (int)ld, col, tile, row, (int)ld, col + 1);
+}
+
+static void accumulators(Gen *g, const IrStmt *st) {
+   for (int i = 0; i < 4; i++) {
+      out(g, "%s\"+f\"(%s[", i ? ", " : "", g->ln->buffers[st->buffer].name);
+      expr(g, st->index);
+      out(g, " + %d])", i);
+   }
+}
+
+/* A warp's mma.sync: each thread packs its share of the fragments from the shared tiles
+ * in the PTX layout (groupID tc_g = lane / 4, thread in group tc_t = lane % 4). */
+static void mma(Gen *g, const IrStmt *st, int depth) {
+   const LoopNest *ln = g->ln;
+   Precision p = (Precision)st->precision;
+   const char *name = ptxType(p);
+   indent(g, depth);
+   out(g, "{  // mma m16n8k%d %s\n", Precision_mmaDepth(p), Precision_name(p));
+   static const char *const tiles[2] = { "tc_a", "tc_b" };
+   for (int i = 0; i < 2; i++) {
+      indent(g, depth + 1);
+      out(g, "const float *%s = %s + ", tiles[i], ln->buffers[st->operand[i]].name);
+      operand(g, st->operandIndex[i], 5, false);
+      out(g, ";\n");
+   }
+   indent(g, depth + 1);
+   out(g, "const int tc_g = (int)threadIdx.x %% 32 / 4, tc_t = (int)threadIdx.x %% 4;\n");
+   /* {tile, row, column} of each register's first element. TF32 A: (g, t) (g + 8, t)
+    * (g, t + 4) (g + 8, t + 4), B: k t and t + 4 of column g; 16-bit A: rows g and g + 8
+    * of k 2t, 2t + 1, then of k 2t + 8, 2t + 9, B likewise for column g */
+   int second = p == PRECISION_TF32 ? 4 : 8;
+   const int regs[6][3] = { { 0, 0, 0 }, { 0, 8, 0 }, { 0, 0, second }, { 0, 8, second }, { 1, 0, 0 }, { 1, 0, second } };
+   for (int r = 0; r < 6; r++)
+      operandRegister(g, tiles[regs[r][0]], p, r, regs[r][1], regs[r][2], st->ld[regs[r][0]], depth + 1);
+   if (p == PRECISION_FP16) {
+      /* sm_75 has the fragment half as deep: two of them, k 0-7 then 8-15 */
+      out(g, "#if __CUDA_ARCH__ >= 800\n");
+   }
+   indent(g, depth + 1);
+   out(g, "asm volatile(\"mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32 {%%0,%%1,%%2,%%3}, {%%4,%%5,%%6,%%7}, {%%8,%%9}, {%%0,%%1,%%2,%%3};\"\n",
+       Precision_mmaDepth(p), name, name);
+   indent(g, depth + 3);
+   out(g, ": ");
+   accumulators(g, st);
+   out(g, "\n");
+   indent(g, depth + 3);
+   out(g, ": \"r\"(r0), \"r\"(r1), \"r\"(r2), \"r\"(r3), \"r\"(r4), \"r\"(r5));\n");
+   if (p == PRECISION_FP16) {
+      out(g, "#else\n");
+      for (int half = 0; half < 2; half++) {
+         indent(g, depth + 1);
+         out(g, "asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%%0,%%1,%%2,%%3}, {%%4,%%5}, {%%6}, {%%0,%%1,%%2,%%3};\"\n");
+         indent(g, depth + 3);
+         out(g, ": ");
+         accumulators(g, st);
+         out(g, "\n");
+         indent(g, depth + 3);
+         out(g, ": \"r\"(r%d), \"r\"(r%d), \"r\"(r%d));\n", 2 * half, 2 * half + 1, 4 + half);
+      }
+      out(g, "#endif\n");
+   }
+   indent(g, depth);
+   out(g, "}\n");
+}
+
 static void stmt(Gen *g, int32_t s, int depth) {
    const LoopNest *ln = g->ln;
    const IrStmt *st = &ln->stmt[s];
@@ -351,6 +464,10 @@ static void stmt(Gen *g, int32_t s, int depth) {
       out(g, ";\n");
       return;
    case STMT_STORE: {
+      if (st->async) {
+         copyAsync(g, st, depth);
+         return;
+      }
       indent(g, depth);
       out(g, "%s[", ln->buffers[st->buffer].name);
       expr(g, st->index);
@@ -381,10 +498,13 @@ static void stmt(Gen *g, int32_t s, int depth) {
    }
    case STMT_BARRIER:
       indent(g, depth);
-      out(g, "__syncthreads();\n");
+      out(g, g->async ? "tc_wait_async();\n" : "__syncthreads();\n");
       return;
    case STMT_ALLREDUCE:
       allreduce(g, st, depth);
+      return;
+   case STMT_MMA:
+      mma(g, st, depth);
       return;
    }
 }
@@ -402,10 +522,79 @@ static bool writes(const LoopNest *ln, int32_t s, int buffer) {
       return writes(ln, st->body, buffer);
    case STMT_STORE:
    case STMT_ALLREDUCE:
+   case STMT_MMA:
       return st->buffer == buffer;
    default:
       return false;
    }
+}
+
+/* The Tensor-Core precisions of s's mma statements (PRECISION_BIT each), and whether it
+ * copies asynchronously. */
+static unsigned tensorCoreUse(const LoopNest *ln, int32_t s, bool *async) {
+   const IrStmt *st = &ln->stmt[s];
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ: {
+      unsigned m = 0;
+      for (int i = 0; i < st->count; i++)
+         m |= tensorCoreUse(ln, ln->list[st->first + i], async);
+      return m;
+   }
+   case STMT_FOR:
+   case STMT_IF:
+      return tensorCoreUse(ln, st->body, async);
+   case STMT_STORE:
+      *async |= st->async != 0;
+      return 0;
+   case STMT_MMA:
+      return PRECISION_BIT(st->precision);
+   default:
+      return 0;
+   }
+}
+
+/* The helpers of Tensor-Core kernels, each printed once where a kernel needs it. No
+ * header is included: NVRTC compiles without the toolkit's include directory, so the
+ * conversions are PTX (cvt.rn rounds to nearest even, as Precision_round does) and TF32
+ * is rounded on the bits. */
+static void helpers(Gen *g, unsigned precisions, bool async) {
+   if (async) {
+      out(g, "\n// cp.async from sm_80 (src-size 0 fills zeros), a plain copy before; the wait before the barrier\n"
+             "__device__ __forceinline__ void tc_copy_async(float *dst, const float *src, bool inside) {\n"
+             "#if __CUDA_ARCH__ >= 800\n"
+             "  unsigned s;\n"
+             "  asm(\"{ .reg .u64 t; cvta.to.shared.u64 t, %%1; cvt.u32.u64 %%0, t; }\" : \"=r\"(s) : \"l\"(dst));\n"
+             "  asm volatile(\"cp.async.ca.shared.global [%%0], [%%1], 4, %%2;\" :: \"r\"(s), \"l\"(src), \"r\"(inside ? 4 : 0));\n"
+             "#else\n"
+             "  *dst = inside ? *src : 0.0f;\n"
+             "#endif\n"
+             "}\n"
+             "__device__ __forceinline__ void tc_wait_async() {\n"
+             "#if __CUDA_ARCH__ >= 800\n"
+             "  asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n"
+             "#endif\n"
+             "  __syncthreads();\n"
+             "}\n");
+   }
+   for (int p = PRECISION_FP16; p <= PRECISION_BF16; p++)
+      if (precisions & PRECISION_BIT(p))
+         out(g, "\n__device__ __forceinline__ unsigned tc_pack_%s(float lo, float hi) {\n"
+                "  unsigned short l, h;\n"
+                "  asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(l) : \"f\"(lo));\n"
+                "  asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(hi));\n"
+                "  return (unsigned)l | (unsigned)h << 16;\n"
+                "}\n",
+             Precision_name((Precision)p), ptxType((Precision)p), ptxType((Precision)p));
+   if (precisions & PRECISION_BIT(PRECISION_TF32))
+      out(g, "\n// TF32 to nearest even on the bits; a NaN stays one (the Tensor Cores ignore the low 13 bits)\n"
+             "__device__ __forceinline__ unsigned tc_tf32(float x) {\n"
+             "  unsigned u = __float_as_uint(x);\n"
+             "  if ((u & 0x7fffffffu) > 0x7f800000u)\n"
+             "    return 0x7fffe000u;\n"
+             "  if ((u & 0x7f800000u) != 0x7f800000u)\n"
+             "    u = (u + 0xfffu + ((u >> 13) & 1u)) & 0xffffe000u;\n"
+             "  return u;\n"
+             "}\n");
 }
 
 static bool needsTree(const LoopNest *ln, int32_t s, int64_t threads) {
@@ -450,6 +639,8 @@ static void kernel(Gen *g, int k) {
    }
    if (needsTree(ln, kn->body, kn->block))
       out(g, "  __shared__ float red_buf[%lld];\n", (long long)kn->block);
+   g->async = false;
+   tensorCoreUse(ln, kn->body, &g->async);
    g->nlive = 0;
    stmt(g, kn->body, 1);
    out(g, "}\n");
@@ -470,6 +661,11 @@ char *Cuda_generate(const LoopNest *ln, const char *header) {
          line += n + (end ? 1 : 0);
       }
    }
+   unsigned precisions = 0;
+   bool async = false;
+   for (int k = 0; k < ln->nkernels; k++)
+      precisions |= tensorCoreUse(ln, ln->kernels[k].body, &async);
+   helpers(&g, precisions, async);
    for (int k = 0; k < ln->nkernels; k++) {
       out(&g, "\n");
       kernel(&g, k);

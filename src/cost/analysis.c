@@ -990,6 +990,9 @@ static void walk(Analysis *a, int32_t s) {
       return;
    case STMT_LET:
    case STMT_BARRIER:
+   /* a warp's mma has no store of Ansor's kind: its features are the fetches into
+    * shared memory and the stores of its accumulators */
+   case STMT_MMA:
       return;
    }
 }

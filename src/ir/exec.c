@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/sketch.h"
 #include "util/xalloc.h"
 
 struct Exec_ {
@@ -287,6 +288,58 @@ static float *evalF(Exec *x, int32_t e, const uint8_t *mask) {
    return r;
 }
 
+/* Whether an integer value is the same for the 32 threads of the warp starting at w. */
+static bool warpUniform(IVal v, int64_t w) {
+   for (int64_t t = w; t < w + SKETCH_WARP_SIZE && v.lane; t++)
+      if (v.lane[t] != v.lane[w])
+         return false;
+   return true;
+}
+
+/* Each warp's matrix multiply-accumulate, as Ir_mma defines it: the operands rounded to
+ * the precision, every product added in FP32 in k order. */
+static void mma(Exec *x, const IrStmt *st, const uint8_t *mask) {
+   int64_t T = x->threads;
+   Precision p = (Precision)st->precision;
+   int depth = Precision_mmaDepth(p);
+   IVal acc = evalI(x, st->index, mask);
+   IVal ai = evalI(x, st->operandIndex[0], mask), bi = evalI(x, st->operandIndex[1], mask);
+   if (T % SKETCH_WARP_SIZE) {
+      x->failed = true;
+      setCause(x->cause, "kernel %s: an mma in a block of %lld threads, not whole warps", x->kn->name, (long long)T);
+      return;
+   }
+   for (int64_t w = 0; w < T && !x->failed; w += SKETCH_WARP_SIZE) {
+      int active = 0;
+      for (int64_t t = w; t < w + SKETCH_WARP_SIZE; t++)
+         active += mask[t] != 0;
+      if (active == 0)
+         continue;
+      if (active != SKETCH_WARP_SIZE || !warpUniform(acc, w) || !warpUniform(ai, w) || !warpUniform(bi, w)) {
+         x->failed = true;
+         setCause(x->cause, "kernel %s, block %lld: the threads of warp %lld do not run an mma together on the same fragment",
+                  x->kn->name, (long long)x->block, (long long)(w / SKETCH_WARP_SIZE));
+         return;
+      }
+      int64_t a0 = at(ai, w), b0 = at(bi, w), c0 = at(acc, w);
+      for (int r = 0; r < 16 && !x->failed; r++)
+         for (int c = 0; c < 8 && !x->failed; c++) {
+            float *d = cell(x, st->buffer, w + 4 * (r % 8) + c / 2, c0 + 2 * (r / 8) + c % 2, "mma into");
+            if (!d)
+               return;
+            float sum = *d;
+            for (int q = 0; q < depth; q++) {
+               float *pa = cell(x, st->operand[0], w, a0 + (int64_t)r * st->ld[0] + q, "mma operand");
+               float *pb = cell(x, st->operand[1], w, b0 + (int64_t)c * st->ld[1] + q, "mma operand");
+               if (!pa || !pb)
+                  return;
+               sum += Precision_round(p, *pa) * Precision_round(p, *pb);
+            }
+            *d = sum;
+         }
+   }
+}
+
 static void exec(Exec *x, int32_t s, const uint8_t *mask) {
    if (x->failed)
       return;
@@ -348,6 +401,9 @@ static void exec(Exec *x, int32_t s, const uint8_t *mask) {
    }
    case STMT_BARRIER:
       /* in lockstep every thread has finished the statements before it already */
+      break;
+   case STMT_MMA:
+      mma(x, st, mask);
       break;
    case STMT_ALLREDUCE: {
       int64_t active = 0;

@@ -249,6 +249,19 @@ int32_t Ir_allreduce(LoopNest *ln, ReduceKind op, int buffer, int32_t index, int
                                  .index = index, .value = value });
 }
 
+int32_t Ir_copyAsync(LoopNest *ln, int buffer, int32_t index, const int32_t *dims, int32_t value) {
+   int32_t s = Ir_storeAt(ln, buffer, index, dims, value);
+   ln->stmt[s].async = 1;
+   return s;
+}
+
+int32_t Ir_mma(LoopNest *ln, Precision precision, int acc, int32_t accIndex, int a, int32_t aIndex,
+               int64_t lda, int b, int32_t bIndex, int64_t ldb) {
+   return pushStmt(ln, (IrStmt){ .kind = STMT_MMA, .precision = (uint8_t)precision, .buffer = acc,
+                                 .index = accIndex, .operand = { a, b }, .operandIndex = { aIndex, bIndex },
+                                 .ld = { (int32_t)lda, (int32_t)ldb } });
+}
+
 /* ---- text ---- */
 
 const char *Ir_scopeName(BufferScope s) {
@@ -330,6 +343,18 @@ static void printStmt(const LoopNest *ln, int32_t s, int depth, FILE *out) {
       fprintf(out, "] = %s over threads of ", st->reduce == REDUCE_MAX ? "max" : "sum");
       printExpr(ln, st->value, out);
       fputc('\n', out);
+      return;
+   case STMT_MMA:
+      fprintf(out, "mma m16n8k%d %s: %s[", Precision_mmaDepth((Precision)st->precision),
+              Precision_name((Precision)st->precision),
+              ln->buffers[st->buffer].name);
+      printExpr(ln, st->index, out);
+      for (int i = 0; i < 2; i++) {
+         fprintf(out, "] %s %s[", i ? "x" : "+=", ln->buffers[st->operand[i]].name);
+         printExpr(ln, st->operandIndex[i], out);
+         fprintf(out, " + %s*%d", i ? "col" : "row", (int)st->ld[i]);
+      }
+      fprintf(out, "]\n");
       return;
    case STMT_SEQ:
       break;

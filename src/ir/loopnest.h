@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "te/dag.h"
+#include "te/precision.h"
 
 #define IR_MAX_BUFFERS 40         /* at most 64: kernels track their buffers in a bit set */
 #define IR_MAX_VARS 160
@@ -73,6 +74,7 @@ typedef enum {
    STMT_IF,                     /* if (value) body */
    STMT_BARRIER,                /* __syncthreads() */
    STMT_ALLREDUCE,              /* buffer[index] = reduce over the block's threads of value */
+   STMT_MMA,                    /* a warp's matrix multiply-accumulate on the Tensor Cores */
 } StmtKind;
 
 typedef enum {
@@ -87,6 +89,10 @@ typedef struct IrStmt_ {
    uint8_t reduce;              /* ALLREDUCE: REDUCE_SUM or REDUCE_MAX */
    uint8_t vthread;             /* SEQ: the children are one statement's copies, one per
                                    virtual thread, in vthread order */
+   uint8_t async;               /* STORE: a copy from global to shared memory that may run
+                                   asynchronously (cp.async) where the device can; the
+                                   next barrier waits for it */
+   uint8_t precision;           /* MMA: the operands' Precision */
    int32_t var;                 /* FOR, LET */
    int64_t extent;              /* FOR */
    int32_t buffer;              /* STORE, ALLREDUCE */
@@ -95,6 +101,9 @@ typedef struct IrStmt_ {
    int32_t value;               /* STORE, LET, ALLREDUCE; IF: the condition */
    int32_t body;                /* FOR, IF */
    int32_t first, count;        /* SEQ */
+   int32_t operand[2];          /* MMA: the shared tiles A (m by k) and B (n by k) */
+   int32_t operandIndex[2];     /* MMA: the element of each at the fragment's (0, 0) */
+   int32_t ld[2];               /* MMA: elements from one row of each to the next */
 } IrStmt;
 
 typedef struct IrKernel_ {
@@ -181,6 +190,17 @@ static inline const int32_t *Ir_storeDims(const LoopNest *ln, int32_t s) {
 int32_t Ir_if(LoopNest *ln, int32_t cond, int32_t body);
 int32_t Ir_barrier(LoopNest *ln);
 int32_t Ir_allreduce(LoopNest *ln, ReduceKind op, int buffer, int32_t index, int32_t value);
+/* A store from global to shared memory that may run asynchronously: value is a load of a
+ * global buffer, or select(guard, that load, 0.0) for a zero-filled guard. */
+int32_t Ir_copyAsync(LoopNest *ln, int buffer, int32_t index, const int32_t *dims, int32_t value);
+/* One warp's mma.sync of a 16x8 fragment, k deep (Sketch_mmaK of the precision): for
+ * every row r < 16, column c < 8 and step q < k in order,
+ *   D(r, c) += round(A[aIndex + r lda + q]) * round(B[bIndex + c ldb + q])
+ * in FP32, where round is Precision_round and D(r, c) is the float at acc[accIndex +
+ * 2 (r / 8) + c % 2] of the warp's lane 4 (r % 8) + c / 2 (the PTX fragment layout).
+ * The indices must be the same for the warp's 32 threads, which run it together. */
+int32_t Ir_mma(LoopNest *ln, Precision precision, int acc, int32_t accIndex, int a, int32_t aIndex,
+               int64_t lda, int b, int32_t bIndex, int64_t ldb);
 
 /* "global", "shared" or "local" */
 const char *Ir_scopeName(BufferScope s);

@@ -298,6 +298,19 @@ static int32_t resolveStore(Lower *L, int stage, int32_t load, const int32_t *id
    return Ir_load(L->ln, L->accBuf, L->accIndex);
 }
 
+/* The value a tiled kernel stores at root coordinates `out`: the accumulator at
+ * L->accIndex, through the root's fused elementwise chain when the root is not the
+ * anchor itself. */
+static int32_t storedValue(Lower *L, const KernelPlan *k, const int32_t *out) {
+   L->anchor = k->anchor;
+   if (k->root == k->anchor)
+      return Ir_load(L->ln, L->accBuf, L->accIndex);
+   L->resolve = resolveStore;
+   int32_t value = translate(L, L->g->stages[k->root].body, out);
+   L->resolve = NULL;
+   return value;
+}
+
 /* Whether an affine index always lands on a multiple of `vec` at a region start, where
  * each axis a starts at a multiple of step[a]. */
 static bool alignedStart(const Dag *g, int32_t e, const int64_t *step, int64_t vec) {
@@ -478,7 +491,7 @@ static void lowerMlt(Lower *L, int ki) {
    int loops[4 * TE_MAX_AXES], nl;
    if (nr > 0) {
       /* each virtual thread's register tile starts at the reduction's identity */
-      int i3[TE_MAX_DIMS], i4[TE_MAX_DIMS];
+      int i3[TE_MAX_DIMS] = { 0 }, i4[TE_MAX_DIMS] = { 0 };
       for (int i = 0; i < n; i++) {
          i3[i] = loopVar(L, a->axis[i], "inner", t.in3[i]);
          i4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
@@ -500,7 +513,7 @@ static void lowerMlt(Lower *L, int ki) {
 
    /* the region of this block and reduce step */
    int ko[TE_MAX_REDUCE], km[TE_MAX_REDUCE], kin[TE_MAX_REDUCE];
-   int x3[TE_MAX_DIMS], x4[TE_MAX_DIMS];
+   int x3[TE_MAX_DIMS] = { 0 }, x4[TE_MAX_DIMS] = { 0 };
    for (int i = 0; i < n; i++) {
       int64_t tile = t.vth[i] * t.thr[i] * t.in3[i] * t.in4[i];
       /* with one block along the axis its region always starts at 0 */
@@ -567,7 +580,7 @@ static void lowerMlt(Lower *L, int ki) {
    items[ni++] = wrap(L, outerLoops, no, Ir_seq(L->ln, step, nstep), 1, 0);
 
    /* store: each thread's outputs through the fused elementwise chain */
-   int s3[TE_MAX_DIMS], s4[TE_MAX_DIMS];
+   int s3[TE_MAX_DIMS] = { 0 }, s4[TE_MAX_DIMS] = { 0 };
    for (int i = 0; i < n; i++) {
       s3[i] = loopVar(L, a->axis[i], "inner", t.in3[i]);
       s4[i] = loopVar(L, a->axis[i], "innermost", t.in4[i]);
@@ -579,15 +592,7 @@ static void lowerMlt(Lower *L, int ki) {
       for (int i = 0; i < n; i++)
          out[i] = add(L, L->start[i], off[i]);
       L->accIndex = vf ? add(L, acc0, num(L, vf * p3 * p4)) : acc0;
-      L->anchor = k->anchor;
-      int32_t value;
-      if (k->root == k->anchor) {
-         value = Ir_load(L->ln, L->accBuf, L->accIndex);
-      } else {
-         L->resolve = resolveStore;
-         value = translate(L, root->body, out);
-         L->resolve = NULL;
-      }
+      int32_t value = storedValue(L, k, out);
       copies[vf] = Ir_storeAt(L->ln, L->global[k->root], flatten(L, n, out, root->shape), out, value);
    }
    nl = 0;
@@ -598,6 +603,158 @@ static void lowerMlt(Lower *L, int ki) {
       if (s4[i] >= 0)
          loops[nl++] = s4[i];
    items[ni++] = wrap(L, loops, nl, Ir_vthreadSeq(L->ln, copies, (int)vthreads), vthreads, unroll);
+   kn->body = Ir_seq(L->ln, items, ni);
+}
+
+/* ---- Tensor-Core kernels ---- */
+
+/* One operand's tile for k stage `ko`: rows [row0, row0 + rows) of a matrix whose
+ * last axis is k, copied as FP32 into shared[row][ld] by the block's threads, one
+ * element each per round; elements past the matrix (rows past `extent`, k past K) are
+ * zeros. */
+static int32_t tcFetch(Lower *L, const TcTile *t, int operand, const int32_t *batch, int32_t row0, int64_t rows,
+                       int64_t extent, int32_t ko, int64_t threads, int32_t tid, int shared) {
+   const Stage *src = &L->g->stages[operand];
+   int nb = src->ndim - 2;
+   int64_t total = rows * t->blockK, rounds = (total + threads - 1) / threads;
+   char name[IR_NAME_MAX];
+   join(name, sizeof name, src->name, "round");
+   int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
+   int32_t stmts[2];
+   int ns = 0;
+   join(name, sizeof name, src->name, "i");
+   int32_t flat = bind(L, stmts, &ns, name, vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid);
+   int32_t r = Ir_binary(L->ln, EXPR_FLOORDIV, flat, num(L, t->blockK));
+   int32_t c = Ir_binary(L->ln, EXPR_FLOORMOD, flat, num(L, t->blockK));
+   int32_t gidx[TE_MAX_DIMS];
+   for (int i = 0; i < nb; i++)
+      gidx[i] = batch[i];
+   gidx[nb] = add(L, row0, r);
+   gidx[nb + 1] = mad(L, ko, t->blockK, c);
+   int32_t value = Ir_loadAt(L->ln, L->global[operand], flatten(L, src->ndim, gidx, src->shape), gidx);
+   int32_t inside = -1;
+   if (((extent + rows - 1) / rows) * rows != extent)
+      inside = Ir_binary(L->ln, EXPR_LT, gidx[nb], num(L, extent));
+   if (t->stagesK * t->blockK != t->K) {
+      int32_t kin = Ir_binary(L->ln, EXPR_LT, gidx[nb + 1], num(L, t->K));
+      inside = inside < 0 ? kin : Ir_binary(L->ln, EXPR_AND, inside, kin);
+   }
+   if (inside >= 0)
+      value = Ir_select(L->ln, inside, value, Ir_float(L->ln, 0.0));
+   int32_t sidx[2] = { r, c };
+   int32_t store = Ir_copyAsync(L->ln, shared, mad(L, r, t->ld, c), sidx, value);
+   stmts[ns++] = total % threads ? Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, flat, num(L, total)), store) : store;
+   int32_t body = Ir_seq(L->ln, stmts, ns);
+   return vr >= 0 ? Ir_for(L->ln, vr, LOOP_UNROLL, body) : body;
+}
+
+static void lowerTc(Lower *L, int ki) {
+   const KernelPlan *k = &L->sk->kernels[ki];
+   const Dag *g = L->g;
+   const Stage *a = &g->stages[k->anchor];
+   const Stage *root = &g->stages[k->root];
+   TcTile t;
+   State_tcTile(L->set, L->st, ki, &t);
+   int nb = a->ndim - 2;
+   int64_t threads = SKETCH_WARP_SIZE * t.warpsM * t.warpsN;
+   IrKernel *kn = newKernel(L, k->root, t.batch * t.gridM * t.gridN, threads);
+   int kv = (int)(kn - L->ln->kernels);
+   int32_t items[TE_MAX_DIMS + 16];
+   int ni = 0;
+   char name[IR_NAME_MAX];
+
+   /* blockIdx.x over (batch, m blocks, n blocks); threadIdx.x over (m warps, n warps, lane) */
+   int64_t gext[3] = { t.batch, t.gridM, t.gridN };
+   int64_t text[3] = { t.warpsM, t.warpsN, SKETCH_WARP_SIZE };
+   int32_t bb = bind(L, items, &ni, "b_block", coordinate(L, var(L, kn->blockVar), gext, 3, 0));
+   int32_t bm = bind(L, items, &ni, "m_block", coordinate(L, var(L, kn->blockVar), gext, 3, 1));
+   int32_t bn = bind(L, items, &ni, "n_block", coordinate(L, var(L, kn->blockVar), gext, 3, 2));
+   int32_t wm = bind(L, items, &ni, "m_warp", coordinate(L, var(L, kn->threadVar), text, 3, 0));
+   int32_t wn = bind(L, items, &ni, "n_warp", coordinate(L, var(L, kn->threadVar), text, 3, 1));
+   int32_t lane = bind(L, items, &ni, "lane", coordinate(L, var(L, kn->threadVar), text, 3, 2));
+   int32_t batch[TE_MAX_DIMS];
+   for (int i = 0; i < nb; i++)
+      batch[i] = bind(L, items, &ni, a->axis[i], coordinate(L, bb, a->shape, nb, i));
+
+   const Expr *body = Dag_expr(g, a->body);
+   int opA = Dag_expr(g, body->args[0])->ref, opB = Dag_expr(g, body->args[1])->ref;
+   int64_t frags = t.fragsM * t.fragsN, accSize = 4 * frags;
+   localName(name, sizeof name, a->name, "local");
+   L->accBuf = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->anchor, kv, 1, &accSize);
+   int64_t shapeA[2] = { t.blockM, t.ld }, shapeB[2] = { t.blockN, t.ld };
+   localName(name, sizeof name, g->stages[opA].name, "shared");
+   int sharedA = Ir_buffer(L->ln, name, SCOPE_SHARED, opA, kv, 2, shapeA);
+   localName(name, sizeof name, g->stages[opB].name, "shared");
+   int sharedB = Ir_buffer(L->ln, name, SCOPE_SHARED, opB, kv, 2, shapeB);
+
+   /* the accumulators start at zero */
+   int vz = Ir_var(L->ln, VAR_LOOP, "acc_i", accSize);
+   items[ni++] = Ir_for(L->ln, vz, LOOP_UNROLL, Ir_store(L->ln, L->accBuf, var(L, vz), Ir_float(L->ln, 0.0)));
+
+   /* each k stage: stage both tiles, then every warp's fragments take the stage's steps */
+   int vk = t.stagesK > 1 ? Ir_var(L->ln, VAR_LOOP, "k_outer", t.stagesK) : -1;
+   int32_t ko = varOrZero(L, vk);
+   int32_t rowA = mul(L, bm, num(L, t.blockM)), rowB = mul(L, bn, num(L, t.blockN));
+   int32_t step[5];
+   step[0] = Ir_barrier(L->ln);
+   step[1] = tcFetch(L, &t, opA, batch, rowA, t.blockM, t.M, ko, threads, var(L, kn->threadVar), sharedA);
+   step[2] = tcFetch(L, &t, opB, batch, rowB, t.blockN, t.N, ko, threads, var(L, kn->threadVar), sharedB);
+   step[3] = Ir_barrier(L->ln);
+   int vs = t.stepsK > 1 ? Ir_var(L->ln, VAR_LOOP, "k_step", t.stepsK) : -1;
+   int vfm = t.fragsM > 1 ? Ir_var(L->ln, VAR_LOOP, "m_frag", t.fragsM) : -1;
+   int vfn = t.fragsN > 1 ? Ir_var(L->ln, VAR_LOOP, "n_frag", t.fragsN) : -1;
+   int32_t fm = varOrZero(L, vfm), fn = varOrZero(L, vfn);
+   int32_t kq = mul(L, varOrZero(L, vs), num(L, t.mmaK));
+   int32_t aRow = mad(L, mad(L, wm, t.fragsM, fm), SKETCH_MMA_M, num(L, 0));
+   int32_t bRow = mad(L, mad(L, wn, t.fragsN, fn), SKETCH_MMA_N, num(L, 0));
+   int32_t mma = Ir_mma(L->ln, t.precision, L->accBuf, mul(L, mad(L, fm, t.fragsN, fn), num(L, 4)), sharedA,
+                        mad(L, aRow, t.ld, kq), t.ld, sharedB, mad(L, bRow, t.ld, kq), t.ld);
+   int loops[3] = { vs, vfm, vfn };
+   for (int i = 2; i >= 0; i--)
+      if (loops[i] >= 0)
+         mma = Ir_for(L->ln, loops[i], LOOP_UNROLL, mma);
+   step[4] = mma;
+   int32_t stage = Ir_seq(L->ln, step, 5);
+   items[ni++] = vk >= 0 ? Ir_for(L->ln, vk, LOOP_SERIAL, stage) : stage;
+
+   /* store: each accumulator where the fragment layout puts it, through the fused chain */
+   int sfm = t.fragsM > 1 ? Ir_var(L->ln, VAR_LOOP, "m_frag", t.fragsM) : -1;
+   int sfn = t.fragsN > 1 ? Ir_var(L->ln, VAR_LOOP, "n_frag", t.fragsN) : -1;
+   int sc = Ir_var(L->ln, VAR_LOOP, "c", 4);
+   int32_t c = var(L, sc);
+   fm = varOrZero(L, sfm);
+   fn = varOrZero(L, sfn);
+   int32_t half = Ir_binary(L->ln, EXPR_FLOORDIV, c, num(L, 2));
+   int32_t row = add(L, mad(L, add(L, rowA, mad(L, mad(L, wm, t.fragsM, fm), SKETCH_MMA_M, num(L, 0))), 1,
+                            Ir_binary(L->ln, EXPR_FLOORDIV, lane, num(L, 4))),
+                     mul(L, half, num(L, 8)));
+   int32_t col = add(L, add(L, rowB, mad(L, mad(L, wn, t.fragsN, fn), SKETCH_MMA_N, num(L, 0))),
+                     mad(L, Ir_binary(L->ln, EXPR_FLOORMOD, lane, num(L, 4)), 2,
+                         Ir_binary(L->ln, EXPR_FLOORMOD, c, num(L, 2))));
+   int32_t inner[4];
+   int nin = 0;
+   int32_t out[TE_MAX_DIMS];
+   for (int i = 0; i < nb; i++)
+      out[i] = batch[i];
+   out[nb] = bind(L, inner, &nin, "row", row);
+   out[nb + 1] = bind(L, inner, &nin, "col", col);
+   L->accIndex = mad(L, mad(L, fm, t.fragsN, fn), 4, c);
+   int32_t value = storedValue(L, k, out);
+   int32_t store = Ir_storeAt(L->ln, L->global[k->root], flatten(L, root->ndim, out, root->shape), out, value);
+   int32_t guard = -1;
+   if (t.gridM * t.blockM != t.M)
+      guard = Ir_binary(L->ln, EXPR_LT, out[nb], num(L, t.M));
+   if (t.gridN * t.blockN != t.N) {
+      int32_t inN = Ir_binary(L->ln, EXPR_LT, out[nb + 1], num(L, t.N));
+      guard = guard < 0 ? inN : Ir_binary(L->ln, EXPR_AND, guard, inN);
+   }
+   inner[nin++] = guard >= 0 ? Ir_if(L->ln, guard, store) : store;
+   int32_t st = Ir_for(L->ln, sc, LOOP_UNROLL, Ir_seq(L->ln, inner, nin));
+   if (sfn >= 0)
+      st = Ir_for(L->ln, sfn, LOOP_UNROLL, st);
+   if (sfm >= 0)
+      st = Ir_for(L->ln, sfm, LOOP_UNROLL, st);
+   items[ni++] = st;
    kn->body = Ir_seq(L->ln, items, ni);
 }
 
@@ -847,6 +1004,7 @@ void Lower_state(const SketchSet *set, const State *s, LoopNest *ln) {
       const KernelPlan *k = &L.sk->kernels[ki];
       switch (k->kind) {
       case KERNEL_MLT: lowerMlt(&L, ki); break;
+      case KERNEL_TC: lowerTc(&L, ki); break;
       case KERNEL_SIMPLE: lowerSimple(&L, ki); break;
       case KERNEL_CTR:
          if (k->nattached == 0)

@@ -171,6 +171,50 @@ int64_t Sketch_indexExtent(const Dag *g, int32_t e, const int64_t *axisExtent) {
    }
 }
 
+static bool isLoadOfAxes(const Dag *g, int32_t e, int nbatch, int row, int k) {
+   const Expr *x = Dag_expr(g, e);
+   if (x->kind != EXPR_LOAD || x->nargs != nbatch + 2 || g->stages[x->ref].kind != STAGE_PLACEHOLDER)
+      return false;
+   int want[TE_MAX_DIMS];
+   for (int i = 0; i < nbatch; i++)
+      want[i] = i;
+   want[nbatch] = row;
+   want[nbatch + 1] = k;
+   for (int i = 0; i < x->nargs; i++) {
+      const Expr *idx = Dag_expr(g, x->args[i]);
+      if (idx->kind != EXPR_AXIS || idx->ref != want[i])
+         return false;
+   }
+   return true;
+}
+
+bool Sketch_isMatmul(const Dag *g, int stage) {
+   const Stage *st = &g->stages[stage];
+   if (st->kind != STAGE_COMPUTE || st->reduce != REDUCE_SUM || st->nreduce != 1 || st->ndim < 2)
+      return false;
+   const Expr *body = Dag_expr(g, st->body);
+   if (body->kind != EXPR_MUL)
+      return false;
+   int nbatch = st->ndim - 2, k = st->ndim;
+   if (!isLoadOfAxes(g, body->args[0], nbatch, nbatch, k) ||
+       !isLoadOfAxes(g, body->args[1], nbatch, nbatch + 1, k))
+      return false;
+   const Stage *a = &g->stages[Dag_expr(g, body->args[0])->ref];
+   const Stage *b = &g->stages[Dag_expr(g, body->args[1])->ref];
+   for (int i = 0; i < nbatch; i++)
+      if (a->shape[i] != st->shape[i] || b->shape[i] != st->shape[i])
+         return false;
+   return true;
+}
+
+unsigned Sketch_tensorCorePrecisions(int ccMajor, int ccMinor) {
+   unsigned mask = 0;
+   for (int p = PRECISION_FP16; p < PRECISION_COUNT; p++)
+      if (Precision_onTensorCores((Precision)p, ccMajor, ccMinor))
+         mask |= PRECISION_BIT(p);
+   return mask;
+}
+
 /* ---- the rule walk ---- */
 
 #define SHARED_CONSUMER (-2)   /* a stage's reader is a .shared copy */
@@ -370,6 +414,22 @@ static void buildMlt(Build *b, KernelPlan *k, int ki, int anchor) {
       addUnroll(b, ki, anchor);
 }
 
+static void buildTc(Build *b, KernelPlan *k, int ki, int anchor) {
+   const Stage *a = &b->set->dag.stages[anchor];
+   char name[SKETCH_KNOB_NAME_MAX];
+   static const char *const parts[3] = { "m", "n", "k" };
+   static const int nparts[3] = { 2, 2, 1 };
+   static const int64_t largest[3] = { 8, 8, 4 };
+   k->kind = KERNEL_TC;
+   k->anchor = anchor;
+   k->firstTile = b->sk->nsplits;
+   for (int i = 0; i < 3; i++) {
+      snprintf(name, sizeof name, "%s.tc.%s", a->name, parts[i]);
+      addSplit(b, SPLIT_TC, ki, anchor, i < 2 ? a->ndim - 2 + i : a->ndim, i == 2, nparts[i], largest[i], name);
+   }
+   k->ntiles = 3;
+}
+
 static void buildKernels(Build *b) {
    Sketch *sk = b->sk;
    const Dag *g = &b->set->dag;
@@ -391,7 +451,9 @@ static void buildKernels(Build *b) {
          if (sk->plan[a] == STAGE_PLAN_ANCHOR && sk->consumerOf[a] == s)
             anchor = a;
       snprintf(name, sizeof name, "%s.threads", st->name);
-      if (anchor >= 0) {
+      if (anchor >= 0 && sk->precision != PRECISION_FP32) {
+         buildTc(b, k, ki, anchor);
+      } else if (anchor >= 0) {
          buildMlt(b, k, ki, anchor);
       } else if (sk->crossThread[s]) {
          k->kind = KERNEL_CTR;
@@ -431,6 +493,11 @@ static void summarize(const Dag *g, Sketch *sk) {
       if (i)
          TextBuf_add(&t, "; ");
       switch (k->kind) {
+      case KERNEL_TC:
+         TextBuf_add(&t, "tensor-core %s %s", Precision_name(sk->precision), g->stages[k->anchor].name);
+         if (k->anchor != k->root)
+            TextBuf_add(&t, " into %s", root);
+         break;
       case KERNEL_MLT:
          TextBuf_add(&t, "tiled %s", g->stages[k->anchor].name);
          if (k->anchor != k->root)
@@ -453,7 +520,25 @@ static void summarize(const Dag *g, Sketch *sk) {
    }
 }
 
+/* The walk's result that tiles a matrix multiply without a cross-thread reduction, the
+ * structure a TC sketch takes over; -1 when none has one. */
+static int matmulPartial(const Dag *g, const Walk *w) {
+   for (int i = 0; i < w->nfound; i++) {
+      const Partial *p = &w->found[i];
+      for (int s = 0; s < g->nstages; s++) {
+         bool tiled = p->plan[s] == STAGE_PLAN_ANCHOR || (p->plan[s] == STAGE_PLAN_ROOT && p->selfAnchor[s]);
+         if (tiled && !p->ctr[s] && Sketch_isMatmul(g, s))
+            return i;
+      }
+   }
+   return -1;
+}
+
 void SketchSet_generate(SketchSet *set, const Dag *g) {
+   SketchSet_generateWith(set, g, NULL);
+}
+
+void SketchSet_generateWith(SketchSet *set, const Dag *g, const SketchOptions *opt) {
    memset(set, 0, sizeof *set);
    Dag_copy(&set->dag, g);
    set->outputElements = Dag_numElements(g, Dag_output(g));
@@ -463,11 +548,28 @@ void SketchSet_generate(SketchSet *set, const Dag *g) {
    for (int i = 0; i < TE_MAX_STAGES; i++)
       start.consumerOf[i] = -1;
    walk(&w, start, g->nstages - 1);
+   int nansor = w.nfound;
+   int from[SKETCH_MAX_SKETCHES];
+   Precision precision[SKETCH_MAX_SKETCHES];
+   for (int i = 0; i < nansor; i++) {
+      from[i] = i;
+      precision[i] = PRECISION_FP32;
+   }
+   int tc = opt && opt->tensorCore ? matmulPartial(&set->dag, &w) : -1;
+   for (int p = PRECISION_FP16; p < PRECISION_COUNT && tc >= 0; p++) {
+      if (!(opt->tensorCore & PRECISION_BIT(p)))
+         continue;
+      if (w.nfound == SKETCH_MAX_SKETCHES)
+         fatal("more than %d sketches", SKETCH_MAX_SKETCHES);
+      from[w.nfound] = tc;
+      precision[w.nfound++] = (Precision)p;
+   }
    set->count = w.nfound;
    for (int i = 0; i < w.nfound; i++) {
       Sketch *sk = &set->sketches[i];
-      const Partial *p = &w.found[i];
+      const Partial *p = &w.found[from[i]];
       sk->id = i;
+      sk->precision = precision[i];
       memcpy(sk->plan, p->plan, sizeof sk->plan);
       memcpy(sk->cached, p->cached, sizeof sk->cached);
       memcpy(sk->crossThread, p->ctr, sizeof sk->crossThread);
@@ -480,10 +582,14 @@ void SketchSet_generate(SketchSet *set, const Dag *g) {
 }
 
 void SketchSet_forOp(SketchSet *set, const OpParams *op) {
+   SketchSet_forOpWith(set, op, NULL);
+}
+
+void SketchSet_forOpWith(SketchSet *set, const OpParams *op, const SketchOptions *opt) {
    Dag g;
    Dag_init(&g);
    Op_buildDag(op, &g);
-   SketchSet_generate(set, &g);
+   SketchSet_generateWith(set, &g, opt);
    Dag_done(&g);
 }
 

@@ -12,6 +12,14 @@
  *           fetched cooperatively by the block's threads;
  *   SIMPLE  the root's space axes fused and split into blocks of `threads` threads;
  *           reductions run serially in each thread;
+ *   TC      a matrix multiply (dense, batch_matmul) on the Tensor Cores in one precision:
+ *           each warp owns a tile of 16x8 mma.sync fragments, the block stages tiles of
+ *           both operands in shared memory (FP32, asynchronously where the device can;
+ *           rounded to the precision as the warps load them), products accumulate in
+ *           FP32 registers, and the fused elementwise chain is applied at the store.
+ *           Rows, columns and reduction steps past the operands' ends are zero-padded,
+ *           so no extent needs to be a multiple of the tile. Offered only when the
+ *           sketch options ask for the precision (SketchOptions).
  *   CTR     cross-thread reduction: the reduce axes fused and split across `threads`
  *           threads of a block, which then combine their partial results. Either the
  *           reduction is the root (one output element per block), or it is computed
@@ -24,6 +32,7 @@
 #include <stdint.h>
 
 #include "sched/factor.h"
+#include "te/precision.h"
 #include "te/dag.h"
 #include "te/op.h"
 
@@ -46,13 +55,23 @@ typedef enum {
    KERNEL_MLT,
    KERNEL_SIMPLE,
    KERNEL_CTR,
+   KERNEL_TC,
 } KernelKind;
+
+/* The mma.sync fragment of a TC kernel: 16 rows by 8 columns, Precision_mmaDepth deep. */
+#define SKETCH_MMA_M 16
+#define SKETCH_MMA_N 8
+/* Floats of padding after each staged row of a TC kernel's operand tiles: the rows the
+ * warps read start on different banks. */
+#define SKETCH_TC_ROW_PAD 4
 
 typedef enum {
    SPLIT_TILE,      /* an MLT axis: exact; spatial 4 parts (vthread, thread, inner, innermost),
                      * reduce 2 parts; the outer part is extent / product */
    SPLIT_THREADS,   /* a kernel's threads per block: 1 part, the outer part rounded up */
    SPLIT_VECTOR,    /* a cooperative fetch's vector width: 1 part over the shared buffer */
+   SPLIT_TC,        /* a TC kernel's tile: each part a power of two from 1 to `extent`;
+                     * m and n [warps, fragments per warp], k [fragments per stage] */
 } SplitKind;
 
 typedef struct SplitSlot_ {
@@ -63,7 +82,8 @@ typedef struct SplitSlot_ {
    bool reduce;                 /* TILE: a reduce axis */
    int nparts;
    int knob;                    /* first knob of the slot */
-   int64_t extent;              /* constant extent; 0 for VECTOR (the shared buffer's size) */
+   int64_t extent;              /* constant extent; 0 for VECTOR (the shared buffer's size);
+                                 * TC: the largest value of a part */
    const FactorSchemes *schemes;/* TILE: what sampling picks from */
    char name[SKETCH_KNOB_NAME_MAX];
 } SplitSlot;
@@ -85,7 +105,8 @@ typedef struct KernelPlan_ {
    int nattached;
    int attached[SKETCH_MAX_ATTACHED];  /* CTR: reductions computed inside this kernel */
    int threadSplit;             /* SIMPLE, CTR: the THREADS slot; -1 when all space is one block */
-   int firstTile, ntiles;       /* MLT: the TILE slots, spatial axes then reduce axes */
+   int firstTile, ntiles;       /* MLT: the TILE slots, spatial axes then reduce axes;
+                                 * TC: the m, n and k slots */
 } KernelPlan;
 
 typedef enum {
@@ -98,6 +119,7 @@ typedef enum {
 
 typedef struct Sketch_ {
    int id;
+   Precision precision;         /* TC sketches: their operands'; FP32 otherwise */
    StagePlan plan[TE_MAX_STAGES];
    bool cached[TE_MAX_STAGES];  /* has a shared copy in an MLT kernel */
    bool crossThread[TE_MAX_STAGES];
@@ -123,11 +145,24 @@ typedef struct SketchSet_ {
    FactorSchemes schemes[SKETCH_MAX_SPLITS * SKETCH_MAX_SKETCHES];
 } SketchSet;
 
-/* Applies the GPU sketch rules to the DAG (copied into the set). */
+/* What sketch generation offers beyond Ansor's rules. Zeroed, it offers nothing more:
+ * the sketches and their numbers are Ansor's alone. */
+typedef struct SketchOptions_ {
+   unsigned tensorCore;         /* PRECISION_BIT of each precision to offer TC sketches in */
+} SketchOptions;
+
+/* The Tensor-Core precisions a device of compute capability major.minor offers. */
+unsigned Sketch_tensorCorePrecisions(int ccMajor, int ccMinor);
+
+/* Applies the GPU sketch rules to the DAG (copied into the set). Tensor-Core sketches,
+ * where the options ask for them and a stage is a matrix multiply, follow Ansor's, one
+ * per precision in Precision order. */
 void SketchSet_generate(SketchSet *set, const Dag *g);
+void SketchSet_generateWith(SketchSet *set, const Dag *g, const SketchOptions *opt);
 /* The sketches of an op's DAG, built for the purpose and dropped (the set keeps its
  * own copy). */
 void SketchSet_forOp(SketchSet *set, const OpParams *op);
+void SketchSet_forOpWith(SketchSet *set, const OpParams *op, const SketchOptions *opt);
 void SketchSet_done(SketchSet *set);
 
 /* Whether a cross-thread reduction over `threads` threads combines with warp shuffles
@@ -156,6 +191,11 @@ int64_t Sketch_reduceLength(const Dag *g, int stage);
 bool Sketch_elementwiseMatch(const Dag *g, int op, int target);
 /* How many leading axes of `consumer` index `producer` directly, with equal extents. */
 int Sketch_commonOuterAxes(const Dag *g, int producer, int consumer);
+
+/* Whether `stage` multiplies matrices as a TC kernel can: out[b.., i, j] = sum over one
+ * reduce axis k of A[b.., i, k] * B[b.., j, k], with A and B placeholders of the same
+ * batch shape. */
+bool Sketch_isMatmul(const Dag *g, int stage);
 
 /* Extent of the values an integer index expression takes when each axis a of `stage`
  * ranges over axisExtent[a] consecutive values: exact for affine indices, the worst

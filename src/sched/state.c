@@ -35,6 +35,10 @@ void SchedLimits_fromDevice(SchedLimits *l, const Device *d) {
 
 /* ---- derived shapes ---- */
 
+static int64_t ceilDiv(int64_t a, int64_t b) {
+   return (a + b - 1) / b;
+}
+
 static const Sketch *sketchOf(const SketchSet *set, const State *s) {
    return &set->sketches[s->sketch];
 }
@@ -99,11 +103,37 @@ int64_t State_splitExtent(const SketchSet *set, const State *s, const SplitSlot 
    fatal("vector slot %s has no cache", slot->name);
 }
 
-static int64_t ceilDiv(int64_t a, int64_t b) {
-   return (a + b - 1) / b;
-}
 
 static void kernelShape(const SketchSet *set, const State *s, int kernel, KernelShape *out, bool shared);
+
+void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out) {
+   const Sketch *sk = sketchOf(set, s);
+   const KernelPlan *k = &sk->kernels[kernel];
+   const Stage *a = &set->dag.stages[k->anchor];
+   const int32_t *m = &s->knob[sk->splits[k->firstTile].knob];
+   const int32_t *n = &s->knob[sk->splits[k->firstTile + 1].knob];
+   const int32_t *kk = &s->knob[sk->splits[k->firstTile + 2].knob];
+   out->precision = sk->precision;
+   out->batch = 1;
+   for (int i = 0; i < a->ndim - 2; i++)
+      out->batch *= a->shape[i];
+   out->M = a->shape[a->ndim - 2];
+   out->N = a->shape[a->ndim - 1];
+   out->K = a->rextent[0];
+   out->warpsM = m[0];
+   out->fragsM = m[1];
+   out->warpsN = n[0];
+   out->fragsN = n[1];
+   out->mmaK = Precision_mmaDepth(sk->precision);
+   out->stepsK = kk[0];
+   out->blockM = SKETCH_MMA_M * out->warpsM * out->fragsM;
+   out->blockN = SKETCH_MMA_N * out->warpsN * out->fragsN;
+   out->blockK = out->mmaK * out->stepsK;
+   out->ld = out->blockK + SKETCH_TC_ROW_PAD;
+   out->gridM = ceilDiv(out->M, out->blockM);
+   out->gridN = ceilDiv(out->N, out->blockN);
+   out->stagesK = ceilDiv(out->K, out->blockK);
+}
 
 void State_kernelShape(const SketchSet *set, const State *s, int kernel, KernelShape *out) {
    kernelShape(set, s, kernel, out, true);
@@ -121,6 +151,16 @@ static void kernelShape(const SketchSet *set, const State *s, int kernel, Kernel
    out->outputsPerThread = 1;
    int64_t threads = k->threadSplit >= 0 ? s->knob[sk->splits[k->threadSplit].knob] : 0;
    switch (k->kind) {
+   case KERNEL_TC: {
+      TcTile t;
+      State_tcTile(set, s, kernel, &t);
+      out->blocks = t.batch * t.gridM * t.gridN;
+      out->threads = SKETCH_WARP_SIZE * t.warpsM * t.warpsN;
+      out->outputsPerThread = t.fragsM * t.fragsN * 4;
+      if (shared)
+         out->sharedBytes = Sketch_sharedAfter(Sketch_sharedAfter(0, 4 * t.blockM * t.ld), 4 * t.blockN * t.ld);
+      break;
+   }
    case KERNEL_MLT:
       out->blocks = out->threads = 1;
       for (int i = 0; i < k->ntiles; i++) {
@@ -201,6 +241,12 @@ static int checkSplit(const SketchSet *set, const State *s, const SplitSlot *sl,
          KNOB_ERROR("its product %lld does not divide the extent %lld of axis %s", (long long)p,
                     (long long)sl->extent, g->stages[sl->stage].axis[sl->axis]);
    }
+   if (sl->kind == SPLIT_TC)
+      for (int i = 0; i < sl->nparts; i++) {
+         int32_t v = s->knob[sl->knob + i];
+         if (v > sl->extent || (v & (v - 1)) != 0)
+            KNOB_ERROR("every part must be a power of two from 1 to %lld", (long long)sl->extent);
+      }
    if (sl->kind == SPLIT_VECTOR && 4 * (int64_t)inner > lim->maxVectorBytes)
       KNOB_ERROR("a vector of %d floats is %d bytes, more than %lld", (int)inner, 4 * (int)inner,
                  (long long)lim->maxVectorBytes);
@@ -211,13 +257,46 @@ static const char *kernelName(const SketchSet *set, const KernelPlan *k) {
    return set->dag.stages[k->anchor >= 0 ? k->anchor : k->root].name;
 }
 
+/* The smallest power of two at least n. */
+static int64_t pow2Above(int64_t n) {
+   int64_t p = 1;
+   while (p < n)
+      p *= 2;
+   return p;
+}
+
+/* A TC tile holds at most 128 accumulators per thread, and no axis' block tile is
+ * larger than it must be to cover the axis in one block (a power of two at least the
+ * extent): a larger one only multiplies the padding. */
+static int checkTc(const SketchSet *set, const State *s, int ki, const char *name, char **cause) {
+   TcTile t;
+   State_tcTile(set, s, ki, &t);
+   if (t.fragsM * t.fragsN > 32)
+      return setCause(cause, "state: the tensor-core kernel of %s gives each warp %lld fragments of 16x8 (%lld accumulators per thread); at most 32",
+                      name, (long long)(t.fragsM * t.fragsN), (long long)(4 * t.fragsM * t.fragsN));
+   const struct {
+      const char *axis;
+      int64_t tile, extent, fragment;
+   } axes[3] = { { "m", t.blockM, t.M, SKETCH_MMA_M }, { "n", t.blockN, t.N, SKETCH_MMA_N },
+                 { "k", t.blockK, t.K, t.mmaK } };
+   for (int i = 0; i < 3; i++) {
+      int64_t most = pow2Above(axes[i].extent);
+      most = most > axes[i].fragment ? most : axes[i].fragment;
+      if (axes[i].tile > most)
+         return setCause(cause, "state: the tensor-core kernel of %s has a block tile of %lld along %s, whose extent is %lld; at most %lld",
+                         name, (long long)axes[i].tile, axes[i].axis, (long long)axes[i].extent, (long long)most);
+   }
+   return 0;
+}
+
 static int checkKernel(const SketchSet *set, const State *s, int ki, const SchedLimits *lim,
                        char **cause) {
    const KernelPlan *k = &sketchOf(set, s)->kernels[ki];
    KernelShape ks;
    kernelShape(set, s, ki, &ks, false);
    const char *name = kernelName(set, k);
-   const char *kind = k->kind == KERNEL_MLT ? "tiled" : k->kind == KERNEL_CTR ? "cross-thread" : "simple";
+   const char *kind = k->kind == KERNEL_MLT ? "tiled" : k->kind == KERNEL_CTR ? "cross-thread"
+                      : k->kind == KERNEL_TC ? "tensor-core" : "simple";
    if (ks.threads > lim->maxThreadsPerBlock)
       return setCause(cause, "state: the %s kernel of %s has %lld threads per block; the device allows %lld",
                       kind, name, (long long)ks.threads, (long long)lim->maxThreadsPerBlock);
@@ -232,6 +311,8 @@ static int checkKernel(const SketchSet *set, const State *s, int ki, const Sched
          return setCause(cause, "state: the tiled kernel of %s has %lld virtual threads (the product of the vthread factors); at most %lld",
                          name, (long long)ks.vthreads, (long long)lim->maxVthread);
    }
+   if (k->kind == KERNEL_TC && checkTc(set, s, ki, name, cause) < 0)
+      return -1;
    kernelShape(set, s, ki, &ks, true);
    if (ks.sharedBytes > lim->maxSharedPerBlock)
       return setCause(cause, "state: the %s kernel of %s needs %lld bytes of shared memory per block; the device allows %lld",
@@ -261,6 +342,13 @@ int State_validate(const SketchSet *set, const State *s, const SchedLimits *lim,
 
 /* ---- sampling ---- */
 
+static int log2Of(int64_t v) {
+   int n = 0;
+   while (((int64_t)1 << (n + 1)) <= v)
+      n++;
+   return n;
+}
+
 void State_sample(const SketchSet *set, int sketch, Rng *rng, State *out) {
    const Sketch *sk = &set->sketches[sketch];
    memset(out, 0, sizeof *out);
@@ -279,6 +367,10 @@ void State_sample(const SketchSet *set, int sketch, Rng *rng, State *out) {
          break;
       case SPLIT_VECTOR:
          out->knob[sl->knob] = 1;
+         break;
+      case SPLIT_TC:
+         for (int p = 0; p < sl->nparts; p++)
+            out->knob[sl->knob + p] = (int32_t)1 << Rng_below(rng, (uint64_t)log2Of(sl->extent) + 1);
          break;
       }
    }
@@ -326,6 +418,16 @@ int State_mutateTileSize(const SketchSet *set, State *s, Rng *rng, const SchedLi
    }
    if (!sl)
       return -1;
+   if (sl->kind == SPLIT_TC) {
+      /* a TC tile part doubles or halves */
+      int32_t *v = &m.knob[sl->knob + Rng_below(rng, (uint64_t)sl->nparts)];
+      bool up = *v == 1 || (*v < sl->extent && Rng_below(rng, 2) == 0);
+      *v = up ? *v * 2 : *v / 2;
+      if (*v > sl->extent || State_validate(set, &m, lim, NULL) < 0)
+         return -1;
+      *s = m;
+      return 0;
+   }
    int n = sl->nparts + 1;
    int64_t lengths[FACTOR_MAX_PARTS + 1];
    lengths[0] = extent / knobProduct(s, sl, 0, sl->nparts);
@@ -421,7 +523,10 @@ bool State_equal(const State *a, const State *b) {
 size_t State_format(const SketchSet *set, const State *s, char *buf, size_t size) {
    const Sketch *sk = sketchOf(set, s);
    TextBuf t = TextBuf_over(buf, size);
-   TextBuf_add(&t, "{\"v\":%d,\"sketch\":%d,\"knobs\":{", STATE_TEXT_VERSION, (int)s->sketch);
+   TextBuf_add(&t, "{\"v\":%d,\"sketch\":%d,", STATE_TEXT_VERSION, (int)s->sketch);
+   if (sk->precision != PRECISION_FP32)
+      TextBuf_add(&t, "\"precision\":\"%s\",", Precision_name(sk->precision));
+   TextBuf_add(&t, "\"knobs\":{");
    for (int i = 0; i < sk->nsplits; i++) {
       const SplitSlot *sl = &sk->splits[i];
       char knob[96];
@@ -470,8 +575,9 @@ static int parseDoc(const SketchSet *set, const cJSON *root, const SchedLimits *
       return setCause(cause, "state: expected a JSON object {\"v\":%d,\"sketch\":N,\"knobs\":{...}}",
                       STATE_TEXT_VERSION);
    for (const cJSON *it = root->child; it; it = it->next)
-      if (strcmp(it->string, "v") && strcmp(it->string, "sketch") && strcmp(it->string, "knobs"))
-         return setCause(cause, "state: unknown key '%s'; expected v, sketch and knobs", it->string);
+      if (strcmp(it->string, "v") && strcmp(it->string, "sketch") && strcmp(it->string, "knobs") &&
+          strcmp(it->string, "precision"))
+         return setCause(cause, "state: unknown key '%s'; expected v, sketch, precision and knobs", it->string);
    int32_t v, sketch;
    if (jsonInt(cJSON_GetObjectItemCaseSensitive(root, "v"), &v) < 0)
       return setCause(cause, "state: missing or non-integer \"v\" (the text version, %d)", STATE_TEXT_VERSION);
@@ -483,6 +589,12 @@ static int parseDoc(const SketchSet *set, const cJSON *root, const SchedLimits *
       return setCause(cause, "state: sketch %d does not exist; this task has %d sketch%s (0 to %d)",
                       (int)sketch, set->count, set->count == 1 ? "" : "es", set->count - 1);
    const Sketch *sk = &set->sketches[sketch];
+   const cJSON *prec = cJSON_GetObjectItemCaseSensitive(root, "precision");
+   const char *said = cJSON_IsString(prec) ? prec->valuestring : prec ? "" : "fp32";
+   if (strcmp(said, Precision_name(sk->precision)) != 0)
+      return setCause(cause, "state: sketch %d computes in %s; the state says %s%s%s", (int)sketch,
+                      Precision_name(sk->precision), prec ? "\"" : "", prec ? said : "nothing (fp32)",
+                      prec ? "\"" : "");
    const cJSON *knobs = cJSON_GetObjectItemCaseSensitive(root, "knobs");
    if (!cJSON_IsObject(knobs))
       return setCause(cause, "state: missing \"knobs\" object");

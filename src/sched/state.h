@@ -7,7 +7,9 @@
  *            is the extent over their product;
  *   THREADS  threads per block of a simple or cross-thread kernel;
  *   VECTOR   the vector width of a cooperative fetch;
- *   unroll   Ansor's auto_unroll_max_step: 0, 16, 64, 512 or 1024.
+ *   unroll   Ansor's auto_unroll_max_step: 0, 16, 64, 512 or 1024;
+ *   TC       a Tensor-Core tile: warps and fragments along m and n, fragments per k stage.
+ * A state's precision is its sketch's (Sketch.precision); the text form names it.
  * Sampling and mutation follow Ansor (ansor.md 2.2-2.6, 3.4); all randomness comes from
  * the Rng passed in. */
 #ifndef HEADER_state
@@ -52,6 +54,20 @@ typedef struct KernelShape_ {
 } KernelShape;
 
 void State_kernelShape(const SketchSet *set, const State *s, int kernel, KernelShape *out);
+
+/* What a state makes of a TC kernel: the matrix multiply's extents, the block's warps
+ * and each warp's fragments, the staged k tile and the grid. */
+typedef struct TcTile_ {
+   Precision precision;
+   int64_t batch, M, N, K;
+   int64_t warpsM, fragsM, warpsN, fragsN;
+   int64_t mmaK, stepsK;           /* the fragment's depth; fragments per staged k tile */
+   int64_t blockM, blockN, blockK; /* 16 warpsM fragsM, 8 warpsN fragsN, mmaK stepsK */
+   int64_t ld;                     /* floats per staged row: blockK + SKETCH_TC_ROW_PAD */
+   int64_t gridM, gridN, stagesK;  /* blocks along m and n, stages along k */
+} TcTile;
+
+void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out);
 /* The block tile of an MLT anchor's axis: the product of all but the outer part. */
 int64_t State_blockTile(const SketchSet *set, const State *s, const SplitSlot *tile);
 /* Shape of the shared copy of the kernel's cache c (one dimension per dimension of the
@@ -83,6 +99,8 @@ bool State_equal(const State *a, const State *b);
 
 /* The stable text form:
  *   {"v":1,"sketch":0,"knobs":{"conv2d_nchw.nn":[1,1,1,1],...,"conv2d_nchw.unroll":512}}
+ * with "precision":"fp16" (bf16, tf32) after the sketch number for a Tensor-Core sketch;
+ * parsing checks it against the sketch's.
  * Returns the length the whole text needs. */
 size_t State_format(const SketchSet *set, const State *s, char *buf, size_t size);
 /* Parses and validates the text form. */

@@ -185,6 +185,8 @@ typedef struct {
    int64_t spare[WARP_LANES];    /* what an evaluation that ran out writes to */
    /* per thread, so per warp */
    double instr, fp, mufu, flops;
+   double tcFlops;               /* per warp */
+   Precision tcPrecision;
    double memTrips;              /* global load round trips */
    double path;                  /* other latency on the warp's own path, cycles */
    double sharedTrips;           /* shared loads on that path, each SHARED latency */
@@ -891,6 +893,23 @@ static void store(Walk *w, const IrStmt *st) {
       w->path += c.fp * w->trip * (FP_LATENCY / ilp - 1);
 }
 
+/* A warp's mma.sync: each thread loads its share of the two fragments from shared
+ * memory (2 elements per 16-bit operand register, 1 per TF32 one; conflict-free), converts
+ * and packs them (cvt and a shift-or per element), and issues the mma; the Tensor Cores
+ * do 2 x 16 x 8 x depth FLOPs. */
+static void mma(Walk *w, const IrStmt *st) {
+   Precision p = (Precision)st->precision;
+   int depth = Precision_mmaDepth(p);
+   double loads = p == PRECISION_TF32 ? 6 : 12;
+   issue(w, 3 * loads + 1, w->trip, w->staticMult);
+   w->wavefronts += loads * w->trip * (double)w->warps;
+   w->sharedTrips += w->trip;
+   double flops = 2.0 * SKETCH_MMA_M * SKETCH_MMA_N * depth * w->trip;
+   w->tcFlops += flops;
+   w->tcPrecision = p;
+   w->flops += flops / WARP_LANES;
+}
+
 /* A reduction over the block's threads: shuffles within a warp (a step per halving,
  * and a broadcast), or a tree in shared memory with a barrier per step. */
 static void allreduce(Walk *w, const IrStmt *st) {
@@ -990,6 +1009,9 @@ static void walkStmt(Walk *w, int32_t s) {
    case STMT_ALLREDUCE:
       allreduce(w, st);
       return;
+   case STMT_MMA:
+      mma(w, st);
+      return;
    }
 }
 
@@ -1083,6 +1105,8 @@ static void walkKernel(Walk *w, int k) {
    w->vecVar = -1;
    w->vecWidth = 1;
    w->instr = w->fp = w->mufu = w->flops = w->memTrips = w->path = w->barriers = 0;
+   w->tcFlops = 0;
+   w->tcPrecision = PRECISION_FP32;
    w->sharedTrips = w->l1Trips = w->barrierWaits = 0;
    w->staticInstr = w->operands = w->operandMax = 0;
    memset(w->sectors, 0, sizeof w->sectors);
@@ -1180,8 +1204,32 @@ int SimGpu_init(SimGpu *g, const Device *d, char **cause) {
       g->clock = peak / (2.0 * g->sms * lanes);
    }
    g->fpPerClk = peak / (2.0 * g->sms * g->clock * g->warp);
+   for (int p = 0; p < PRECISION_COUNT; p++)
+      g->tcFlopsPerClk[p] = Sim_tensorFlopsPerClk(full.cc_major, full.cc_minor, (Precision)p);
    g->dramBytesPerSec = full.mem_bandwidth_gbs * 1e9;
    g->l2Bytes = (double)full.l2_bytes;
+   return 0;
+}
+
+double Sim_tensorFlopsPerClk(int ccMajor, int ccMinor, Precision p) {
+   /* {cc, FP16, BF16, TF32}: the datasheets' dense peaks over SMs x boost clock: V100
+    * 125 TFLOP/s = 80 x 1.53 GHz x 1024; T4 65 = 40 x 1.59 x 1024; A100 312 and 156 =
+    * 108 x 1.41 x 2048 and 1024; A10 125 = 72 x 1.695 x 1024 and L4 121 = 58 x 2.04 x
+    * 1024; H100 SXM 990 and 495 = 132 x 1.83 x 4096 and 2048 */
+   static const struct {
+      int cc;
+      double perClk[3];
+   } rates[] = {
+      { 70, { 1024, 0, 0 } }, { 72, { 1024, 0, 0 } }, { 75, { 1024, 0, 0 } },
+      { 80, { 2048, 2048, 1024 } }, { 86, { 1024, 1024, 512 } }, { 87, { 1024, 1024, 512 } },
+      { 89, { 1024, 1024, 512 } }, { 90, { 4096, 4096, 2048 } },
+   };
+   if (p == PRECISION_FP32)
+      return 0;
+   int cc = ccMajor * 10 + ccMinor;
+   for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++)
+      if (rates[i].cc == cc)
+         return rates[i].perClk[p - PRECISION_FP16];
    return 0;
 }
 
@@ -1343,6 +1391,8 @@ static int countKernel(const SimGpu *h, Walk *w, int k, const SimCompiled *ptx, 
    out->instr = w->instr;
    out->fp = w->fp;
    out->mufu = w->mufu;
+   out->tcFlops = w->tcFlops;
+   out->tcPrecision = w->tcPrecision;
    out->wavefronts = w->wavefronts;
    out->sharedWavefronts = w->sharedWaves;
    out->sharedIdeal = fmin(w->sharedIdeal, w->sharedWaves);
@@ -1398,6 +1448,13 @@ static double roundCycles(const SimGpu *h, const SimParams *p, const SimCounts *
    double fpC = warpsPerPartition * c->fp / (h->fpPerClk / h->partitions * v[SIM_FP32_EFFICIENCY]);
    double mufuC = warpsPerPartition * c->mufu / (MUFU_LANES / h->partitions / h->warp);
    double compute = fmax(issueC, fmax(fpC, mufuC));
+   if (c->tcFlops > 0) {
+      /* a precision the device lacks runs at the FP32 rate (as if emulated) */
+      double rate = h->tcFlopsPerClk[c->tcPrecision];
+      if (rate <= 0)
+         rate = 2 * h->fpPerClk * h->warp * v[SIM_FP32_EFFICIENCY];
+      compute = fmax(compute, warpsPerPartition * c->tcFlops / (rate / h->partitions));
+   }
    double shared = b * c->wavefronts;
    double dramPerClk = h->dramBytesPerSec * v[SIM_DRAM_EFFICIENCY] / active / h->clock;
    double l2PerClk = v[SIM_L2_BYTES_PER_CLK] / h->sms;

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "device/device.h"
+#include "te/precision.h"
 #include "ir/loopnest.h"
 
 /* The largest relative change the per-state jitter makes: latencies of one nest under
@@ -65,6 +66,7 @@ typedef struct SimGpu_ {
    double sharedUnit, sharedReserved;
    double clock;                 /* Hz */
    double fpPerClk;              /* FP32 warp instructions per SM per clock at the peak */
+   double tcFlopsPerClk[PRECISION_COUNT];   /* dense Tensor-Core FLOPs per SM per clock; 0 where none */
    double dramBytesPerSec, l2Bytes;
    uint64_t filled;              /* fields taken from the compute capability's values */
 } SimGpu;
@@ -77,6 +79,8 @@ typedef struct SimCounts_ {
    int registers;
    bool registersFromPtxas;
    double instr, fp, mufu;       /* per warp */
+   double tcFlops;               /* per warp: Tensor-Core FLOPs, in tcPrecision */
+   Precision tcPrecision;
    double wavefronts, l2Bytes, dramBytes;   /* per block */
    double sharedWavefronts, sharedIdeal;     /* per block: shared memory's wavefronts, and
                                                 those without bank conflicts */
@@ -158,6 +162,11 @@ int SimGpu_init(SimGpu *g, const Device *d, char **cause);
  * report for kernel k (its registers and spills replace the estimates). -1 with *cause
  * when a kernel cannot run on the GPU (too many threads per block, shared memory per
  * block or registers; the message gives the numbers). */
+/* Dense Tensor-Core FLOPs per SM per clock of a compute capability in a precision (FP32
+ * accumulation; datacenter parts: GeForce boards of 8.6 and 8.9 accumulate in FP32 at
+ * half this rate); 0 for FP32 and where the generation has none. */
+double Sim_tensorFlopsPerClk(int ccMajor, int ccMinor, Precision p);
+
 int Sim_count(const SimGpu *g, const LoopNest *ln, const SimCompiled *const *compiled, SimProgram *out,
               char **cause);
 /* The latency of a counted program under constants p, jittered by jitterKey (the

@@ -1,0 +1,87 @@
+/* Rounding to the Tensor-Core precisions. One rule serves all three: a value is scaled by
+ * a power of two (exact) so that the quantum of its binade, or of the subnormals below
+ * the normal range, becomes 1, rounded to an integer in the default rounding mode
+ * (nearest, ties to even) and scaled back; a result above the largest finite value
+ * overflows to infinity, as IEEE's round-to-nearest does. */
+#include "config.h"
+
+#include "te/precision.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+   const char *name;
+   int significand;     /* bits, the implicit one included */
+   int minExponent;     /* of the smallest normal value */
+   int maxExponent;     /* of the largest finite value */
+} Format;
+
+static const Format formats[PRECISION_COUNT] = {
+   [PRECISION_FP32] = { "fp32", 24, -126, 127 },
+   [PRECISION_FP16] = { "fp16", 11, -14, 15 },
+   [PRECISION_BF16] = { "bf16", 8, -126, 127 },
+   [PRECISION_TF32] = { "tf32", 11, -126, 127 },
+};
+
+const char *Precision_name(Precision p) {
+   return (unsigned)p < PRECISION_COUNT ? formats[p].name : "?";
+}
+
+int Precision_parse(const char *name, Precision *out) {
+   for (int p = 0; p < PRECISION_COUNT; p++)
+      if (strcmp(formats[p].name, name) == 0) {
+         *out = (Precision)p;
+         return 0;
+      }
+   return -1;
+}
+
+float Precision_round(Precision p, float x) {
+   if (p == PRECISION_FP32 || !isfinite(x) || x == 0.0f)
+      return x;
+   const Format *f = &formats[p];
+   float a = fabsf(x);
+   int e;
+   frexpf(a, &e);                    /* a = m 2^e with m in [0.5, 1): a's binade is 2^(e-1) */
+   int binade = e - 1 < f->minExponent ? f->minExponent : e - 1;
+   int quantum = binade - (f->significand - 1);
+   float r = ldexpf(nearbyintf(ldexpf(a, -quantum)), quantum);
+   float largest = ldexpf(2.0f - ldexpf(1.0f, 1 - f->significand), f->maxExponent);
+   if (r > largest)
+      r = INFINITY;
+   return x < 0 ? -r : r;
+}
+
+int Precision_significandBits(Precision p) {
+   return formats[p].significand;
+}
+
+double Precision_unitRoundoff(Precision p) {
+   return p == PRECISION_FP32 ? 0.0 : ldexp(1.0, -formats[p].significand);
+}
+
+double Precision_subnormalError(Precision p) {
+   if (p == PRECISION_FP32)
+      return 0.0;
+   return ldexp(1.0, formats[p].minExponent - formats[p].significand);
+}
+
+bool Precision_onTensorCores(Precision p, int ccMajor, int ccMinor) {
+   int cc = ccMajor * 10 + ccMinor;
+   switch (p) {
+   case PRECISION_FP32: return true;
+   case PRECISION_FP16: return cc >= 75;
+   case PRECISION_BF16:
+   case PRECISION_TF32: return cc >= 80;
+   default: return false;
+   }
+}
+
+double Precision_dotErrorBound(Precision p, long k, double sumAbsProducts, double sumAbsOperands) {
+   double u = Precision_unitRoundoff(p), eta = Precision_subnormalError(p);
+   double ku = (double)k * ldexp(1.0, -24);
+   double gamma = ku / (1.0 - ku);
+   double e = (2 * u + u * u) * sumAbsProducts + eta * (1 + u) * sumAbsOperands + (double)k * eta * eta;
+   return (1 + gamma) * e + 2 * gamma * sumAbsProducts;
+}
