@@ -252,16 +252,19 @@ else
       [ "${at:-0}" -gt 0 -a "${at:-0}" -lt "$(grep -n '^Estimated total latency: ' "$tmp/out" | head -n1 | cut -d: -f1)" ]
    ok "the others measure every state (40 ok)" [ "$(grep -c '"event":"measure".*"error":"ok"' "$tmp/gpus.jsonl")" -eq 40 ]
    # cuda:1 gives only failures, each measured again by another: the devices' counts
-   # add up to the trials and cuda:1's failures (4 rounds: how many states the
-   # broken one takes before it is retired depends on the threads' timing)
+   # add up to the trials, cuda:1's failures and each new best measured once more for
+   # its counters (4 rounds: how many states the broken one takes before it is retired
+   # depends on the threads' timing)
    set -- $(deviceCounts "$tmp/gpus.jsonl")
-   ok "the devices measured 40 states and cuda:1's $4 failures again (n $1 + $3 + $5, failed $2, $4, $6)" \
-      [ "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge 3 -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 40 ]
+   bests=$(grep -c '"event":"best"' "$tmp/gpus.jsonl")
+   ok "the devices measured 40 states, cuda:1's $4 failures again and $bests bests again (n $1 + $3 + $5, failed $2, $4, $6)" \
+      [ "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge 3 -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4 - bests)) -eq 40 ]
    cut1=$4
    gpus --resume "$tmp/gpus.jsonl" --trials 50
    set -- $(deviceCounts "$tmp/gpus.jsonl")
-   ok "resumed to 50 trials, the counts go on from the session's: 50 states and cuda:1's $4 failures (n $1 + $3 + $5, failed $2, $4, $6)" \
-      [ "$rc" -eq 0 -a "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge "$cut1" -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4)) -eq 50 ]
+   bests=$(grep -c '"event":"best"' "$tmp/gpus.jsonl")
+   ok "resumed to 50 trials, the counts go on from the session's: 50 states, cuda:1's $4 failures and $bests bests (n $1 + $3 + $5, failed $2, $4, $6)" \
+      [ "$rc" -eq 0 -a "$2" -eq 0 -a "$3" -eq "$4" -a "$4" -ge "$cut1" -a "$6" -eq 0 -a $(($1 + $3 + $5 - $4 - bests)) -eq 50 ]
    # cuda:1's runner killed in the middle of a program (0.3 s each; it holds a mark
    # file meanwhile): the program is measured again on another GPU, a new runner takes
    # cuda:1's next, and the session has every state once, ok
@@ -279,9 +282,10 @@ else
    wait $job
    rc=$?
    set -- $(deviceCounts "$tmp/runnerkill.jsonl")
+   bests=$(grep -c '"event":"best"' "$tmp/runnerkill.jsonl")
    ok "a runner killed mid-program: the run goes on to its end (exit status $rc, 0 expected)" [ "$rc" -eq 0 ]
-   ok "the killed program counts as cuda:1's failure and is measured again (n $1 + $3 + $5, failed $2, $4, $6)" \
-      [ "$2" -eq 0 -a "$4" -eq 1 -a "$6" -eq 0 -a $(($1 + $3 + $5)) -eq 31 ]
+   ok "the killed program counts as cuda:1's failure and is measured again, beside $bests bests (n $1 + $3 + $5, failed $2, $4, $6)" \
+      [ "$2" -eq 0 -a "$4" -eq 1 -a "$6" -eq 0 -a $(($1 + $3 + $5 - bests)) -eq 31 ]
    ok "30 measurements, all ok, no state of a task twice" \
       [ "$(grep -c '"event":"measure".*"error":"ok"' "$tmp/runnerkill.jsonl")" -eq 30 -a \
         "$(grep '"event":"measure"' "$tmp/runnerkill.jsonl" | sed 's/.*"task":\([0-9]*\),"state":\("[^}]*}\).*/\1 \2/' | sort -u | wc -l)" -eq 30 ]

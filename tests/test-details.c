@@ -1,8 +1,9 @@
 /* The details texts of a task's state: the task and state, the loop nest and the CUDA
  * launch configuration of hand-written states whose extents follow from their split
  * factors, PSA's latency line equal to Psa_latency's, the features, a sampled state
- * that parses back, and the causes of a state that does not parse, a task out of range
- * and a device PSA cannot use. */
+ * that parses back, the counters and the roofline of hand-made counters on a hand-made
+ * device, and the causes of a state that does not parse, a task out of range and a
+ * device PSA cannot use. */
 #include "config.h"
 
 #include "testutil.h"
@@ -207,6 +208,102 @@ static void test_psaRefused(void **state) {
    DeviceSet_done(&devices);
 }
 
+/* A GPU of 20000 GFLOP/s and 2000 GB/s: the ridge at 10 FLOP/B. */
+static const char rooflineYaml[] = "devices:\n  - name: roofgpu\n    product: Roof GPU\n    sm_count: 10\n"
+                                   "    peak_fp32_gflops: 20000\n    mem_bandwidth_gbs: 2000\n";
+
+/* 4062.5 GFLOP/s over 812.5 GB/s: 5 FLOP/B, under the slanted roof of 5 x 2000 =
+ * 10000 GFLOP/s, 40.6% of it; every counter known. */
+static Counters memoryBoundCounters(void) {
+   return (Counters){ .present = true, .simulated = true, .known = COUNTERS_ALL_FIELDS, .dramGbs = 812.5,
+                      .l2HitRate = 0.62, .occupancy = 0.5, .gflops = 4062.5, .waves = 1.94, .l1HitRate = 0.1,
+                      .bankConflicts = 0.25, .instructions = 1.2e7, .ipc = 1.5, .bound = "memory",
+                      .stall = "long_scoreboard", .stallShare = 0.6 };
+}
+
+static void test_counters(void **state) {
+   (void)state;
+   DeviceSet devices;
+   DeviceSet_init(&devices);
+   char *cause = NULL;
+   if (DeviceSet_loadString(&devices, "roof.yaml", rooflineYaml, strlen(rooflineYaml), &cause) < 0)
+      fail_msg("%s", cause);
+   const Device *dev = DeviceSet_find(&devices, "roofgpu");
+   Counters c = memoryBoundCounters();
+   char *text = Details_counters(&c, dev, "unused");
+   assert_string_equal(text, "counters: simulated (the simulator's model of the program, not a GPU's)\n"
+                             "  DRAM throughput       812.5 GB/s\n"
+                             "  L1 hit rate           10.0%\n"
+                             "  L2 hit rate           62.0%\n"
+                             "  occupancy             50.0% of the SM's warps\n"
+                             "  FP32 rate             4062.5 GFLOP/s\n"
+                             "  waves                 1.94\n"
+                             "  bank conflicts        25.0% more shared-memory wavefronts\n"
+                             "  instructions          1.2e+07 warp instructions\n"
+                             "  IPC                   1.50 per SM and clock\n"
+                             "  top stall             long_scoreboard, 60.0% of the stalled cycles\n"
+                             "  bound                 memory\n"
+                             "roofline on roofgpu: FP32 peak 20000 GFLOP/s, DRAM 2000 GB/s\n"
+                             "  ridge point           10.00 FLOP/B\n"
+                             "  arithmetic intensity  5.00 FLOP/B\n"
+                             "  attained              4062.5 GFLOP/s\n"
+                             "  roof there            10000.0 GFLOP/s (intensity x DRAM bandwidth)\n"
+                             "  of the roof           40.6%\n"
+                             "  position              memory bound (intensity below the ridge)\n");
+   free(text);
+
+   /* CUPTI's, of an older record without the later five: 15000 GFLOP/s over 500 GB/s
+    * is 30 FLOP/B, past the ridge: under the flat roof, 75% of the peak */
+   c = (Counters){ .present = true, .dramGbs = 500, .l2HitRate = 0.9, .occupancy = 0.25, .gflops = 15000,
+                   .waves = 12, .bound = "compute" };
+   text = Details_counters(&c, dev, "unused");
+   assert_string_equal(text, "counters: measured on the GPU (CUPTI's range profiler)\n"
+                             "  DRAM throughput       500.0 GB/s\n"
+                             "  L1 hit rate           N/A\n"
+                             "  L2 hit rate           90.0%\n"
+                             "  occupancy             25.0% of the SM's warps\n"
+                             "  FP32 rate             15000.0 GFLOP/s\n"
+                             "  waves                 12.00\n"
+                             "  bank conflicts        N/A\n"
+                             "  instructions          N/A\n"
+                             "  IPC                   N/A\n"
+                             "  top stall             N/A\n"
+                             "  bound                 compute\n"
+                             "roofline on roofgpu: FP32 peak 20000 GFLOP/s, DRAM 2000 GB/s\n"
+                             "  ridge point           10.00 FLOP/B\n"
+                             "  arithmetic intensity  30.00 FLOP/B\n"
+                             "  attained              15000.0 GFLOP/s\n"
+                             "  roof there            20000.0 GFLOP/s (the FP32 peak)\n"
+                             "  of the roof           75.0%\n"
+                             "  position              compute bound (intensity at or above the ridge)\n");
+   free(text);
+
+   /* no position: no FP32 work, no profile, a profile without the peak */
+   c.gflops = 0;
+   text = Details_counters(&c, dev, "unused");
+   assertContains(text, "  bound                 compute\nroofline on roofgpu: N/A: it did no FP32 arithmetic\n");
+   free(text);
+   c = memoryBoundCounters();
+   text = Details_counters(&c, NULL, "unused");
+   assertContains(text, "  bound                 memory\nroofline: N/A: the device has no profile in devices.yaml\n");
+   free(text);
+   static const char bare[] = "devices:\n  - name: bare\n    product: Bare\n    sm_count: 7\n";
+   DeviceSet other;
+   DeviceSet_init(&other);
+   if (DeviceSet_loadString(&other, "bare.yaml", bare, strlen(bare), &cause) < 0)
+      fail_msg("%s", cause);
+   text = Details_counters(&c, DeviceSet_find(&other, "bare"), "unused");
+   assertContains(text, "\nroofline on bare: N/A: the device's FP32 peak is not known\n");
+   free(text);
+   DeviceSet_done(&other);
+
+   c.present = false;
+   text = Details_counters(&c, dev, "the task has no successful measurement yet");
+   assert_string_equal(text, "no counters yet: the task has no successful measurement yet\n");
+   free(text);
+   DeviceSet_done(&devices);
+}
+
 static void test_features(void **state) {
    const DetailsSubject *s = subject(state);
    char *text = Details_features(s);
@@ -322,6 +419,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_psa, setUpDense, tearDown),
       cmocka_unit_test_setup_teardown(test_psaRefused, setUpDense, tearDown),
       cmocka_unit_test_setup_teardown(test_features, setUpDense, tearDown),
+      cmocka_unit_test(test_counters),
       cmocka_unit_test(test_sample),
       cmocka_unit_test(test_noValidState),
       cmocka_unit_test(test_badState),

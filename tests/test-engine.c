@@ -13,9 +13,11 @@
 #include <string.h>
 
 #include "cost/model.h"
+#include "measure/measure.h"
 #include "tune/engine.h"
 #include "tune/session.h"
 #include "tune/thread.h"
+#include "tune/view.h"
 #include "util/xalloc.h"
 
 static DeviceSet devices;
@@ -424,6 +426,192 @@ static void test_resume_after_a_cut(void **state) {
    free(path);
 }
 
+/* ---- the counters of each task's best ---- */
+
+/* Tunes tiny2 to the end with counters chosen so; Engine_counters' answer. */
+static EngineCounters tuneWithCounters(const char *session, int trials, EngineCounters counters) {
+   TestConfig c;
+   config(&c, "tests/data/tiny2.task", session, trials, NULL, NULL);
+   c.cfg.counters = counters;
+   char *cause = NULL;
+   Engine *e = Engine_new(&c.cfg, &cause);
+   if (!e)
+      fail_msg("%s", cause);
+   doneConfig(&c);
+   EngineCounters got = Engine_counters(e);
+   while (Engine_runRound(e, &cause) > 0)
+      ;
+   assert_null(cause);
+   Engine_free(e);
+   return got;
+}
+
+static char *countersText(const Counters *c) {
+   cJSON *o = Counters_toJson(c);
+   assert_non_null(o);
+   char *text = cJSON_PrintUnformatted(o);
+   cJSON_Delete(o);
+   return text;
+}
+
+/* The state of a best event: the measurement of its round and task whose median is
+ * its latency. */
+static const SessionEvent *bestMeasure(const SessionLog *log, const SessionEvent *best) {
+   for (int i = 0; i < log->count; i++) {
+      const SessionEvent *m = &log->events[i];
+      if (m->kind == SESSION_MEASURE && m->round == best->round && m->measure.task == best->best.task &&
+          strcmp(m->measure.error, "ok") == 0 && Measure_median(m->measure.costs, m->measure.ncosts) == best->best.latency)
+         return m;
+   }
+   return NULL;
+}
+
+/* On the simulator every measurement carries counters, and each best event keeps its
+ * state's: those `measure --counters` gives that state, to the bit. The view puts
+ * them beside the task's best. */
+static void test_best_counters(void **state) {
+   (void)state;
+   assert_int_equal(tuneWithCounters("every.jsonl", 30, ENGINE_COUNTERS_AUTO), ENGINE_COUNTERS_EVERY);
+   SessionLog log;
+   readSession("every.jsonl", &log);
+
+   Network net;
+   char *cause = NULL;
+   char *taskFile = TestUtil_srcPath("tests/data/tiny2.task");
+   if (Network_load(&net, taskFile, &cause) < 0)
+      fail_msg("%s", cause);
+   MeasurerConfig mc;
+   MeasurerConfig_default(&mc);
+   mc.device = "sim:h100_sxm";
+   mc.devices = &devices;
+   mc.simNoCompile = true;
+   mc.counters = true;
+   Measurer *m = Measurer_open(&mc, &cause);
+   if (!m)
+      fail_msg("%s", cause);
+   SchedLimits lim;
+   SchedLimits_fromDevice(&lim, Measurer_device(m));
+   int bests = 0;
+   const SessionEvent *last[2] = { NULL, NULL };
+   for (int i = 0; i < log.count; i++) {
+      const SessionEvent *b = &log.events[i];
+      if (b->kind != SESSION_BEST)
+         continue;
+      bests++;
+      last[b->best.task] = b;
+      assert_true(b->best.counters.present);
+      assert_true(b->best.counters.simulated);
+      assert_int_equal(b->best.counters.known, COUNTERS_ALL_FIELDS);
+      const SessionEvent *ms = bestMeasure(&log, b);
+      assert_non_null(ms);
+      const Task *task = &net.tasks[b->best.task];
+      SketchSet set;
+      SketchSet_forOp(&set, &task->op);
+      State st;
+      if (State_parse(&set, ms->measure.state, &lim, &st, &cause) < 0 || Measurer_setTask(m, task, &set, &cause) < 0)
+         fail_msg("%s", cause);
+      MeasureOutcome o;
+      Measurer_measure(m, &st, 1, &o);
+      assert_int_equal(o.error, MEASURE_OK);
+      char *want = countersText(&o.counters), *got = countersText(&b->best.counters);
+      assert_string_equal(got, want);
+      free(want);
+      free(got);
+      SketchSet_done(&set);
+   }
+   assert_int_equal(bests, 3);
+
+   TuneView v;
+   TuneView_init(&v, &log.events[0].header, &net);
+   for (int i = 1; i < log.count; i++)
+      TuneView_apply(&v, &log.events[i]);
+   for (int t = 0; t < 2; t++) {
+      assert_non_null(last[t]);
+      char *want = countersText(&last[t]->best.counters), *got = countersText(&v.tasks[t].bestCounters);
+      assert_string_equal(got, want);
+      free(want);
+      free(got);
+      assert_true(v.tasks[t].best == last[t]->best.latency);
+   }
+   TuneView_done(&v);
+   Measurer_close(m);
+   Network_done(&net);
+   free(taskFile);
+   SessionLog_done(&log);
+}
+
+/* A GPU's policy on the simulator: no counters with the measurements, each new best
+ * measured once more with them; the session is the one every measurement's counters
+ * give. */
+static void test_best_counters_measured_again(void **state) {
+   (void)state;
+   assert_int_equal(tuneWithCounters("every2.jsonl", 30, ENGINE_COUNTERS_EVERY), ENGINE_COUNTERS_EVERY);
+   assert_int_equal(tuneWithCounters("bests.jsonl", 30, ENGINE_COUNTERS_BEST), ENGINE_COUNTERS_BEST);
+   SessionLog every, bests;
+   readSession("every2.jsonl", &every);
+   readSession("bests.jsonl", &bests);
+   assert_int_equal(countKind(&bests, SESSION_BEST), 3);
+   for (int i = 0; i < bests.count; i++)
+      if (bests.events[i].kind == SESSION_BEST)
+         assert_true(bests.events[i].best.counters.present);
+   assert_true(Session_equalIgnoringTime(&every, &bests));
+   SessionLog_done(&every);
+   SessionLog_done(&bests);
+}
+
+/* A session written before the counters (its best events without them), cut after the
+ * measurements of its third round, goes on exactly: its bests stay without, and the
+ * bests after the resume have them, the third round's too, whose measurements came
+ * from the file without counters: its best is measured once more. */
+static void test_resume_without_counters(void **state) {
+   (void)state;
+   tuneWithCounters("with.jsonl", 30, ENGINE_COUNTERS_AUTO);
+   SessionLog full;
+   readSession("with.jsonl", &full);
+   int cut = 0;
+   for (int i = 0; i < full.count; i++)
+      if (full.events[i].kind == SESSION_MEASURE && full.events[i].round == 3)
+         cut = i + 1;
+   assert_true(cut > 0);
+   char *text = xStrdup("");
+   for (int i = 0; i < cut; i++) {
+      if (full.events[i].kind == SESSION_BEST)
+         full.events[i].best.counters.present = false;
+      char *line = SessionEvent_toJson(&full.events[i], true), *more = xAsprintf("%s%s\n", text, line);
+      free(line);
+      free(text);
+      text = more;
+   }
+   assert_null(strstr(text, "\"counters\""));
+   free(TestUtil_writeFile(dir, "old.jsonl", text));
+   free(text);
+   SessionLog old;
+   readSession("old.jsonl", &old);
+   Engine *e = newEngineFor("tests/data/tiny2.task", "old.jsonl", 30, &old);
+   SessionLog_done(&old);
+   char *cause = NULL;
+   while (Engine_runRound(e, &cause) > 0)
+      ;
+   Engine_free(e);
+   SessionLog res;
+   readSession("old.jsonl", &res);
+   assert_int_equal(res.events[cut].kind, SESSION_RESUMED);
+   assert_string_equal(res.events[cut].resumed.notice, "");   /* exact */
+   int before = 0, after = 0;
+   for (int i = 0; i < res.count; i++)
+      if (res.events[i].kind == SESSION_BEST) {
+         bool early = i < cut;
+         before += early;
+         after += !early;
+         assert_int_equal(res.events[i].best.counters.present, !early);
+      }
+   assert_int_equal(before, 2);
+   assert_int_equal(after, 1);
+   assert_true(Session_equalIgnoringTime(&res, &full));
+   SessionLog_done(&res);
+   SessionLog_done(&full);
+}
+
 /* a session of another network, and one with a state that does not parse */
 static void test_resume_refusals(void **state) {
    (void)state;
@@ -471,6 +659,9 @@ int main(void) {
       cmocka_unit_test(test_thread_names),
       cmocka_unit_test(test_resume_after_a_cut),
       cmocka_unit_test(test_resume_refusals),
+      cmocka_unit_test(test_best_counters),
+      cmocka_unit_test(test_best_counters_measured_again),
+      cmocka_unit_test(test_resume_without_counters),
    };
    return cmocka_run_group_tests(tests, setUp, tearDown);
 }

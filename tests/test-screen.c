@@ -1266,11 +1266,33 @@ static void testCommands(void **state) {
    assert_non_null(strstr(f->pageText, "== loop nest =="));
    assert_non_null(strstr(f->pageText, "== PSA =="));
    assert_non_null(strstr(f->pageText, "PSA latency estimate:"));
+   /* the session predates the counters */
+   assert_non_null(strstr(f->pageText, "\n== counters of the best kernel ==\nno counters yet: its best was measured "
+                                       "without them (a session written before they were kept, or a GPU whose "
+                                       "CUPTI could not profile it)\n"));
    expectAnswer(f, "explain 1", 0, "");
    assert_non_null(strstr(f->pageText, "== features =="));
    expectAnswer(f, "stats", 0, "");
    assert_non_null(strstr(f->pageText, "trials 12 of 12 in 6 rounds (2 per round)"));
    assert_non_null(strstr(f->pageText, "draft acceptance: mean 0.583 over 6 rounds"));
+   /* a best with counters: 16750 GFLOP/s over 1675 GB/s is 10 FLOP/B, below h100_sxm's
+    * ridge of 67000 / 3350 = 20, under the slanted roof of 33500 GFLOP/s: half of it */
+   SessionEvent best = { .kind = SESSION_BEST, .round = 7, .elapsed = 9,
+                         .best = { .task = 1, .latency = 4e-6,
+                                   .counters = { .present = true, .simulated = true, .dramGbs = 1675,
+                                                 .l2HitRate = 0.5, .occupancy = 0.75, .gflops = 16750,
+                                                 .waves = 2, .bound = "memory" } } };
+   Board_apply(b, &best);
+   expectAnswer(f, "show 1", 0, "");
+   assert_non_null(strstr(f->pageText, "\n== counters of the best kernel ==\ncounters: simulated (the simulator's "
+                                       "model of the program, not a GPU's)\n  DRAM throughput       1675.0 GB/s\n"));
+   assert_non_null(strstr(f->pageText, "\nroofline on h100_sxm: FP32 peak 67000 GFLOP/s, DRAM 3350 GB/s\n"
+                                       "  ridge point           20.00 FLOP/B\n"
+                                       "  arithmetic intensity  10.00 FLOP/B\n"
+                                       "  attained              16750.0 GFLOP/s\n"
+                                       "  roof there            33500.0 GFLOP/s (intensity x DRAM bandwidth)\n"
+                                       "  of the roof           50.0%\n"
+                                       "  position              memory bound (intensity below the ridge)\n"));
    expectAnswer(f, "quit", 0, "");
    assert_int_equal(f->quits, 1);
    /* a replay has no engine */

@@ -43,6 +43,14 @@ static SessionHeader header(void) {
    };
 }
 
+/* A best state's counters, every key known, with numbers that must come back to the bit. */
+static Counters counters(void) {
+   return (Counters){ .present = true, .simulated = false, .known = COUNTERS_ALL_FIELDS,
+                      .dramGbs = 812.5, .l2HitRate = 0.1 + 0.2, .occupancy = 0.5, .gflops = 10422.000000000002,
+                      .waves = 1.94, .l1HitRate = 0, .bankConflicts = 0.25, .instructions = 1.2e7, .ipc = 1.5,
+                      .bound = "shared memory", .stall = "long_scoreboard", .stallShare = 0.6 };
+}
+
 /* One event of every kind but the header, with awkward strings and numbers. */
 #define NEVENTS 10
 static void events(SessionEvent ev[NEVENTS]) {
@@ -72,7 +80,7 @@ static void events(SessionEvent ev[NEVENTS]) {
                            .model = { .seconds = 0, .samples = 0,
                                       .error = xStrdup("no samples") } };
    ev[5] = (SessionEvent){ .kind = SESSION_BEST, .round = 4, .elapsed = 4,
-                           .best = { .task = 1, .latency = 2.2250738585072014e-308 } };
+                           .best = { .task = 1, .latency = 2.2250738585072014e-308, .counters = counters() } };
    ev[6] = (SessionEvent){ .kind = SESSION_COMMAND, .round = 4, .elapsed = 5,
                            .command = { .text = xStrdup("prio 5 0"), .applied = true } };
    ev[7] = (SessionEvent){ .kind = SESSION_ROUND_END, .round = 4, .elapsed = 6,
@@ -138,6 +146,20 @@ static void assertBits(double got, double want) {
       fail_msg("got %.17g, expected %.17g", got, want);
 }
 
+static void assertSameCounters(const Counters *got, const Counters *want) {
+   assert_int_equal(got->present, want->present);
+   assert_int_equal(got->simulated, want->simulated);
+   assert_int_equal(got->known, want->known);
+   const double *g[] = { &got->dramGbs, &got->l2HitRate, &got->occupancy, &got->gflops, &got->waves,
+                         &got->l1HitRate, &got->bankConflicts, &got->instructions, &got->ipc, &got->stallShare };
+   const double *w[] = { &want->dramGbs, &want->l2HitRate, &want->occupancy, &want->gflops, &want->waves,
+                         &want->l1HitRate, &want->bankConflicts, &want->instructions, &want->ipc, &want->stallShare };
+   for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+      assertBits(*g[i], *w[i]);
+   assert_string_equal(got->bound, want->bound);
+   assert_string_equal(got->stall, want->stall);
+}
+
 static void assertSameEvent(const SessionEvent *got, const SessionEvent *want) {
    assert_int_equal(got->kind, want->kind);
    assert_int_equal(got->round, want->round);
@@ -170,6 +192,7 @@ static void assertSameEvent(const SessionEvent *got, const SessionEvent *want) {
    case SESSION_BEST:
       assert_int_equal(got->best.task, want->best.task);
       assertBits(got->best.latency, want->best.latency);
+      assertSameCounters(&got->best.counters, &want->best.counters);
       break;
    case SESSION_COMMAND:
       assert_string_equal(got->command.text, want->command.text);
@@ -314,6 +337,56 @@ static void test_lineText(void **state) {
                     -1);
    assert_string_equal(cause, "\"best_rank\": expected a finite number or null, found a string");
    free(cause);
+}
+
+static void parseOk(const char *line, SessionEvent *out) {
+   char *cause = NULL;
+   if (SessionEvent_fromJson(line, out, &cause) < 0)
+      fail_msg("%s", cause);
+}
+
+/* A best event keeps its state's counters as a record does; one written before the key
+ * has none, and counters that do not read say why, under the key's name. */
+static void test_bestCounters(void **state) {
+   (void)state;
+   SessionEvent ev[NEVENTS];
+   events(ev);
+   char *line = SessionEvent_toJson(&ev[5], false);
+   assert_string_equal(line, "{\"event\":\"best\",\"round\":4,\"task\":1,\"latency\":2.2250738585072014e-308,"
+                             "\"counters\":{\"source\":\"cupti\",\"dram_gbs\":812.5,"
+                             "\"l2_hit_rate\":0.30000000000000004,\"occupancy\":0.5,\"gflops\":10422.000000000002,"
+                             "\"waves\":1.94,\"l1_hit_rate\":0,\"bank_conflicts\":0.25,\"instructions\":12000000,"
+                             "\"ipc\":1.5,\"bound\":\"shared memory\",\"stall\":\"long_scoreboard\","
+                             "\"stall_share\":0.6}}");
+   free(line);
+   line = SessionEvent_toJson(&ev[5], true);
+   SessionEvent back;
+   parseOk(line, &back);
+   assertSameEvent(&back, &ev[5]);
+   SessionEvent_done(&back);
+   free(line);
+   /* without counters the key is left out */
+   ev[5].best.counters.present = false;
+   line = SessionEvent_toJson(&ev[5], false);
+   assert_string_equal(line, "{\"event\":\"best\",\"round\":4,\"task\":1,\"latency\":2.2250738585072014e-308}");
+   free(line);
+   doneEvents(ev);
+   /* a best line written before the key: no counters */
+   parseOk("{\"event\":\"best\",\"round\":1,\"t\":2,\"task\":0,\"latency\":0.5}", &back);
+   assert_false(back.best.counters.present);
+   assertBits(back.best.latency, 0.5);
+   SessionEvent_done(&back);
+   /* a simulated best with the keys of the first records only */
+   parseOk("{\"event\":\"best\",\"round\":1,\"t\":2,\"task\":0,\"latency\":0.5,\"counters\":{\"source\":"
+           "\"simulated\",\"dram_gbs\":1,\"l2_hit_rate\":0.5,\"occupancy\":0.25,\"gflops\":2,\"waves\":3,"
+           "\"bound\":\"memory\"}}",
+           &back);
+   assert_true(back.best.counters.present);
+   assert_true(back.best.counters.simulated);
+   assert_int_equal(back.best.counters.known, 0);
+   assertBits(back.best.counters.waves, 3);
+   assert_string_equal(back.best.counters.bound, "memory");
+   SessionEvent_done(&back);
 }
 
 static void test_cutLastLine(void **state) {
@@ -605,6 +678,12 @@ static void test_badLines(void **state) {
              "\"d\",\"simulated\":true,\"policy\":\"p\",\"cost_model\":\"c\",\"trials\":1,"
              "\"per_round\":1,\"seed\":1,\"start\":0,\"tasks\":[\"a\",2]}\n",
              false, 1, "\"tasks\"[1]: expected a string, found 2");
+   assertBad("{\"event\":\"best\",\"round\":1,\"t\":2,\"task\":0,\"latency\":0.5,\"counters\":{\"source\":"
+             "\"simulated\",\"dram_gbs\":1,\"l2_hit_rate\":0.5,\"occupancy\":1.5,\"gflops\":2,\"waves\":3,"
+             "\"bound\":\"memory\"}}\n",
+             true, 2, "\"counters\": \"occupancy\": expected a number from 0 to 1, found 1.5");
+   assertBad("{\"event\":\"best\",\"round\":1,\"t\":2,\"task\":0,\"latency\":0.5,\"counters\":[]}\n", true, 2,
+             "\"counters\": expected an object of counters, found an array");
    assertBad("[1]\n", true, 2, "expected a JSON object, found an array");
    assertBad("{\"event\" \"round\"}\n", true, 2,
              "not valid JSON near byte 10 ('{\"event\" \"round\"}')");
@@ -729,6 +808,7 @@ int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lineText),
       cmocka_unit_test(test_roundTripFile),
+      cmocka_unit_test(test_bestCounters),
       cmocka_unit_test(test_cutLastLine),
       cmocka_unit_test(test_appendAfterWholeLine),
       cmocka_unit_test(test_eventLines),

@@ -1151,6 +1151,28 @@ void Measurer_setInject(Measurer *m, InjectKind k) {
    m->cfg.inject = k;
 }
 
+bool Measurer_setCounters(Measurer *m, bool on) {
+   char *why = NULL;
+   if (on && m->remote)
+      why = xStrdup("under MPI the workers give counters only when opened with them");
+   else if (on && !m->simulated && Cupti_available(&why) < 0) {
+      char *cupti = why;
+      why = xAsprintf("a GPU's counters come from CUPTI's profiling API: %s", cupti);
+      free(cupti);
+   }
+   if (why) {
+      if (!m->countersWhy[0])
+         snprintf(m->countersWhy, sizeof m->countersWhy, "%s", why);
+      free(why);
+      return false;
+   }
+   m->cfg.counters = on;
+   for (int i = 0; i < m->nunits; i++)
+      if (m->units[i].runner)
+         Runner_setCounters(m->units[i].runner, on);
+   return true;
+}
+
 void Measurer_measure(Measurer *m, const State *states, int n, MeasureOutcome *out) {
    Batch b = { .m = m, .states = states, .out = out, .n = n };
    char **sources = NULL;

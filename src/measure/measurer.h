@@ -148,9 +148,10 @@ bool Measurer_seedDeviceStats(Measurer *m, const MeasurerDeviceStats *from);
 const char *Measurer_describe(const Measurer *m);
 /* Why auto fell back to the simulator, or NULL. */
 const char *Measurer_note(const Measurer *m);
-/* With cfg.counters on a GPU: why CUPTI gave no counters for some program (the first
- * reason: a driver that keeps them for administrators, a metric the GPU lacks); NULL
- * when it gave every one asked for. */
+/* With counters on (cfg.counters, Measurer_setCounters) on a GPU: why CUPTI gave no
+ * counters for some program (the first reason: a driver that keeps them for
+ * administrators, a metric the GPU lacks), or why Measurer_setCounters could not turn
+ * them on; NULL when it gave every one asked for. */
 const char *Measurer_countersNote(const Measurer *m);
 /* The architecture programs are compiled for ("sm_90"). */
 const char *Measurer_arch(const Measurer *m);
@@ -174,6 +175,13 @@ const char *Measurer_taskNote(const Measurer *m);
 
 /* Breaks the programs of the batches that follow this way (tests; INJECT_NONE stops). */
 void Measurer_setInject(Measurer *m, InjectKind k);
+
+/* Whether the ok outcomes of the batches that follow carry their counters; cfg.counters
+ * chose it at open. The engine turns them on for one state at a time on a GPU, where
+ * every program profiled costs a launch replayed per pass. False when on cannot be
+ * had, and Measurer_countersNote says why: on a GPU without CUPTI (Cupti_available),
+ * and under MPI, where the workers keep the setting they were opened with. */
+bool Measurer_setCounters(Measurer *m, bool on);
 
 /* Measures n states of the current task into out[0..n). */
 void Measurer_measure(Measurer *m, const State *states, int n, MeasureOutcome *out);

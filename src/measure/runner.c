@@ -347,6 +347,10 @@ void Runner_measure(Runner *r, const ProtoProgram *p, ProtoResult *res) {
       res->seconds = Clock_now() - t0;
 }
 
+void Runner_setCounters(Runner *r, bool on) {
+   r->cfg.timing.counters = on;
+}
+
 pid_t Runner_pid(const Runner *r) {
    return r->pid;
 }

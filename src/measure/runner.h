@@ -44,6 +44,9 @@ int Runner_setTask(Runner *r, const ProtoTask *task, char **cause);
 /* Checks and times one program. Never fails: every outcome, the runner's death
  * included, is a result with its error kind and message. */
 void Runner_measure(Runner *r, const ProtoProgram *p, ProtoResult *res);
+/* Whether the programs that follow are profiled for their counters (timing.counters;
+ * a restarted runner keeps it). */
+void Runner_setCounters(Runner *r, bool on);
 /* The running runner's process ID, or 0 when none runs. */
 pid_t Runner_pid(const Runner *r);
 /* How many runners were started in all. */

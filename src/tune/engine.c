@@ -46,6 +46,7 @@ struct Engine_ {
    char *checkpoint;            /* --load-model's file, "" without one */
    char *modelNote;             /* Engine_modelNote's */
    bool overlap;                /* EngineConfig.overlap */
+   EngineCounters counters;     /* Engine_counters' */
    int modelRounds;             /* the online model's rounds a model event was written for */
    SearchParams params;
    EngineTask *tasks;
@@ -633,6 +634,11 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
    if (!e->measurer)
       goto fail;
    const Device *dev = Measurer_device(e->measurer);
+   e->counters = cfg->counters != ENGINE_COUNTERS_AUTO ? cfg->counters
+                 : Measurer_simulated(e->measurer)     ? ENGINE_COUNTERS_EVERY
+                                                       : ENGINE_COUNTERS_BEST;
+   if (e->counters == ENGINE_COUNTERS_EVERY && !Measurer_setCounters(e->measurer, true))
+      e->counters = ENGINE_COUNTERS_AUTO;
 
    if (e->params.draft) {
       PsaParams psa;
@@ -1046,6 +1052,53 @@ static int recordedOutcomes(Engine *e, int task, int n) {
    return known;
 }
 
+/* While re-running a resumed session: its best event of this round for task, or NULL
+ * when it holds none (the round was cut short before it). */
+static const SessionEvent *recordedBest(Engine *e, int task) {
+   for (int i = e->cursor; i < e->replay->count; i++) {
+      const SessionEvent *ev = &e->replay->events[i];
+      if (e->boundary[i])
+         continue;
+      if (ev->kind == SESSION_ROUND_END || ev->kind == SESSION_ROUND)
+         break;
+      if (ev->kind == SESSION_BEST && ev->best.task == task)
+         return ev;
+   }
+   return NULL;
+}
+
+/* The counters of the round's new best, of cost `best` among its n outcomes: those the
+ * session being re-run holds (none in files before them); else its outcome's; else,
+ * under ENGINE_COUNTERS_BEST or for an outcome the session held without them, the
+ * state measured once more with counters on. Not present when none can be had. */
+static void bestCounters(Engine *e, int task, int n, double best, Counters *c) {
+   memset(c, 0, sizeof *c);
+   const SessionEvent *held = e->replay ? recordedBest(e, task) : NULL;
+   if (held) {
+      *c = held->best.counters;
+      return;
+   }
+   int i = 0;
+   while (i < n && !(e->outcomes[i].error == MEASURE_OK && e->costs[i] == best))
+      i++;
+   if (i == n || e->counters == ENGINE_COUNTERS_AUTO)
+      return;
+   if (e->outcomes[i].counters.present) {
+      *c = e->outcomes[i].counters;
+      return;
+   }
+   if (e->counters == ENGINE_COUNTERS_BEST && !Measurer_setCounters(e->measurer, true)) {
+      e->counters = ENGINE_COUNTERS_AUTO;
+      return;
+   }
+   MeasureOutcome o;
+   Measurer_measure(e->measurer, &e->states[i], 1, &o);
+   if (e->counters == ENGINE_COUNTERS_BEST)
+      Measurer_setCounters(e->measurer, false);
+   if (o.error == MEASURE_OK)
+      *c = o.counters;
+}
+
 int Engine_runRound(Engine *e, char **cause) {
    *cause = NULL;
    if (e->finished)
@@ -1173,6 +1226,7 @@ int Engine_runRound(Engine *e, char **cause) {
       ev = newEvent(e, SESSION_BEST);
       ev->best.task = t;
       ev->best.latency = bestAfter;
+      bestCounters(e, t, n, bestAfter, &ev->best.counters);
    }
    ev = newEvent(e, SESSION_ROUND_END);
    ev->roundEnd.trials = TaskScheduler_trials(e->sched);
@@ -1235,6 +1289,10 @@ double Engine_elapsed(const Engine *e) {
 
 int Engine_rounds(const Engine *e) {
    return e->rounds;
+}
+
+EngineCounters Engine_counters(const Engine *e) {
+   return e->counters;
 }
 
 void Engine_lastRound(const Engine *e, EngineRoundInfo *out) {

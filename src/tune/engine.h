@@ -26,6 +26,16 @@
 #include "tune/scheduler.h"
 #include "tune/session.h"
 
+/* Which measurements carry their counters (measurer.h), so that each task's best keeps
+ * what it did on the hardware (the best event's counters). */
+typedef enum {
+   ENGINE_COUNTERS_AUTO,        /* every one on the simulator, the bests alone on a GPU */
+   ENGINE_COUNTERS_EVERY,       /* every measurement: the simulator models them for nothing */
+   ENGINE_COUNTERS_BEST,        /* none, but a round's new best is measured once more with
+                                   them: a GPU profiles a program with one more launch,
+                                   replayed per pass, too slow for every one */
+} EngineCounters;
+
 typedef struct EngineConfig_ {
    const char *taskFile;        /* the network's task file (a path Network_load reads) */
    const DeviceSet *devices;    /* profiles; kept by the caller until Engine_free */
@@ -54,6 +64,7 @@ typedef struct EngineConfig_ {
    bool simRealtime;            /* a simulated measurement takes a GPU's time */
    bool mpi;                    /* rank 0 of an MPI run: the other ranks measure (mpi.h) */
    int threads;                 /* the scorers' threads; <= 0: one per online core */
+   EngineCounters counters;     /* AUTO by default */
    /* --resume: the session read back (Session_read), whose file sessionPath names;
     * NULL for a new session. The caller fills the rest from its header. */
    const SessionLog *resume;
@@ -78,11 +89,12 @@ typedef struct Engine_ Engine;
  * lock refuses a second writer). Then the resume is exact: the engine runs again from
  * the seed, each event it makes matched against the session's next (wall clock and
  * resumed markers aside) instead of written, each measurement the session holds taken
- * from it instead of measured, the session's commands applied where they came (the
- * queue waits), its finished events ending runs where they did; when the session has
- * no more (in the middle of a round that was cut short, or between rounds) a resumed
- * event is written and the run goes on; the events written meanwhile go to the
- * listener when it is set. When the re-run makes an event the session does not hold
+ * from it instead of measured (and each best's counters, none from a file before
+ * them), the session's commands applied where they came (the queue waits), its
+ * finished events ending runs where they did; when the session has no more (in the
+ * middle of a round that was cut short, or between rounds) a resumed event is written
+ * and the run goes on; the events written meanwhile go to the listener when it is
+ * set. When the re-run makes an event the session does not hold
  * (a session made with --overlap, or by another version), the engine is built again
  * and the session replayed instead: every measurement goes back into its task's
  * measured set (never measured again) and the verify model's data, every round into
@@ -163,6 +175,10 @@ const char *Engine_sessionPath(const Engine *e);
 double Engine_elapsed(const Engine *e);
 /* Rounds run so far. */
 int Engine_rounds(const Engine *e);
+
+/* Which measurements carry counters (EngineConfig.counters resolved: EVERY or BEST), or
+ * AUTO when the measurer cannot give them (Measurer_countersNote says why). */
+EngineCounters Engine_counters(const Engine *e);
 
 /* The last round: its task (-1 before the first), the picks it measured, how many
  * succeeded, and its acceptance and Kendall tau (NAN when undefined). */

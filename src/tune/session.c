@@ -50,8 +50,10 @@ typedef enum {
    F_FLEET,                     /* as F_MESSAGE; how the measurements were spread */
    F_FLEET_SIZE,                /* int, 1 to INT_MAX, left out when 0 (unknown) and read as 0
                                    when absent; as F_FLEET */
-   F_DEVICES                    /* roundEnd.ndevices and roundEnd.devices; left out when
+   F_DEVICES,                   /* roundEnd.ndevices and roundEnd.devices; left out when
                                    none and read as none when absent; as F_FLEET */
+   F_COUNTERS                   /* Counters as a record's (counters.h); left out when not
+                                   present and read as not present when absent */
 } FieldType;
 
 typedef struct {
@@ -116,6 +118,7 @@ static const Field bestFields[] = {
    COMMON,
    { "task", F_INT, AT(best.task) },
    { "latency", F_SECONDS, AT(best.latency) },
+   { "counters", F_COUNTERS, AT(best.counters) },
 };
 
 static const Field commandFields[] = {
@@ -218,6 +221,7 @@ static const char *expectation(FieldType t) {
    case F_WHY: return "one of \"budget\", \"stopped\", \"all dead\"";
    case F_THROTTLED: return "an array of throttle reason names";
    case F_DEVICES: return "an array of 2 to 16 device objects";
+   case F_COUNTERS: return "an object of counters";
    }
    return "?";
 }
@@ -384,6 +388,10 @@ static void putField(cJSON *o, const SessionEvent *e, const Field *f) {
          put(o, f->key, GpuThrottle_toJson(*CSLOT(e, f, unsigned)));
       break;
    case F_DEVICES: putDevices(o, f, e); break;
+   case F_COUNTERS:
+      if (CSLOT(e, f, Counters)->present)
+         put(o, f->key, Counters_toJson(CSLOT(e, f, Counters)));
+      break;
    }
 }
 
@@ -565,7 +573,7 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
          *SLOT(out, f, unsigned) = 0;
          return 0;
       }
-      if (f->type == F_DEVICES)
+      if (f->type == F_DEVICES || f->type == F_COUNTERS)
          return 0;
       return setCause(cause, "missing key \"%s\": expected %s", f->key, expectation(f->type));
    }
@@ -627,6 +635,14 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
    case F_COSTS: return getCosts(f, item, out, cause);
    case F_TASKS: return getTasks(f, item, out, cause);
    case F_DEVICES: return getDevices(f, item, out, cause);
+   case F_COUNTERS: {
+      char *why = NULL;
+      if (Counters_fromJson(item, SLOT(out, f, Counters), &why) == 0)
+         return 0;
+      setCause(cause, "\"%s\": %s", f->key, why);
+      free(why);
+      return -1;
+   }
    case F_THROTTLED: {
       char *why = NULL;
       if (GpuThrottle_fromJson(item, SLOT(out, f, unsigned), &why) == 0)

@@ -15,7 +15,9 @@
  *              "lineage", "draft", "verify", "build_s", "run_s", "throttled" (reason names,
  *              left out when the GPU did not slow down or there is no GPU state)
  *   model      "seconds", "samples", "error" (left out when the fit succeeded)
- *   best       "task", "latency" (seconds)
+ *   best       "task", "latency" (seconds), "counters" (the best state's, as a record
+ *              keeps them, counters.h; left out when there are none, read as none
+ *              when absent)
  *   command    "text", "applied"
  *   search     "task", "drafted", "sampled", "drafts", "population", "kept", "picks",
  *              "from_drafts", "random", "seconds", "best_rank"
@@ -38,6 +40,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "measure/counters.h"
 
 #define SESSION_FORMAT_VERSION 1
 #define SESSION_MAX_COSTS 32
@@ -132,6 +136,8 @@ typedef struct SessionEvent_ {
       struct {
          int task;
          double latency;        /* seconds */
+         Counters counters;     /* of the best state; not present in files before the
+                                   key, and when none could be had */
       } best;
       struct {
          char *text;            /* as typed, e.g. "prio 5 0" */

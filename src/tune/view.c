@@ -234,6 +234,7 @@ static void applyBest(TuneView *v, const SessionEvent *e) {
    if (!t)
       return;
    t->best = e->best.latency;
+   t->bestCounters = e->best.counters;
    t->bestRound = e->round;
    t->roundsAtBest = t->rounds;
    if (e->best.task == v->roundTask)

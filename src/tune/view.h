@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "measure/counters.h"
 #include "search/evolution.h"
 #include "te/network.h"
 #include "tune/scheduler.h"
@@ -51,6 +52,8 @@ typedef struct TuneTaskView_ {
    int trials;                  /* measure events */
    int ok, errors;              /* of them, measured and failed */
    double best;                 /* seconds, the last best event's; NAN before one */
+   Counters bestCounters;       /* the last best event's: what the best state did on the
+                                   hardware; not present before one, and when it had none */
    int bestRound;               /* the round of that event; 0 before one */
    int roundsAtBest;            /* `rounds` when that event came */
    double leastMean;            /* the least mean of an ok measurement's costs; NAN */

@@ -202,6 +202,10 @@ static void summary(const Board *b, int task, FILE *out) {
               tv->curve[i].latency * 1e3);
    if (tv->ncurve == 0)
       fprintf(out, "(no improvement yet)\n");
+   const char *missing = isnan(tv->best) ? "the task has no successful measurement yet"
+                                         : "its best was measured without them (a session written before they were "
+                                           "kept, or a GPU whose CUPTI could not profile it)";
+   addSection(out, "counters of the best kernel", Details_counters(&tv->bestCounters, b->device, missing));
 }
 
 /* The parts of the best state's text that `what` asks for; -1 with *cause when one

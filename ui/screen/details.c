@@ -6,6 +6,7 @@
 #include "details.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,6 +367,82 @@ char *Details_sim(const DetailsSubject *s, const Device *dev, const SimCompiled 
    }
    free(note);
    return endCapture(&c);
+}
+
+/* ---- counters and the roofline ---- */
+
+static void printRow(FILE *out, const char *label, bool known, const char *fmt, ...)
+   __attribute__((format(printf, 4, 5)));
+
+/* "  LABEL  VALUE", or N/A for what the GPU did not give */
+static void printRow(FILE *out, const char *label, bool known, const char *fmt, ...) {
+   fprintf(out, "  %-22s", label);
+   if (!known) {
+      fprintf(out, "N/A\n");
+      return;
+   }
+   va_list ap;
+   va_start(ap, fmt);
+   vfprintf(out, fmt, ap);
+   va_end(ap);
+   fprintf(out, "\n");
+}
+
+static void printCounters(FILE *out, const Counters *c) {
+   bool has[COUNTERS_ALL_FIELDS + 1];
+   for (unsigned bit = 1; bit <= COUNTERS_ALL_FIELDS; bit <<= 1)
+      has[bit] = (c->known & bit) != 0;
+   fprintf(out, "counters: %s\n",
+           c->simulated ? "simulated (the simulator's model of the program, not a GPU's)"
+                        : "measured on the GPU (CUPTI's range profiler)");
+   printRow(out, "DRAM throughput", true, "%.1f GB/s", c->dramGbs);
+   printRow(out, "L1 hit rate", has[COUNTER_L1_HIT_RATE], "%.1f%%", 100 * c->l1HitRate);
+   printRow(out, "L2 hit rate", true, "%.1f%%", 100 * c->l2HitRate);
+   printRow(out, "occupancy", true, "%.1f%% of the SM's warps", 100 * c->occupancy);
+   printRow(out, "FP32 rate", true, "%.1f GFLOP/s", c->gflops);
+   printRow(out, "waves", true, "%.2f", c->waves);
+   printRow(out, "bank conflicts", has[COUNTER_BANK_CONFLICTS], "%.1f%% more shared-memory wavefronts",
+            100 * c->bankConflicts);
+   printRow(out, "instructions", has[COUNTER_INSTRUCTIONS], "%.4g warp instructions", c->instructions);
+   printRow(out, "IPC", has[COUNTER_IPC], "%.2f per SM and clock", c->ipc);
+   printRow(out, "top stall", has[COUNTER_STALL], "%s, %.1f%% of the stalled cycles", c->stall, 100 * c->stallShare);
+   printRow(out, "bound", true, "%s", c->bound);
+}
+
+static void printRoofline(FILE *out, const Counters *c, const Device *dev) {
+   if (!dev) {
+      fprintf(out, "roofline: N/A: the device has no profile in devices.yaml\n");
+      return;
+   }
+   Roofline r;
+   char *why = NULL;
+   if (Counters_roofline(c, dev->peak_fp32_gflops, dev->mem_bandwidth_gbs, &r, &why) < 0) {
+      fprintf(out, "roofline on %s: N/A: %s\n", dev->name, why);
+      free(why);
+      return;
+   }
+   fprintf(out, "roofline on %s: FP32 peak %.0f GFLOP/s, DRAM %.0f GB/s\n", dev->name, dev->peak_fp32_gflops,
+           dev->mem_bandwidth_gbs);
+   printRow(out, "ridge point", true, "%.2f FLOP/B", r.ridge);
+   printRow(out, "arithmetic intensity", true, "%.2f FLOP/B", r.intensity);
+   printRow(out, "attained", true, "%.1f GFLOP/s", r.attained);
+   printRow(out, "roof there", true, "%.1f GFLOP/s (%s)", r.roof,
+            r.memoryBound ? "intensity x DRAM bandwidth" : "the FP32 peak");
+   printRow(out, "of the roof", true, "%.1f%%", r.percent);
+   printRow(out, "position", true, "%s bound (intensity %s the ridge)", r.memoryBound ? "memory" : "compute",
+            r.memoryBound ? "below" : "at or above");
+}
+
+char *Details_counters(const Counters *c, const Device *dev, const char *missing) {
+   Capture cap;
+   FILE *out = beginCapture(&cap);
+   if (!c->present) {
+      fprintf(out, "no counters yet: %s\n", missing);
+      return endCapture(&cap);
+   }
+   printCounters(out, c);
+   printRoofline(out, c, dev);
+   return endCapture(&cap);
 }
 
 /* ---- features ---- */

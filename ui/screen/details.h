@@ -1,8 +1,9 @@
 /* The text of one state of a task, as the workbench's details pane and console show
  * it and as the explain and kernel subcommands print it: the task and its state, the
- * lowered loop nest, the CUDA source with its launch configuration, PSA's table and
- * the learned models' features. Each Details_ function returns a malloc'd,
- * NUL-terminated string (caller frees) that ends with a newline. */
+ * lowered loop nest, the CUDA source with its launch configuration, PSA's table, the
+ * learned models' features, and what a kernel's counters say with its roofline place.
+ * Each Details_ function returns a malloc'd, NUL-terminated string (caller frees) that
+ * ends with a newline. */
 #ifndef HEADER_details
 #define HEADER_details
 
@@ -10,6 +11,7 @@
 
 #include "device/device.h"
 #include "ir/loopnest.h"
+#include "measure/counters.h"
 #include "sched/state.h"
 #include "sim/sim.h"
 #include "te/network.h"
@@ -70,6 +72,16 @@ char *Details_psa(const DetailsSubject *s, const Device *dev, char **cause);
  * says N/A where PSA refuses the device. */
 char *Details_sim(const DetailsSubject *s, const Device *dev, const SimCompiled *const *compiled,
                   const char *registers);
+/* What a kernel did on the hardware (counters.h), a line each: DRAM throughput, L1 and
+ * L2 hit rates, occupancy, FP32 rate, waves, bank conflicts, instructions, IPC, the top
+ * stall reason with its share of the stalled cycles, and what bounds it, "N/A" for what
+ * the GPU did not give, under a first line saying whether they are the simulator's or
+ * CUPTI's. Then where they put the kernel under dev's roofline (Counters_roofline with
+ * its FP32 peak and DRAM bandwidth): the ridge point, the arithmetic intensity, the
+ * attained GFLOP/s, the roof at that intensity, the share of it attained, and memory or
+ * compute bound; "roofline: N/A: WHY" when there is no position (dev NULL: the device
+ * has no profile). When c is not present, only "no counters yet: MISSING". */
+char *Details_counters(const Counters *c, const Device *dev, const char *missing);
 /* The features the learned models read: each row's non-zero entries by name, the
  * pattern block (PAM) and the workload embedding. */
 char *Details_features(const DetailsSubject *s);
