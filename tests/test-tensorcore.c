@@ -1,8 +1,9 @@
 /* Tensor-Core sketches: offered only when asked for and only for matrix multiplies,
  * their states' text with the precision, the CPU executor's emulation bit for bit (a
- * hand-rounded reference on shapes that are not multiples of the tile) and within the
- * rounding bound of the FP32 reference, and NVRTC compiles of every precision for sm_80
- * and sm_90 (when NVRTC is present). */
+ * hand-rounded reference on shapes that are not multiples of the tile, dense and conv2d
+ * as an implicit GEMM with padding and stride) and within the rounding bound of the FP32
+ * reference, and NVRTC compiles of every precision for sm_80 and sm_90 (when NVRTC is
+ * present). */
 #include "config.h"
 
 #include <math.h>
@@ -34,10 +35,10 @@ typedef struct {
    int64_t outElems;
 } TcTask;
 
-static void load(TcTask *t, const char *yamlTask, const SketchOptions *opt) {
+static void loadBatch(TcTask *t, int batch, const char *yamlTask, const SketchOptions *opt) {
    memset(t, 0, sizeof *t);
    char text[512];
-   snprintf(text, sizeof text, "network: tc\nbatch: 1\ntasks:\n  - %s\n", yamlTask);
+   snprintf(text, sizeof text, "network: tc\nbatch: %d\ntasks:\n  - %s\n", batch, yamlTask);
    char *cause = NULL;
    if (Network_loadString(&t->net, "tc.task", text, strlen(text), &cause) < 0)
       fail_msg("%s", cause);
@@ -59,6 +60,10 @@ static void load(TcTask *t, const char *yamlTask, const SketchOptions *opt) {
    t->outElems = 1;
    for (int d = 0; d < r; d++)
       t->outElems *= shape[d];
+}
+
+static void load(TcTask *t, const char *yamlTask, const SketchOptions *opt) {
+   loadBatch(t, 1, yamlTask, opt);
 }
 
 static void unload(TcTask *t) {
@@ -104,6 +109,14 @@ static void parse(TcTask *t, const char *text, State *s) {
    char *cause = NULL;
    if (State_parse(&t->set, text, &limits, s, &cause) < 0)
       fail_msg("%s", cause);
+}
+
+/* The state of t's sketch in precision p with knobs `knobs` (a JSON object). */
+static void parseTc(TcTask *t, Precision p, const char *knobs, State *s) {
+   char text[512];
+   snprintf(text, sizeof text, "{\"v\":1,\"sketch\":%d,\"precision\":\"%s\",\"knobs\":%s}", tcSketch(&t->set, p),
+            Precision_name(p), knobs);
+   parse(t, text, s);
 }
 
 static void test_offered_only_when_asked(void **state) {
@@ -181,17 +194,27 @@ static void test_state_text_names_the_precision(void **state) {
    unload(&t);
 }
 
+/* One output element of a TC state: equal to `rounded`, the hand-rounded reference, and
+ * within Precision_dotErrorBound of the FP32 reference for a k-term dot product with
+ * sums P and Q; returns the error over that bound. */
+static double checkElement(Precision p, const char *knobs, const char *where, float got, float rounded, float fp32,
+                           long k, double P, double Q) {
+   if (got != rounded)
+      fail_msg("%s %s: %s is %.9g, the rounded reference %.9g", Precision_name(p), knobs, where, got, rounded);
+   double err = fabs((double)got - fp32), bound = Precision_dotErrorBound(p, k, P, Q);
+   if (err > bound)
+      fail_msg("%s: %s differs from FP32 by %g, more than the bound %g", Precision_name(p), where, err, bound);
+   return err / bound;
+}
+
 /* dense 33x47x70 in FP16: the executor equals a reference that rounds each operand to
  * FP16 and adds the products in FP32 in k order, exactly; and it lies within
  * Precision_dotErrorBound of the FP32 reference at every output. */
 static void checkDense(Precision p, const char *knobs) {
    TcTask t;
    load(&t, "{op: dense, m: 33, n: 47, k: 70, weight: 1}", &everyPrecision);
-   char text[512];
-   snprintf(text, sizeof text, "{\"v\":1,\"sketch\":%d,\"precision\":\"%s\",\"knobs\":%s}", tcSketch(&t.set, p),
-            Precision_name(p), knobs);
    State s;
-   parse(&t, text, &s);
+   parseTc(&t, p, knobs, &s);
    float *got = run(&t, &s);
    const float *A = t.inputs[0], *B = t.inputs[1];
    float *fp32 = xMalloc(33 * 47 * sizeof(float));
@@ -206,13 +229,9 @@ static void checkDense(Precision p, const char *knobs) {
             P += fabs((double)A[i * 70 + k] * B[j * 70 + k]);
             Q += fabs(A[i * 70 + k]) + fabs(B[j * 70 + k]);
          }
-         float g = got[i * 47 + j];
-         if (g != acc)
-            fail_msg("%s %s: [%d, %d] is %.9g, the rounded reference %.9g", Precision_name(p), knobs, i, j, g, acc);
-         double err = fabs((double)g - fp32[i * 47 + j]), bound = Precision_dotErrorBound(p, 70, P, Q);
-         if (err > bound)
-            fail_msg("%s: [%d, %d] differs from FP32 by %g, more than the bound %g", Precision_name(p), i, j, err, bound);
-         worst = fmax(worst, err / bound);
+         char where[64];
+         snprintf(where, sizeof where, "[%d, %d]", i, j);
+         worst = fmax(worst, checkElement(p, knobs, where, got[i * 47 + j], acc, fp32[i * 47 + j], 70, P, Q));
       }
    /* the rounding shows: the result is not the FP32 one */
    assert_true(worst > 0);
@@ -229,6 +248,70 @@ static void test_executor_rounds_exactly(void **state) {
    checkDense(PRECISION_TF32, "{\"T_dense.tc.m\":[2,2],\"T_dense.tc.n\":[1,2],\"T_dense.tc.k\":4}");
 }
 
+/* conv2d as an implicit GEMM: batch 2, 5 channels of 9x11, 13 filters of 3x3, stride 2,
+ * padding 1, so m = (n, y, x) is 2x5x6 = 60, n is 13 filters and k = (c, ky, kx) is 45,
+ * none a multiple of the tile. The executor equals a reference that adds the products of
+ * rounded operands in FP32 in (c, ky, kx) order, the padding's zeros included, exactly;
+ * and it lies within Precision_dotErrorBound of the FP32 reference at every output. */
+static void checkConv(Precision p, const char *knobs) {
+   enum { NB = 2, C = 5, H = 9, W = 11, F = 13, R = 3, STRIDE = 2, PAD = 1, OH = 5, OW = 6 };
+   TcTask t;
+   loadBatch(&t, NB, "{op: conv2d, input: [5, 9, 11], filters: 13, kernel: 3, stride: 2, pad: 1, weight: 1}",
+             &everyPrecision);
+   assert_int_equal(t.outElems, NB * F * OH * OW);
+   const SketchGemm *gm = &t.set.sketches[tcSketch(&t.set, p)].kernels[0].gemm;
+   assert_int_equal(gm->M, NB * OH * OW);
+   assert_int_equal(gm->N, F);
+   assert_int_equal(gm->K, C * R * R);
+   assert_int_equal(gm->nbatch, 0);
+   State s;
+   parseTc(&t, p, knobs, &s);
+   float *got = run(&t, &s);
+   const float *D = t.inputs[0], *K = t.inputs[1];
+   float *fp32 = xMalloc((size_t)t.outElems * sizeof(float));
+   Ref_run(&t.net.tasks[0].op, (const float *const *)t.inputs, fp32);
+   double worst = 0;
+   for (int n = 0; n < NB; n++)
+      for (int f = 0; f < F; f++)
+         for (int y = 0; y < OH; y++)
+            for (int x = 0; x < OW; x++) {
+               float acc = 0;
+               double P = 0, Q = 0;
+               for (int c = 0; c < C; c++)
+                  for (int ky = 0; ky < R; ky++)
+                     for (int kx = 0; kx < R; kx++) {
+                        int iy = y * STRIDE - PAD + ky, ix = x * STRIDE - PAD + kx;
+                        float d = iy >= 0 && iy < H && ix >= 0 && ix < W ? D[((n * C + c) * H + iy) * W + ix] : 0.0f;
+                        float w = K[((f * C + c) * R + ky) * R + kx];
+                        acc += Precision_round(p, d) * Precision_round(p, w);
+                        P += fabs((double)d * w);
+                        Q += fabs(d) + fabs(w);
+                     }
+               int64_t e = ((n * F + f) * OH + y) * OW + x;
+               char where[64];
+               snprintf(where, sizeof where, "[%d, %d, %d, %d]", n, f, y, x);
+               worst = fmax(worst, checkElement(p, knobs, where, got[e], acc, fp32[e], C * R * R, P, Q));
+            }
+   assert_true(worst > 0);
+   free(fp32);
+   free(got);
+   unload(&t);
+}
+
+static void test_conv2d_as_implicit_gemm(void **state) {
+   (void)state;
+   checkConv(PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[1,2],\"conv2d_nchw.tc.k\":2}");
+   checkConv(PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[1,4],\"conv2d_nchw.tc.n\":[2,1],\"conv2d_nchw.tc.k\":1}");
+   checkConv(PRECISION_BF16, "{\"conv2d_nchw.tc.m\":[4,1],\"conv2d_nchw.tc.n\":[1,1],\"conv2d_nchw.tc.k\":4}");
+   checkConv(PRECISION_TF32, "{\"conv2d_nchw.tc.m\":[1,2],\"conv2d_nchw.tc.n\":[2,1],\"conv2d_nchw.tc.k\":4}");
+   /* depthwise and grouped convolutions are no matrix multiply of this kind */
+   TcTask t;
+   load(&t, "{op: conv2d, input: [12, 7, 7], filters: 12, kernel: 3, pad: 1, groups: 3, weight: 1}", &everyPrecision);
+   for (int i = 0; i < t.set.count; i++)
+      assert_int_equal(t.set.sketches[i].precision, PRECISION_FP32);
+   unload(&t);
+}
+
 /* Random and mutated states of each precision, with fused epilogues and a batch, stay
  * within the bound of the FP32 reference (the epilogue's own FP32 rounding on top). */
 static void test_random_states_within_bound(void **state) {
@@ -237,6 +320,8 @@ static void test_random_states_within_bound(void **state) {
       "{op: batch_matmul, b: 3, m: 17, n: 9, k: 30, epilogue: [bias, relu], weight: 1}",
       "{op: dense, m: 64, n: 32, k: 48, epilogue: [bias], weight: 1}",
       "{op: dense, m: 5, n: 3, k: 7, weight: 1}",
+      "{op: conv2d, input: [7, 10, 10], filters: 9, kernel: [1, 3], pad: [0, 1], epilogue: [bias, relu], weight: 1}",
+      "{op: conv2d, input: [6, 12, 9], filters: 20, kernel: 3, stride: 2, pad: 2, dilation: 2, epilogue: [bias], weight: 1}",
    };
    Rng rng;
    Rng_seed(&rng, 25);
@@ -246,8 +331,7 @@ static void test_random_states_within_bound(void **state) {
       load(&t, shapes[i], &everyPrecision);
       float *fp32 = xMalloc((size_t)t.outElems * sizeof(float));
       Ref_run(&t.net.tasks[0].op, (const float *const *)t.inputs, fp32);
-      const Stage *mm = &t.set.dag.stages[t.set.sketches[t.set.count - 1].kernels[0].anchor];
-      long K = (long)mm->rextent[0];
+      long K = (long)t.set.sketches[t.set.count - 1].kernels[0].gemm.K;
       for (int p = PRECISION_FP16; p < PRECISION_COUNT; p++)
          for (int n = 0; n < 6; n++) {
             State s;
@@ -272,7 +356,7 @@ static void test_random_states_within_bound(void **state) {
       free(fp32);
       unload(&t);
    }
-   assert_int_equal(checked, 3 * 3 * 6);
+   assert_int_equal(checked, 5 * 3 * 6);
 }
 
 static void test_simulator_uses_the_tensor_rate(void **state) {
@@ -285,20 +369,16 @@ static void test_simulator_uses_the_tensor_rate(void **state) {
    assert_true(Sim_tensorFlopsPerClk(9, 0, PRECISION_FP32) == 0);
 }
 
-static void test_every_precision_compiles(void **state) {
-   (void)state;
+/* Each precision's kernel of a task, with knobs `knobs`, compiles with NVRTC for sm_80 and sm_90 without spills;
+ * returns the compiles. */
+static int compileEvery(const char *task, const char *knobs) {
    TcTask t;
-   load(&t, "{op: batch_matmul, b: 2, m: 33, n: 47, k: 70, epilogue: [bias, relu], weight: 1}", &everyPrecision);
+   load(&t, task, &everyPrecision);
    int compiled = 0;
    for (int p = PRECISION_FP16; p < PRECISION_COUNT; p++) {
       State s;
       char *cause = NULL;
-      char text[512];
-      snprintf(text, sizeof text,
-               "{\"v\":1,\"sketch\":%d,\"precision\":\"%s\",\"knobs\":{\"T_batch_matmul_NT.tc.m\":[1,2],"
-               "\"T_batch_matmul_NT.tc.n\":[2,2],\"T_batch_matmul_NT.tc.k\":2}}",
-               tcSketch(&t.set, (Precision)p), Precision_name((Precision)p));
-      parse(&t, text, &s);
+      parseTc(&t, (Precision)p, knobs, &s);
       Lower_state(&t.set, &s, &t.ln);
       char *src = Cuda_generate(&t.ln, "tensor cores");
       char mma[64];
@@ -323,8 +403,19 @@ static void test_every_precision_compiles(void **state) {
       }
       free(src);
    }
-   assert_int_equal(compiled, 6);
    unload(&t);
+   return compiled;
+}
+
+static void test_every_precision_compiles(void **state) {
+   (void)state;
+   int compiled = compileEvery("{op: batch_matmul, b: 2, m: 33, n: 47, k: 70, epilogue: [bias, relu], weight: 1}",
+                               "{\"T_batch_matmul_NT.tc.m\":[1,2],\"T_batch_matmul_NT.tc.n\":[2,2],"
+                               "\"T_batch_matmul_NT.tc.k\":2}");
+   /* the implicit GEMM gathers the padded windows into the shared tile */
+   compiled += compileEvery("{op: conv2d, input: [5, 9, 11], filters: 13, kernel: 3, stride: 2, pad: 1, epilogue: [bias, relu], weight: 1}",
+                            "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[1,2],\"conv2d_nchw.tc.k\":2}");
+   assert_int_equal(compiled, 12);
 }
 
 int main(void) {
@@ -333,6 +424,7 @@ int main(void) {
       cmocka_unit_test(test_offered_only_when_asked),
       cmocka_unit_test(test_state_text_names_the_precision),
       cmocka_unit_test(test_executor_rounds_exactly),
+      cmocka_unit_test(test_conv2d_as_implicit_gemm),
       cmocka_unit_test(test_random_states_within_bound),
       cmocka_unit_test(test_simulator_uses_the_tensor_rate),
       cmocka_unit_test(test_every_precision_compiles),

@@ -608,41 +608,69 @@ static void lowerMlt(Lower *L, int ki) {
 
 /* ---- Tensor-Core kernels ---- */
 
-/* One operand's tile for k stage `ko`: rows [row0, row0 + rows) of a matrix whose
- * last axis is k, copied as FP32 into shared[row][ld] by the block's threads, one
- * element each per round; elements past the matrix (rows past `extent`, k past K) are
- * zeros. */
-static int32_t tcFetch(Lower *L, const TcTile *t, int operand, const int32_t *batch, int32_t row0, int64_t rows,
-                       int64_t extent, int32_t ko, int64_t threads, int32_t tid, int shared) {
-   const Stage *src = &L->g->stages[operand];
-   int nb = src->ndim - 2;
+/* Binds each axis of one group of the anchor (SketchGemm's m, n or k) to its coordinate
+ * in `fused`, the group's row-major index. */
+static void groupAxes(Lower *L, int32_t *items, int *ni, const Stage *a, const int *axes, int n, int32_t fused,
+                      int32_t *axis) {
+   int64_t ext[TE_MAX_AXES];
+   for (int i = 0; i < n; i++)
+      ext[i] = axes[i] < a->ndim ? a->shape[axes[i]] : a->rextent[axes[i] - a->ndim];
+   for (int i = 0; i < n; i++)
+      axis[axes[i]] = n == 1 ? fused : bind(L, items, ni, a->axis[axes[i]], coordinate(L, fused, ext, n, i));
+}
+
+/* One factor's tile for k stage `ko`: rows [row0, row0 + rows) of side `side` (0 A, 1
+ * B) of the anchor's matrix multiply, copied as FP32 into shared[row][ld] by the
+ * block's threads, one element each per round. The element is the factor's te load at
+ * the anchor's axes that the row and k index give (the batch axes from `axis`), which
+ * gathers conv2d's windows; elements past the matrix (rows past `extent`, k past K) and
+ * the zeros of an inlined select (padding) are zero fills of the copy. */
+static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side, const int32_t *axis, int32_t row0,
+                       int64_t rows, int64_t extent, int32_t ko, int64_t threads, int32_t tid, int shared) {
+   const Stage *a = &L->g->stages[L->anchor];
+   int32_t factor = Dag_expr(L->g, a->body)->args[side];
+   const Stage *src = &L->g->stages[Dag_expr(L->g, factor)->ref];
    int64_t total = rows * t->blockK, rounds = (total + threads - 1) / threads;
    char name[IR_NAME_MAX];
    join(name, sizeof name, src->name, "round");
    int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
-   int32_t stmts[2];
+   int32_t stmts[TE_MAX_AXES + 2];
    int ns = 0;
    join(name, sizeof name, src->name, "i");
    int32_t flat = bind(L, stmts, &ns, name, vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid);
    int32_t r = Ir_binary(L->ln, EXPR_FLOORDIV, flat, num(L, t->blockK));
    int32_t c = Ir_binary(L->ln, EXPR_FLOORMOD, flat, num(L, t->blockK));
-   int32_t gidx[TE_MAX_DIMS];
-   for (int i = 0; i < nb; i++)
-      gidx[i] = batch[i];
-   gidx[nb] = add(L, row0, r);
-   gidx[nb + 1] = mad(L, ko, t->blockK, c);
-   int32_t value = Ir_loadAt(L->ln, L->global[operand], flatten(L, src->ndim, gidx, src->shape), gidx);
+   int32_t row = add(L, row0, r), kk = mad(L, ko, t->blockK, c);
+   int32_t at[TE_MAX_AXES];
+   memcpy(at, axis, sizeof at);
+   groupAxes(L, stmts, &ns, a, side ? gm->nAxis : gm->mAxis, side ? gm->nn : gm->nm, row, at);
+   int kaxes[TE_MAX_REDUCE];
+   for (int i = 0; i < a->nreduce; i++)
+      kaxes[i] = a->ndim + i;
+   groupAxes(L, stmts, &ns, a, kaxes, a->nreduce, kk, at);
    int32_t inside = -1;
    if (((extent + rows - 1) / rows) * rows != extent)
-      inside = Ir_binary(L->ln, EXPR_LT, gidx[nb], num(L, extent));
+      inside = Ir_binary(L->ln, EXPR_LT, row, num(L, extent));
    if (t->stagesK * t->blockK != t->K) {
-      int32_t kin = Ir_binary(L->ln, EXPR_LT, gidx[nb + 1], num(L, t->K));
+      int32_t kin = Ir_binary(L->ln, EXPR_LT, kk, num(L, t->K));
       inside = inside < 0 ? kin : Ir_binary(L->ln, EXPR_AND, inside, kin);
    }
+   int32_t value = translate(L, factor, at);
+   for (;;) {
+      const Expr *v = Ir_expr(L->ln, value);
+      const Expr *zero = v->kind == EXPR_SELECT ? Ir_expr(L->ln, v->args[2]) : NULL;
+      if (!zero || zero->kind != EXPR_FLOAT || zero->v.f != 0.0)
+         break;
+      int32_t cond = v->args[0], taken = v->args[1];
+      inside = inside < 0 ? cond : Ir_binary(L->ln, EXPR_AND, inside, cond);
+      value = taken;
+   }
+   bool copy = Ir_expr(L->ln, value)->kind == EXPR_LOAD;
    if (inside >= 0)
       value = Ir_select(L->ln, inside, value, Ir_float(L->ln, 0.0));
    int32_t sidx[2] = { r, c };
-   int32_t store = Ir_copyAsync(L->ln, shared, mad(L, r, t->ld, c), sidx, value);
+   int32_t index = mad(L, r, t->ld, c);
+   int32_t store = copy ? Ir_copyAsync(L->ln, shared, index, sidx, value) : Ir_storeAt(L->ln, shared, index, sidx, value);
    stmts[ns++] = total % threads ? Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, flat, num(L, total)), store) : store;
    int32_t body = Ir_seq(L->ln, stmts, ns);
    return vr >= 0 ? Ir_for(L->ln, vr, LOOP_UNROLL, body) : body;
@@ -655,7 +683,6 @@ static void lowerTc(Lower *L, int ki) {
    const Stage *root = &g->stages[k->root];
    TcTile t;
    State_tcTile(L->set, L->st, ki, &t);
-   int nb = a->ndim - 2;
    int64_t threads = SKETCH_WARP_SIZE * t.warpsM * t.warpsN;
    IrKernel *kn = newKernel(L, k->root, t.batch * t.gridM * t.gridN, threads);
    int kv = (int)(kn - L->ln->kernels);
@@ -672,9 +699,12 @@ static void lowerTc(Lower *L, int ki) {
    int32_t wm = bind(L, items, &ni, "m_warp", coordinate(L, var(L, kn->threadVar), text, 3, 0));
    int32_t wn = bind(L, items, &ni, "n_warp", coordinate(L, var(L, kn->threadVar), text, 3, 1));
    int32_t lane = bind(L, items, &ni, "lane", coordinate(L, var(L, kn->threadVar), text, 3, 2));
-   int32_t batch[TE_MAX_DIMS];
-   for (int i = 0; i < nb; i++)
-      batch[i] = bind(L, items, &ni, a->axis[i], coordinate(L, bb, a->shape, nb, i));
+   const SketchGemm *gm = &k->gemm;
+   int32_t axis[TE_MAX_AXES];
+   for (int i = 0; i < TE_MAX_AXES; i++)
+      axis[i] = num(L, 0);
+   groupAxes(L, items, &ni, a, gm->batchAxis, gm->nbatch, bb, axis);
+   L->anchor = k->anchor;
 
    const Expr *body = Dag_expr(g, a->body);
    int opA = Dag_expr(g, body->args[0])->ref, opB = Dag_expr(g, body->args[1])->ref;
@@ -697,8 +727,8 @@ static void lowerTc(Lower *L, int ki) {
    int32_t rowA = mul(L, bm, num(L, t.blockM)), rowB = mul(L, bn, num(L, t.blockN));
    int32_t step[5];
    step[0] = Ir_barrier(L->ln);
-   step[1] = tcFetch(L, &t, opA, batch, rowA, t.blockM, t.M, ko, threads, var(L, kn->threadVar), sharedA);
-   step[2] = tcFetch(L, &t, opB, batch, rowB, t.blockN, t.N, ko, threads, var(L, kn->threadVar), sharedB);
+   step[1] = tcFetch(L, &t, gm, 0, axis, rowA, t.blockM, t.M, ko, threads, var(L, kn->threadVar), sharedA);
+   step[2] = tcFetch(L, &t, gm, 1, axis, rowB, t.blockN, t.N, ko, threads, var(L, kn->threadVar), sharedB);
    step[3] = Ir_barrier(L->ln);
    int vs = t.stepsK > 1 ? Ir_var(L->ln, VAR_LOOP, "k_step", t.stepsK) : -1;
    int vfm = t.fragsM > 1 ? Ir_var(L->ln, VAR_LOOP, "m_frag", t.fragsM) : -1;
@@ -731,21 +761,22 @@ static void lowerTc(Lower *L, int ki) {
    int32_t col = add(L, add(L, rowB, mad(L, mad(L, wn, t.fragsN, fn), SKETCH_MMA_N, num(L, 0))),
                      mad(L, Ir_binary(L->ln, EXPR_FLOORMOD, lane, num(L, 4)), 2,
                          Ir_binary(L->ln, EXPR_FLOORMOD, c, num(L, 2))));
-   int32_t inner[4];
+   int32_t inner[2 * TE_MAX_DIMS + 3];
    int nin = 0;
-   int32_t out[TE_MAX_DIMS];
-   for (int i = 0; i < nb; i++)
-      out[i] = batch[i];
-   out[nb] = bind(L, inner, &nin, "row", row);
-   out[nb + 1] = bind(L, inner, &nin, "col", col);
+   int32_t out[TE_MAX_AXES];
+   memcpy(out, axis, sizeof out);
+   row = bind(L, inner, &nin, "row", row);
+   col = bind(L, inner, &nin, "col", col);
+   groupAxes(L, inner, &nin, a, gm->mAxis, gm->nm, row, out);
+   groupAxes(L, inner, &nin, a, gm->nAxis, gm->nn, col, out);
    L->accIndex = mad(L, mad(L, fm, t.fragsN, fn), 4, c);
    int32_t value = storedValue(L, k, out);
    int32_t store = Ir_storeAt(L->ln, L->global[k->root], flatten(L, root->ndim, out, root->shape), out, value);
    int32_t guard = -1;
    if (t.gridM * t.blockM != t.M)
-      guard = Ir_binary(L->ln, EXPR_LT, out[nb], num(L, t.M));
+      guard = Ir_binary(L->ln, EXPR_LT, row, num(L, t.M));
    if (t.gridN * t.blockN != t.N) {
-      int32_t inN = Ir_binary(L->ln, EXPR_LT, out[nb + 1], num(L, t.N));
+      int32_t inN = Ir_binary(L->ln, EXPR_LT, col, num(L, t.N));
       guard = guard < 0 ? inN : Ir_binary(L->ln, EXPR_AND, guard, inN);
    }
    inner[nin++] = guard >= 0 ? Ir_if(L->ln, guard, store) : store;

@@ -24,7 +24,37 @@ struct VerifyTask_ {
    double tolerance;
    int sampleBlocks;
    bool fullGrid;
+   long reduceLength;              /* the longest reduction of the task's DAG */
+   double slope;                   /* how much the fused epilogue may stretch an error */
 };
+
+/* The largest slope of an epilogue, |f(x) - f(y)| <= slope |x - y|: GELU's derivative
+ * peaks at 1.129 (x = sqrt 2), hardswish's (2x + 3) / 6 at 1.5 (x = 3), the sigmoid's at
+ * 1/4, the hard sigmoid's is 1/6; the additions and clamps pass an error unchanged. */
+static double epilogueSlope(EpilogueKind k) {
+   switch (k) {
+   case EPI_GELU: return 1.13;
+   case EPI_HARDSWISH: return 1.5;
+   case EPI_SIGMOID: return 0.25;
+   case EPI_HARDSIGMOID: return 1.0 / 6;
+   default: return 1;
+   }
+}
+
+static long longestReduction(const OpParams *op) {
+   Dag g;
+   Dag_init(&g);
+   Op_buildDag(op, &g);
+   long longest = 0;
+   for (int s = 0; s < g.nstages; s++) {
+      long k = g.stages[s].nreduce ? 1 : 0;
+      for (int r = 0; r < g.stages[s].nreduce; r++)
+         k *= (long)g.stages[s].rextent[r];
+      longest = k > longest ? k : longest;
+   }
+   Dag_done(&g);
+   return longest;
+}
 
 VerifyTask *VerifyTask_new(const OpParams *op, uint64_t seed, double tolerance, int sampleBlocks,
                            bool fullGrid) {
@@ -33,6 +63,10 @@ VerifyTask *VerifyTask_new(const OpParams *op, uint64_t seed, double tolerance, 
    t->sampleBlocks = sampleBlocks;
    t->fullGrid = fullGrid;
    t->flops = Op_flops(op);
+   t->reduceLength = longestReduction(op);
+   t->slope = 1;
+   for (int i = 0; i < op->nepilogue; i++)
+      t->slope *= epilogueSlope(op->epilogue[i].kind);
    /* values in [-1, 1): an all-zero input would let many wrong kernels pass */
    Rng rng;
    Rng_seed(&rng, seed);
@@ -119,9 +153,29 @@ static int pickBlocks(const VerifyTask *t, int64_t grid, uint64_t seed, int64_t 
    return n;
 }
 
-/* Compares the written output elements with the reference; the first that differs
- * becomes res->why. */
-static void compare(const VerifyTask *t, const float *got, const uint8_t *written, VerifyResult *res) {
+double VerifyTask_allowance(const VerifyTask *t, Precision p) {
+   if (p == PRECISION_FP32)
+      return 0;
+   long k = t->reduceLength;
+   return t->slope * Precision_dotErrorBound(p, k, (double)k, 2.0 * (double)k);
+}
+
+/* The coarsest precision of the nest's Tensor-Core operands; FP32 when it has none. */
+static Precision nestPrecision(const LoopNest *ln) {
+   Precision p = PRECISION_FP32;
+   for (int32_t s = 0; s < ln->nstmt; s++) {
+      const IrStmt *st = &ln->stmt[s];
+      if (st->kind == STMT_MMA && Precision_unitRoundoff((Precision)st->precision) > Precision_unitRoundoff(p))
+         p = (Precision)st->precision;
+   }
+   return p;
+}
+
+/* Compares the written output elements with the reference, allowing `allowance` more
+ * than the tolerance at each; the first that differs becomes res->why. */
+static void compare(const VerifyTask *t, const float *got, const uint8_t *written, double allowance,
+                    VerifyResult *res) {
+   res->bound = t->tolerance + allowance / t->rms;
    for (int64_t i = 0; i < t->outElems && !res->why; i++) {
       if (!written[i])
          continue;
@@ -130,9 +184,15 @@ static void compare(const VerifyTask *t, const float *got, const uint8_t *writte
       /* relative error at the scale of the output: an element that cancels to nearly
        * zero is judged against the output's RMS, not against itself */
       double scale = fabs(w) > t->rms ? fabs(w) : t->rms;
-      if (!(fabs(g - w) <= t->tolerance * scale))
-         res->why = xAsprintf("element %lld of the output is %.8g, the reference %.8g (relative error %.2g)",
-                              (long long)i, g, w, fabs(g - w) / scale);
+      double err = fabs(g - w);
+      if (err / t->rms > res->maxError || isnan(err))
+         res->maxError = err / t->rms;
+      if (!(err <= t->tolerance * scale + allowance))
+         res->why = allowance > 0 ? xAsprintf("element %lld of the output is %.8g, the reference %.8g: off by %.3g, over the %s bound %.3g",
+                                              (long long)i, g, w, err, Precision_name(res->precision),
+                                              t->tolerance * scale + allowance)
+                                  : xAsprintf("element %lld of the output is %.8g, the reference %.8g (relative error %.2g)",
+                                              (long long)i, g, w, err / scale);
    }
    if (!res->why && res->compared == 0)
       res->why = xStrdup("the blocks run wrote no output element");
@@ -175,7 +235,8 @@ int Verify_loopNest(const VerifyTask *t, const LoopNest *ln, uint64_t sampleSeed
       res->why = xAsprintf("CPU executor: %s", cause);
       free(cause);
    } else {
-      compare(t, globals[out], written, res);
+      res->precision = nestPrecision(ln);
+      compare(t, globals[out], written, VerifyTask_allowance(t, res->precision), res);
    }
    Exec_free(x);
    free(written);

@@ -7,7 +7,11 @@
  * produce what the last one may read anywhere), the last one runs its first and last
  * block and up to `sampleBlocks` random ones, fewer when its blocks are so large that
  * they would exceed VERIFY_WORK_BUDGET FLOPs of work. Only the output elements the
- * blocks run wrote are compared. */
+ * blocks run wrote are compared.
+ *
+ * A nest whose matrix multiply runs on the Tensor Cores rounds its operands, so its
+ * output may lie further from the FP32 reference than the tolerance: by what
+ * VerifyTask_allowance gives its precision, on top. */
 #ifndef HEADER_verify
 #define HEADER_verify
 
@@ -16,6 +20,7 @@
 
 #include "ir/loopnest.h"
 #include "te/op.h"
+#include "te/precision.h"
 
 /* The memory a task's CPU check may take unless a command says otherwise: what a
  * laptop can spare. */
@@ -45,6 +50,12 @@ double VerifyTask_bytes(const OpParams *op);
  * when VerifyTask_bytes(op) exceeds limit bytes (0: no limit); -1 then, else 0. */
 int VerifyTask_fits(const OpParams *op, int task, double limit, char **cause);
 
+/* How much further than the tolerance an output element of a nest whose operands are
+ * rounded to p may lie from the reference: Precision_dotErrorBound of the task's longest
+ * reduction of k terms with P <= k and Q <= 2k (every input lies in [-1, 1)), times the
+ * largest slope of the fused epilogue. 0 for FP32. */
+double VerifyTask_allowance(const VerifyTask *t, Precision p);
+
 /* The inputs, in Op_inputShape order. */
 const float *const *VerifyTask_inputs(const VerifyTask *t);
 /* The reference output and its element count. */
@@ -55,6 +66,11 @@ typedef struct VerifyResult_ {
    int64_t blocksRun;           /* blocks of the last kernel that ran */
    int64_t grid;                /* the last kernel's grid */
    int64_t compared;            /* output elements compared */
+   Precision precision;         /* the coarsest of the nest's Tensor-Core operands, or FP32 */
+   double maxError;             /* the largest |output - reference| compared, over the
+                                   reference's RMS */
+   double bound;                /* what an element of the RMS' size may err by, on that
+                                   scale: the tolerance plus the precision's allowance */
    char *why;                   /* when not ok: the executor's error, or the first element
                                    that differs ("element I of the output is G, the
                                    reference W (relative error E)") */

@@ -171,39 +171,64 @@ int64_t Sketch_indexExtent(const Dag *g, int32_t e, const int64_t *axisExtent) {
    }
 }
 
-static bool isLoadOfAxes(const Dag *g, int32_t e, int nbatch, int row, int k) {
+/* The axes of `stage` that expression e reads, a bit each. */
+static unsigned axesRead(const Dag *g, int32_t e) {
    const Expr *x = Dag_expr(g, e);
-   if (x->kind != EXPR_LOAD || x->nargs != nbatch + 2 || g->stages[x->ref].kind != STAGE_PLACEHOLDER)
-      return false;
-   int want[TE_MAX_DIMS];
-   for (int i = 0; i < nbatch; i++)
-      want[i] = i;
-   want[nbatch] = row;
-   want[nbatch + 1] = k;
-   for (int i = 0; i < x->nargs; i++) {
-      const Expr *idx = Dag_expr(g, x->args[i]);
-      if (idx->kind != EXPR_AXIS || idx->ref != want[i])
-         return false;
-   }
-   return true;
+   if (x->kind == EXPR_AXIS)
+      return 1u << x->ref;
+   unsigned m = 0;
+   for (int i = 0; i < x->nargs; i++)
+      m |= axesRead(g, x->args[i]);
+   return m;
 }
 
-bool Sketch_isMatmul(const Dag *g, int stage) {
+/* A factor a TC kernel stages: a load of a placeholder, or of an elementwise stage that
+ * sketches inline (conv2d's padding). */
+static bool isStagedLoad(const Dag *g, int32_t e) {
+   const Expr *x = Dag_expr(g, e);
+   if (x->kind != EXPR_LOAD)
+      return false;
+   const Stage *src = &g->stages[x->ref];
+   return src->kind == STAGE_PLACEHOLDER || (src->nreduce == 0 && x->ref != Dag_output(g));
+}
+
+static int64_t groupExtent(const Stage *st, const int *axes, int n) {
+   int64_t e = 1;
+   for (int i = 0; i < n; i++)
+      e *= st->shape[axes[i]];
+   return e;
+}
+
+bool Sketch_gemm(const Dag *g, int stage, SketchGemm *out) {
    const Stage *st = &g->stages[stage];
-   if (st->kind != STAGE_COMPUTE || st->reduce != REDUCE_SUM || st->nreduce != 1 || st->ndim < 2)
+   if (st->kind != STAGE_COMPUTE || st->reduce != REDUCE_SUM || st->nreduce < 1)
       return false;
    const Expr *body = Dag_expr(g, st->body);
-   if (body->kind != EXPR_MUL)
+   if (body->kind != EXPR_MUL || !isStagedLoad(g, body->args[0]) || !isStagedLoad(g, body->args[1]))
       return false;
-   int nbatch = st->ndim - 2, k = st->ndim;
-   if (!isLoadOfAxes(g, body->args[0], nbatch, nbatch, k) ||
-       !isLoadOfAxes(g, body->args[1], nbatch, nbatch + 1, k))
+   unsigned readA = axesRead(g, body->args[0]), readB = axesRead(g, body->args[1]);
+   SketchGemm gm;
+   memset(&gm, 0, sizeof gm);
+   for (int i = 0; i < st->ndim; i++) {
+      unsigned bit = 1u << i;
+      if ((readA & bit) && (readB & bit))
+         gm.batchAxis[gm.nbatch++] = i;
+      else if (readB & bit)
+         gm.nAxis[gm.nn++] = i;
+      else
+         gm.mAxis[gm.nm++] = i;
+   }
+   /* both sides of the product need an axis of their own (depthwise conv2d has no n) */
+   if (gm.nm == 0 || gm.nn == 0)
       return false;
-   const Stage *a = &g->stages[Dag_expr(g, body->args[0])->ref];
-   const Stage *b = &g->stages[Dag_expr(g, body->args[1])->ref];
-   for (int i = 0; i < nbatch; i++)
-      if (a->shape[i] != st->shape[i] || b->shape[i] != st->shape[i])
-         return false;
+   gm.batch = groupExtent(st, gm.batchAxis, gm.nbatch);
+   gm.M = groupExtent(st, gm.mAxis, gm.nm);
+   gm.N = groupExtent(st, gm.nAxis, gm.nn);
+   gm.K = 1;
+   for (int r = 0; r < st->nreduce; r++)
+      gm.K *= st->rextent[r];
+   if (out)
+      *out = gm;
    return true;
 }
 
@@ -422,10 +447,13 @@ static void buildTc(Build *b, KernelPlan *k, int ki, int anchor) {
    static const int64_t largest[3] = { 8, 8, 4 };
    k->kind = KERNEL_TC;
    k->anchor = anchor;
+   if (!Sketch_gemm(&b->set->dag, anchor, &k->gemm))
+      fatal("a tensor-core kernel of %s, which is no matrix multiply", a->name);
    k->firstTile = b->sk->nsplits;
+   const int axis[3] = { k->gemm.mAxis[0], k->gemm.nAxis[0], a->ndim };
    for (int i = 0; i < 3; i++) {
       snprintf(name, sizeof name, "%s.tc.%s", a->name, parts[i]);
-      addSplit(b, SPLIT_TC, ki, anchor, i < 2 ? a->ndim - 2 + i : a->ndim, i == 2, nparts[i], largest[i], name);
+      addSplit(b, SPLIT_TC, ki, anchor, axis[i], i == 2, nparts[i], largest[i], name);
    }
    k->ntiles = 3;
 }
@@ -520,6 +548,17 @@ static void summarize(const Dag *g, Sketch *sk) {
    }
 }
 
+/* Whether the factors of gemm stage s that are not placeholders are inlined. */
+static bool operandsInlined(const Dag *g, const Partial *p, int s) {
+   const Expr *body = Dag_expr(g, g->stages[s].body);
+   for (int i = 0; i < 2; i++) {
+      int src = Dag_expr(g, body->args[i])->ref;
+      if (g->stages[src].kind != STAGE_PLACEHOLDER && p->plan[src] != STAGE_PLAN_INLINE)
+         return false;
+   }
+   return true;
+}
+
 /* The walk's result that tiles a matrix multiply without a cross-thread reduction, the
  * structure a TC sketch takes over; -1 when none has one. */
 static int matmulPartial(const Dag *g, const Walk *w) {
@@ -527,7 +566,7 @@ static int matmulPartial(const Dag *g, const Walk *w) {
       const Partial *p = &w->found[i];
       for (int s = 0; s < g->nstages; s++) {
          bool tiled = p->plan[s] == STAGE_PLAN_ANCHOR || (p->plan[s] == STAGE_PLAN_ROOT && p->selfAnchor[s]);
-         if (tiled && !p->ctr[s] && Sketch_isMatmul(g, s))
+         if (tiled && !p->ctr[s] && Sketch_gemm(g, s, NULL) && operandsInlined(g, p, s))
             return i;
       }
    }

@@ -12,7 +12,8 @@
  *           fetched cooperatively by the block's threads;
  *   SIMPLE  the root's space axes fused and split into blocks of `threads` threads;
  *           reductions run serially in each thread;
- *   TC      a matrix multiply (dense, batch_matmul) on the Tensor Cores in one precision:
+ *   TC      a matrix multiply (dense, batch_matmul, conv2d as an implicit GEMM; see
+ *           SketchGemm) on the Tensor Cores in one precision:
  *           each warp owns a tile of 16x8 mma.sync fragments, the block stages tiles of
  *           both operands in shared memory (FP32, asynchronously where the device can;
  *           rounded to the precision as the warps load them), products accumulate in
@@ -95,6 +96,19 @@ typedef struct UnrollSlot_ {
    char name[SKETCH_KNOB_NAME_MAX];
 } UnrollSlot;
 
+/* A stage read as a matrix multiply, out[batch.., m.., n..] = sum over k.. of
+ * A[..] * B[..], where A and B are the body's two factors, each a load of a placeholder
+ * or of an inlined elementwise stage over one (conv2d's padding). The spatial axes both
+ * factors read are batch axes, those only B reads are n axes, the others m axes; the
+ * reduce axes are k. Each group is one row-major index over its axes: conv2d NCHW has m
+ * = (nn, yy, xx), n = ff and k = (rc, ry, rx), and staging A's rows gathers the image's
+ * windows (im2col) with the padding's zeros. */
+typedef struct SketchGemm_ {
+   int nbatch, nm, nn;
+   int batchAxis[TE_MAX_DIMS], mAxis[TE_MAX_DIMS], nAxis[TE_MAX_DIMS];
+   int64_t batch, M, N, K;      /* each group's extent; K over all reduce axes */
+} SketchGemm;
+
 typedef struct KernelPlan_ {
    KernelKind kind;
    int root;                    /* the stage the kernel's threads iterate */
@@ -107,6 +121,7 @@ typedef struct KernelPlan_ {
    int threadSplit;             /* SIMPLE, CTR: the THREADS slot; -1 when all space is one block */
    int firstTile, ntiles;       /* MLT: the TILE slots, spatial axes then reduce axes;
                                  * TC: the m, n and k slots */
+   SketchGemm gemm;             /* TC: the anchor as a matrix multiply */
 } KernelPlan;
 
 typedef enum {
@@ -192,10 +207,10 @@ bool Sketch_elementwiseMatch(const Dag *g, int op, int target);
 /* How many leading axes of `consumer` index `producer` directly, with equal extents. */
 int Sketch_commonOuterAxes(const Dag *g, int producer, int consumer);
 
-/* Whether `stage` multiplies matrices as a TC kernel can: out[b.., i, j] = sum over one
- * reduce axis k of A[b.., i, k] * B[b.., j, k], with A and B placeholders of the same
- * batch shape. */
-bool Sketch_isMatmul(const Dag *g, int stage);
+/* Whether `stage` multiplies matrices as a TC kernel can (SketchGemm), and how, into
+ * *out (may be NULL): both factors need spatial axes of their own, so depthwise and
+ * grouped conv2d are not. */
+bool Sketch_gemm(const Dag *g, int stage, SketchGemm *out);
 
 /* Extent of the values an integer index expression takes when each axis a of `stage`
  * ranges over axisExtent[a] consecutive values: exact for affine indices, the worst

@@ -109,17 +109,14 @@ static void kernelShape(const SketchSet *set, const State *s, int kernel, Kernel
 void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out) {
    const Sketch *sk = sketchOf(set, s);
    const KernelPlan *k = &sk->kernels[kernel];
-   const Stage *a = &set->dag.stages[k->anchor];
    const int32_t *m = &s->knob[sk->splits[k->firstTile].knob];
    const int32_t *n = &s->knob[sk->splits[k->firstTile + 1].knob];
    const int32_t *kk = &s->knob[sk->splits[k->firstTile + 2].knob];
    out->precision = sk->precision;
-   out->batch = 1;
-   for (int i = 0; i < a->ndim - 2; i++)
-      out->batch *= a->shape[i];
-   out->M = a->shape[a->ndim - 2];
-   out->N = a->shape[a->ndim - 1];
-   out->K = a->rextent[0];
+   out->batch = k->gemm.batch;
+   out->M = k->gemm.M;
+   out->N = k->gemm.N;
+   out->K = k->gemm.K;
    out->warpsM = m[0];
    out->fragsM = m[1];
    out->warpsN = n[0];

@@ -146,6 +146,7 @@ typedef struct {
    State state;
    bool verified, compiled, failed;
    int64_t blocksRun, grid;
+   double maxError, bound;      /* over the reference's RMS (VerifyResult) */
    int registers;               /* of the last kernel, first architecture; -1 unknown */
    char *why;                   /* why it failed */
 } CheckResult;
@@ -170,6 +171,8 @@ static void checkState(CheckJob *job, CheckResult *res, LoopNest *ln) {
    res->verified = v.ok;
    res->blocksRun = v.blocksRun;
    res->grid = v.grid;
+   res->maxError = v.maxError;
+   res->bound = v.bound;
    res->why = v.why;
    v.why = NULL;
    VerifyResult_done(&v);
@@ -213,6 +216,190 @@ static void *checkWorker(void *arg) {
    return NULL;
 }
 
+/* "fp16,bf16", "all" or one name into a set of PRECISION_BITs. */
+static int parsePrecisions(const char *text, unsigned *mask) {
+   *mask = 0;
+   if (strcmp(text, "all") == 0) {
+      *mask = (1u << PRECISION_COUNT) - 1;
+      return 0;
+   }
+   const char *p = text;
+   for (;;) {
+      const char *end = strchr(p, ',');
+      size_t len = end ? (size_t)(end - p) : strlen(p);
+      char name[8];
+      Precision prec;
+      bool ok = len < sizeof name;
+      if (ok) {
+         memcpy(name, p, len);
+         name[len] = '\0';
+         ok = Precision_parse(name, &prec) == 0;
+      }
+      if (!ok)
+         return Cli_usage("check", "--precision takes fp32, tf32, fp16, bf16 or all, or several separated by commas; '%.*s' is not one",
+                          (int)len, p);
+      *mask |= PRECISION_BIT(prec);
+      if (!end)
+         return 0;
+      p = end + 1;
+   }
+}
+
+/* What the rows of one precision found, for the summary. */
+typedef struct {
+   long tasks, states, failed;
+   double worstShare;           /* the largest error over its bound */
+   double worstError, worstBound;
+   int worstTask;
+} PrecisionSummary;
+
+/* What check reports across tasks. */
+typedef struct {
+   long total, verified, compiled, failed, skipped;
+   char *failures;
+   bool precisionColumns;       /* --precision given: a precision, error and bound per row */
+   PrecisionSummary summary[PRECISION_COUNT];
+   char *noTensorCore;          /* the IDs of tasks without a TC sketch */
+   int lastNoTensorCore;
+} CheckTotals;
+
+static void addFailure(CheckTotals *c, const char *fmt, ...) ATTR_FORMAT(2, 3);
+
+static void addFailure(CheckTotals *c, const char *fmt, ...) {
+   va_list ap;
+   va_start(ap, fmt);
+   char *line = xVasprintf(fmt, ap);
+   va_end(ap);
+   char *more = xAsprintf("%s%s", c->failures, line);
+   free(c->failures);
+   free(line);
+   c->failures = more;
+}
+
+/* What every row of a check shares. */
+typedef struct {
+   long samples, seed, jobs;
+   char (*archs)[16];
+   int narchs;
+   bool compile;
+   SchedLimits lim;
+} CheckConfig;
+
+static int tensorCoreSketch(const SketchSet *set, Precision p) {
+   for (int i = 0; i < set->count; i++)
+      if (set->sketches[i].precision == p)
+         return i;
+   return -1;
+}
+
+/* Samples, verifies and compiles the states of task t in precision p (FP32: Ansor's
+ * sketches; else its Tensor-Core sketch, where it has one) and prints the row. */
+static void checkRow(const CheckConfig *cfg, const Task *task, int t, Precision p, const VerifyTask *vt,
+                     CheckTotals *c) {
+   SketchOptions opt = { p == PRECISION_FP32 ? 0 : PRECISION_BIT(p) };
+   SketchSet set;
+   SketchSet_forOpWith(&set, &task->op, &opt);
+   int sketch = p == PRECISION_FP32 ? -1 : tensorCoreSketch(&set, p);
+   if (p != PRECISION_FP32 && sketch < 0) {
+      if (c->lastNoTensorCore != t) {
+         char *more = xAsprintf("%s%s%d", c->noTensorCore, *c->noTensorCore ? ", " : "", t);
+         free(c->noTensorCore);
+         c->noTensorCore = more;
+         c->lastNoTensorCore = t;
+      }
+      SketchSet_done(&set);
+      return;
+   }
+   CheckJob job = { .set = &set, .task = vt, .seed = (uint64_t)cfg->seed, .archs = cfg->archs,
+                    .narchs = cfg->narchs, .compile = cfg->compile };
+   pthread_mutex_init(&job.lock, NULL);
+   job.results = xCalloc((size_t)cfg->samples, sizeof(CheckResult));
+   char *cause = NULL;
+   Rng srng;
+   /* FP32 rows sample as check always has; each precision from a stream of its own */
+   Rng_seed(&srng, (uint64_t)cfg->seed + 104729ull * (uint64_t)t + 15485863ull * (uint64_t)p);
+   for (long i = 0; i < cfg->samples; i++) {
+      if (State_sampleValid(&set, sketch, &srng, &cfg->lim, 100000, &job.results[i].state, &cause) < 0)
+         break;
+      job.nresults++;
+   }
+   int nthreads = (int)(cfg->jobs < job.nresults ? cfg->jobs : job.nresults);
+   pthread_t *th = xCalloc((size_t)(nthreads ? nthreads : 1), sizeof *th);
+   for (int i = 0; i < nthreads; i++)
+      if (pthread_create(&th[i], NULL, checkWorker, &job) == 0)
+         pthread_setname_np(th[i], "check");
+   for (int i = 0; i < nthreads; i++)
+      pthread_join(th[i], NULL);
+   free(th);
+   long tv = 0, tc = 0, tf = 0;
+   int regMin = 1 << 30, regMax = -1;
+   int64_t runMax = 0, gridMax = 0;
+   bool allRun = true;
+   double maxError = 0, bound = 0;
+   PrecisionSummary *ps = &c->summary[p];
+   for (int i = 0; i < job.nresults; i++) {
+      CheckResult *r = &job.results[i];
+      tv += r->verified;
+      tc += r->compiled;
+      tf += r->failed;
+      if (r->registers >= 0) {
+         regMin = r->registers < regMin ? r->registers : regMin;
+         regMax = r->registers > regMax ? r->registers : regMax;
+      }
+      runMax = r->blocksRun > runMax ? r->blocksRun : runMax;
+      gridMax = r->grid > gridMax ? r->grid : gridMax;
+      allRun &= r->blocksRun == r->grid;
+      maxError = r->maxError > maxError ? r->maxError : maxError;
+      bound = r->bound;
+      if (r->bound > 0 && r->maxError / r->bound >= ps->worstShare) {
+         ps->worstShare = r->maxError / r->bound;
+         ps->worstError = r->maxError;
+         ps->worstBound = r->bound;
+         ps->worstTask = t;
+      }
+      if (r->why) {
+         char text[4096];
+         State_format(&set, &r->state, text, sizeof text);
+         addFailure(c, "task %d, state %s:\n  %s\n", t, text, r->why);
+         free(r->why);
+      }
+   }
+   if (job.nresults < cfg->samples) {
+      tf++;
+      addFailure(c, "task %d%s%s: only %d valid states: %s\n", t, p == PRECISION_FP32 ? "" : " in ",
+                 p == PRECISION_FP32 ? "" : Precision_name(p), job.nresults, cause);
+   }
+   free(cause);
+   char blocksText[64], regs[64];
+   if (job.nresults == 0)
+      snprintf(blocksText, sizeof blocksText, "-");
+   else if (allRun)
+      snprintf(blocksText, sizeof blocksText, "all");
+   else
+      snprintf(blocksText, sizeof blocksText, "<=%lld of <=%lld", (long long)runMax, (long long)gridMax);
+   if (regMax >= 0)
+      snprintf(regs, sizeof regs, "%d-%d (%s)", regMin, regMax, cfg->archs[0]);
+   else
+      snprintf(regs, sizeof regs, "-");
+   if (c->precisionColumns)
+      printf("%3d  %-19s  %-4s  %8d  %6d  %8ld  %8ld  %6ld  %9.2e  %8.2e  %-17s  %s\n", t, Op_name(task->op.kind),
+             Precision_name(p), set.count, job.nresults, tv, tc, tf, maxError, bound, blocksText, regs);
+   else
+      printf("%3d  %-19s  %8d  %6d  %8ld  %8ld  %6ld  %-17s  %s\n", t, Op_name(task->op.kind), set.count,
+             job.nresults, tv, tc, tf, blocksText, regs);
+   fflush(stdout);
+   ps->tasks++;
+   ps->states += job.nresults;
+   ps->failed += tf;
+   c->total += job.nresults;
+   c->verified += tv;
+   c->compiled += tc;
+   c->failed += tf;
+   free(job.results);
+   pthread_mutex_destroy(&job.lock);
+   SketchSet_done(&set);
+}
+
 static const CliOption checkOptions[] = {
    { "samples", 'n', "N", "valid states sampled per task (default 20)" },
    { "tasks", 't', "LIST", "only these tasks: IDs separated by commas, like 0,3,5, or all (the default)" },
@@ -221,45 +408,56 @@ static const CliOption checkOptions[] = {
    { "blocks", 'b', "N",
      "tasks over 20 MFLOP run the first, the last and N random blocks of their output kernel (default 4)" },
    { "jobs", 'j', "N", "threads (default the number of processors, at most 64)" },
+   { "precision", 'p', "LIST",
+     "check these precisions: fp32 (Ansor's sketches), tf32, fp16, bf16 (the Tensor-Core sketches of "
+     "the dense, batch_matmul and conv2d tasks, against the FP32 reference within the bound that the "
+     "precision's rounding allows), separated by commas, or all; a row per task and precision" },
    CLI_MAX_MEMORY_OPTION,
    { NULL, 0, NULL, NULL },
 };
 
 static const CliCommand checkCommand = {
    "check",
-   "FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n[--blocks N] [--jobs N] [--max-memory SIZE]",
+   "FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n[--blocks N] [--jobs N] [--precision LIST] [--max-memory SIZE]",
    "Sample states of each task, run each on the CPU executor against the operator's C reference, "
    "compile each with NVRTC when it is present, and print a table per task and each failure. A task "
-   "whose buffers would take more than --max-memory is skipped, before anything is allocated. Exit "
-   "status 1 when any state failed or any task was skipped.",
+   "whose buffers would take more than --max-memory is skipped, before anything is allocated. With "
+   "--precision, a row per task and precision with the largest error and its bound, both over the "
+   "reference output's RMS, and a summary per precision. Exit status 1 when any state failed or any "
+   "task was skipped.",
    checkOptions,
 };
 
 int Cli_check(int argc, char **argv) {
-   long samples = 20, seed = 1, blocks = 4, jobs = sysconf(_SC_NPROCESSORS_ONLN);
+   CheckConfig cfg = { .samples = 20, .seed = 1, .jobs = sysconf(_SC_NPROCESSORS_ONLN) };
+   long blocks = 4;
    double maxMemory = VERIFY_DEFAULT_MAX_MEMORY;
-   const char *tasksArg = NULL, *archArg = "sm_80,sm_90";
-   jobs = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
+   const char *tasksArg = NULL, *archArg = "sm_80,sm_90", *precisionArg = NULL;
+   cfg.jobs = cfg.jobs < 1 ? 1 : cfg.jobs > 64 ? 64 : cfg.jobs;
    optind = 1;
    int c;
    while ((c = Cli_getopt(&checkCommand, argc, argv)) != -1) {
       switch (c) {
       case CLI_OPT_HELP: return 0;
       case CLI_OPT_BAD: return EXIT_USAGE;
-      case 'n': if (Cli_parseCount("check", "--samples", optarg, 1, 100000, &samples)) return EXIT_USAGE; break;
-      case 's': if (Cli_parseCount("check", "--seed", optarg, 0, 2147483647L, &seed)) return EXIT_USAGE; break;
+      case 'n': if (Cli_parseCount("check", "--samples", optarg, 1, 100000, &cfg.samples)) return EXIT_USAGE; break;
+      case 's': if (Cli_parseCount("check", "--seed", optarg, 0, 2147483647L, &cfg.seed)) return EXIT_USAGE; break;
       case 'b': if (Cli_parseCount("check", "--blocks", optarg, 1, 1000000, &blocks)) return EXIT_USAGE; break;
-      case 'j': if (Cli_parseCount("check", "--jobs", optarg, 1, 256, &jobs)) return EXIT_USAGE; break;
+      case 'j': if (Cli_parseCount("check", "--jobs", optarg, 1, 256, &cfg.jobs)) return EXIT_USAGE; break;
       case 'M': if (Cli_parseSize("check", "--max-memory", optarg, &maxMemory)) return EXIT_USAGE; break;
       case 't': tasksArg = optarg; break;
       case 'a': archArg = optarg; break;
+      case 'p': precisionArg = optarg; break;
       }
    }
    if (argc - optind != 1)
       return Cli_usage("check", "expected FILE.task");
    char archs[8][16];
-   int narchs;
-   if (parseArchs("check", archArg, archs, 8, &narchs))
+   if (parseArchs("check", archArg, archs, 8, &cfg.narchs))
+      return EXIT_USAGE;
+   cfg.archs = archs;
+   unsigned precisions = PRECISION_BIT(PRECISION_FP32);
+   if (precisionArg && parsePrecisions(precisionArg, &precisions))
       return EXIT_USAGE;
    Network net;
    if (Cli_loadNetwork(argv[optind], &net))
@@ -276,14 +474,21 @@ int Cli_check(int argc, char **argv) {
          selected[i] = true;
    }
    char *why = NULL;
-   bool compile = Nvrtc_open(&why) == 0;
+   cfg.compile = Nvrtc_open(&why) == 0;
    int major = 0, minor = 0;
    Nvrtc_version(&major, &minor);
-   printf("checking %s (%s): %ld states per task on the CPU executor against the C reference",
-          net.name, net.path, samples);
-   if (compile) {
+   printf("checking %s (%s): %ld states per task", net.name, net.path, cfg.samples);
+   if (precisionArg) {
+      printf(" and precision (");
+      for (int p = 0, n = 0; p < PRECISION_COUNT; p++)
+         if (precisions & PRECISION_BIT(p))
+            printf("%s%s", n++ ? ", " : "", Precision_name((Precision)p));
+      printf(")");
+   }
+   printf(" on the CPU executor against the C reference");
+   if (cfg.compile) {
       printf(", compiled by NVRTC %d.%d for", major, minor);
-      for (int a = 0; a < narchs; a++)
+      for (int a = 0; a < cfg.narchs; a++)
          printf(" %s", archs[a]);
       printf("\n");
    } else {
@@ -291,14 +496,22 @@ int Cli_check(int argc, char **argv) {
    }
    free(why);
    printf("tasks over %.0f MFLOP run the first, the last and up to %ld random blocks of their output kernel\n"
-          "(about %.0f MFLOP of work per state); kernels before it run in full\n\n",
+          "(about %.0f MFLOP of work per state); kernels before it run in full\n",
           VERIFY_FULL_FLOPS / 1e6, blocks, VERIFY_WORK_BUDGET / 1e6);
-   printf("%3s  %-19s  %8s  %6s  %8s  %8s  %6s  %-17s  %s\n", "ID", "op", "sketches", "states", "verified",
-          "compiled", "failed", "blocks run", "registers");
-   SchedLimits lim;
-   SchedLimits_default(&lim);
-   long total = 0, verified = 0, compiled = 0, failed = 0, skipped = 0;
-   char *failures = xStrdup("");
+   if (precisionArg)
+      printf("max error: the largest |output - reference| over the reference's RMS; bound: what an element of\n"
+             "the RMS' size may err by on that scale (%.0e, plus the precision's rounding bound for the task's\n"
+             "reduction with inputs in [-1, 1))\n", VERIFY_TOLERANCE);
+   printf("\n");
+   CheckTotals totals = { .failures = xStrdup(""), .precisionColumns = precisionArg != NULL,
+                          .noTensorCore = xStrdup(""), .lastNoTensorCore = -1 };
+   if (precisionArg)
+      printf("%3s  %-19s  %-4s  %8s  %6s  %8s  %8s  %6s  %9s  %8s  %-17s  %s\n", "ID", "op", "prec", "sketches",
+             "states", "verified", "compiled", "failed", "max error", "bound", "blocks run", "registers");
+   else
+      printf("%3s  %-19s  %8s  %6s  %8s  %8s  %6s  %-17s  %s\n", "ID", "op", "sketches", "states", "verified",
+             "compiled", "failed", "blocks run", "registers");
+   SchedLimits_default(&cfg.lim);
    for (int t = 0; t < net.ntasks; t++) {
       if (!selected[t])
          continue;
@@ -306,101 +519,46 @@ int Cli_check(int argc, char **argv) {
       char *tooBig = NULL;
       if (VerifyTask_fits(&task->op, t, maxMemory, &tooBig) < 0) {
          printf("%3d  %-19s  %s: skipped\n", t, Op_name(task->op.kind), tooBig);
-         char *more = xAsprintf("%s%s: skipped\n", failures, tooBig);
-         free(failures);
-         failures = more;
+         addFailure(&totals, "%s: skipped\n", tooBig);
          free(tooBig);
-         skipped++;
+         totals.skipped++;
          continue;
       }
-      SketchSet set;
-      SketchSet_forOp(&set, &task->op);
       /* small tasks run every block; the rest a sample */
-      VerifyTask *vt = VerifyTask_new(&task->op, (uint64_t)seed * 7919 + (uint64_t)t, VERIFY_TOLERANCE,
+      VerifyTask *vt = VerifyTask_new(&task->op, (uint64_t)cfg.seed * 7919 + (uint64_t)t, VERIFY_TOLERANCE,
                                       (int)blocks, task->flops <= VERIFY_FULL_FLOPS);
-      CheckJob job = { .set = &set, .task = vt, .seed = (uint64_t)seed, .archs = archs, .narchs = narchs,
-                       .compile = compile };
-      pthread_mutex_init(&job.lock, NULL);
-      job.results = xCalloc((size_t)samples, sizeof(CheckResult));
-      char *cause = NULL;
-      Rng srng;
-      Rng_seed(&srng, (uint64_t)seed + 104729ull * (uint64_t)t);
-      for (long i = 0; i < samples; i++) {
-         if (State_sampleValid(&set, -1, &srng, &lim, 100000, &job.results[i].state, &cause) < 0)
-            break;
-         job.nresults++;
-      }
-      int nthreads = (int)(jobs < job.nresults ? jobs : job.nresults);
-      pthread_t *th = xCalloc((size_t)(nthreads ? nthreads : 1), sizeof *th);
-      for (int i = 0; i < nthreads; i++)
-         if (pthread_create(&th[i], NULL, checkWorker, &job) == 0)
-            pthread_setname_np(th[i], "check");
-      for (int i = 0; i < nthreads; i++)
-         pthread_join(th[i], NULL);
-      free(th);
-      long tv = 0, tc = 0, tf = 0;
-      int regMin = 1 << 30, regMax = -1;
-      int64_t runMax = 0, gridMax = 0;
-      bool allRun = true;
-      for (int i = 0; i < job.nresults; i++) {
-         CheckResult *r = &job.results[i];
-         tv += r->verified;
-         tc += r->compiled;
-         tf += r->failed;
-         if (r->registers >= 0) {
-            regMin = r->registers < regMin ? r->registers : regMin;
-            regMax = r->registers > regMax ? r->registers : regMax;
-         }
-         runMax = r->blocksRun > runMax ? r->blocksRun : runMax;
-         gridMax = r->grid > gridMax ? r->grid : gridMax;
-         allRun &= r->blocksRun == r->grid;
-         if (r->why) {
-            char text[4096];
-            State_format(&set, &r->state, text, sizeof text);
-            char *more = xAsprintf("%stask %d, state %s:\n  %s\n", failures, t, text, r->why);
-            free(failures);
-            failures = more;
-            free(r->why);
-         }
-      }
-      if (job.nresults < samples) {
-         tf++;
-         char *more = xAsprintf("%stask %d: only %d valid states: %s\n", failures, t, job.nresults, cause);
-         free(failures);
-         failures = more;
-      }
-      free(cause);
-      char blocksText[64], regs[64];
-      if (job.nresults == 0)
-         snprintf(blocksText, sizeof blocksText, "-");
-      else if (allRun)
-         snprintf(blocksText, sizeof blocksText, "all");
-      else
-         snprintf(blocksText, sizeof blocksText, "<=%lld of <=%lld", (long long)runMax, (long long)gridMax);
-      if (regMax >= 0)
-         snprintf(regs, sizeof regs, "%d-%d (%s)", regMin, regMax, archs[0]);
-      else
-         snprintf(regs, sizeof regs, "-");
-      printf("%3d  %-19s  %8d  %6d  %8ld  %8ld  %6ld  %-17s  %s\n", t, Op_name(task->op.kind), set.count,
-             job.nresults, tv, tc, tf, blocksText, regs);
-      fflush(stdout);
-      total += job.nresults;
-      verified += tv;
-      compiled += tc;
-      failed += tf;
+      for (int p = 0; p < PRECISION_COUNT; p++)
+         if (precisions & PRECISION_BIT(p))
+            checkRow(&cfg, task, t, (Precision)p, vt, &totals);
       VerifyTask_free(vt);
-      free(job.results);
-      pthread_mutex_destroy(&job.lock);
-      SketchSet_done(&set);
    }
-   if (*failures)
-      printf("\nfailures:\n%s", failures);
-   free(failures);
-   printf("\nchecked %ld states: %ld verified, %ld compiled, %ld failed", total, verified, compiled, failed);
-   if (skipped)
-      printf("; %ld task%s skipped, over --max-memory", skipped, skipped == 1 ? "" : "s");
+   if (*totals.failures)
+      printf("\nfailures:\n%s", totals.failures);
+   free(totals.failures);
+   if (precisionArg) {
+      printf("\n");
+      for (int p = 0; p < PRECISION_COUNT; p++) {
+         const PrecisionSummary *ps = &totals.summary[p];
+         if (!(precisions & PRECISION_BIT(p)))
+            continue;
+         printf("%s: %ld task%s, %ld states, %ld failed", Precision_name((Precision)p), ps->tasks,
+                ps->tasks == 1 ? "" : "s", ps->states, ps->failed);
+         if (ps->worstBound > 0)
+            printf("; the largest error against its bound: %.2e of the RMS, bound %.2e (task %d)", ps->worstError,
+                   ps->worstBound, ps->worstTask);
+         printf("\n");
+      }
+      if (*totals.noTensorCore)
+         printf("no tensor-core sketch (not a matrix multiply of two staged operands): task%s %s\n",
+                strchr(totals.noTensorCore, ',') ? "s" : "", totals.noTensorCore);
+   }
+   free(totals.noTensorCore);
+   printf("\nchecked %ld states: %ld verified, %ld compiled, %ld failed", totals.total, totals.verified,
+          totals.compiled, totals.failed);
+   if (totals.skipped)
+      printf("; %ld task%s skipped, over --max-memory", totals.skipped, totals.skipped == 1 ? "" : "s");
    printf("\n");
    free(selected);
    Network_done(&net);
-   return failed || skipped ? EXIT_INPUT : 0;
+   return totals.failed || totals.skipped ? EXIT_INPUT : 0;
 }

@@ -1,0 +1,37 @@
+#!/bin/sh
+# pruner-tui check --precision: the Tensor-Core states of every precision of an odd-shape
+# file (extents that are not multiples of the fragments, conv2d with stride, padding and
+# dilation, a grouped conv2d that has none) verify within their rounding bound and
+# compile where NVRTC is present, with a row per task and precision and a summary per
+# precision; a subset of the shipped networks' tasks does too (on the CPU only, to stay
+# quick); and a bad --precision is refused. As TAP.
+. "${PTUI_SRCDIR:-.}/tests/tap.sh"
+
+echo "1..10"
+
+run check "$src/tests/data/tc-odd.task" --precision fp16,bf16,tf32 --samples 1 --jobs 2
+last=$(echo "$out" | tail -n 1)
+ok "check passes every Tensor-Core state of the odd shapes ($last)" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^checked 15 states: 15 verified, (15|0) compiled, 0 failed$"' _ "$rc" "$last"
+ok "a row per task and precision: 5 tasks in 3 precisions" [ "$(echo "$out" | grep -cE '^ +[0-9]+ +(conv2d|dense|batch_matmul) +(fp16|bf16|tf32) ')" -eq 15 ]
+for p in fp16 bf16 tf32; do
+   ok "the $p summary line" sh -c 'echo "$1" | grep -qE "^$2: 5 tasks, 5 states, 0 failed; the largest error against its bound: [0-9.e+-]+ of the RMS, bound [0-9.e+-]+ \(task [0-4]\)$"' _ "$out" "$p"
+done
+ok "the grouped conv2d has no Tensor-Core sketch" sh -c 'echo "$1" | grep -qx "no tensor-core sketch (not a matrix multiply of two staged operands): task 5"' _ "$out"
+# every largest error lies below its bound
+ok "each row's largest error is within its bound" sh -c 'echo "$1" | awk "\$3 ~ /^(fp16|bf16|tf32)\$/ { if (\$9 + 0 > \$10 + 0 || \$9 + 0 == 0) bad++ } END { exit bad > 0 }"' _ "$out"
+
+# the shipped networks: a stem conv 7x7/2 with padding 3, 3x3/2 convs down to 7x7 and
+# the classifier of ResNet-50; BERT's dense and batch_matmul tasks
+export PRUNER_TUI_NVRTC=/nonexistent/libnvrtc.so
+run check "$src/models/resnet_50.task" --tasks 0,20,26 --precision fp16,bf16,tf32 --samples 1 --blocks 1 --jobs 2
+last=$(echo "$out" | tail -n 1)
+ok "ResNet-50's Tensor-Core states verify ($last)" sh -c '[ "$1" -eq 0 ] && [ "$2" = "checked 9 states: 9 verified, 0 compiled, 0 failed" ]' _ "$rc" "$last"
+run check "$src/models/bert_tiny.task" --tasks 2,6 --precision all --samples 1 --blocks 1 --jobs 2
+last=$(echo "$out" | tail -n 1)
+ok "BERT's dense and batch_matmul verify in every precision ($last)" sh -c '[ "$1" -eq 0 ] && [ "$2" = "checked 8 states: 8 verified, 0 compiled, 0 failed" ]' _ "$rc" "$last"
+unset PRUNER_TUI_NVRTC
+
+run check "$src/tests/data/tc-odd.task" --precision fp16,fp8
+ok "check refuses a precision it does not know" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --precision takes fp32, tf32, fp16, bf16 or all, or several separated by commas; 'fp8' is not one" ]
+
+[ "$failed" -eq 0 ]
