@@ -980,6 +980,7 @@ static void measureRemote(Batch *b, Unit *u, int i) {
    WireBuf_init(&out);
    WireBuf_init(&in);
    Wire_putStr(&out, text);
+   Wire_putU32(&out, m->cfg.counters);
    Mpi_send(u->rank, 1 + u->slot, MSG_MPI_STATE, &out);
    uint32_t type = 0;
    Mpi_recv(u->rank, 1 + u->slot, &type, &in);
@@ -1153,9 +1154,9 @@ void Measurer_setInject(Measurer *m, InjectKind k) {
 
 bool Measurer_setCounters(Measurer *m, bool on) {
    char *why = NULL;
-   if (on && m->remote)
-      why = xStrdup("under MPI the workers give counters only when opened with them");
-   else if (on && !m->simulated && Cupti_available(&why) < 0) {
+   /* under MPI every state sent says whether its counters are wanted: the worker's
+    * measurer answers for what its devices can give */
+   if (on && !m->remote && !m->simulated && Cupti_available(&why) < 0) {
       char *cupti = why;
       why = xAsprintf("a GPU's counters come from CUPTI's profiling API: %s", cupti);
       free(cupti);

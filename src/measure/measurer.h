@@ -179,8 +179,9 @@ void Measurer_setInject(Measurer *m, InjectKind k);
 /* Whether the ok outcomes of the batches that follow carry their counters; cfg.counters
  * chose it at open. The engine turns them on for one state at a time on a GPU, where
  * every program profiled costs a launch replayed per pass. False when on cannot be
- * had, and Measurer_countersNote says why: on a GPU without CUPTI (Cupti_available),
- * and under MPI, where the workers keep the setting they were opened with. */
+ * had, and Measurer_countersNote says why: on a GPU without CUPTI (Cupti_available).
+ * Under MPI the setting goes with every state to the worker, whose own measurer gives
+ * the counters where its devices can (a worker's GPU without CUPTI gives none). */
 bool Measurer_setCounters(Measurer *m, bool on);
 
 /* Measures n states of the current task into out[0..n). */

@@ -294,6 +294,7 @@ typedef struct {
    SketchSet set;
    bool haveSet;
    SchedLimits limits;
+   bool counters;               /* its measurer gives counters (as the last state asked) */
 } Slot;
 
 struct Worker_ {
@@ -346,15 +347,19 @@ static void measureState(Slot *s, WireBuf *in, WireBuf *out) {
    o.latency = MEASURE_FAILED_COST;
    o.error = MEASURE_INSTANTIATION_ERROR;
    char *text = Wire_getStr(in), *cause = NULL;
+   bool counters = Wire_getU32(in) != 0;
    State st;
-   if (!text)
+   if (!text || in->bad)
       snprintf(o.message, sizeof o.message, "rank %d got a malformed state message", myRank);
    else if (!s->task)
       snprintf(o.message, sizeof o.message, "rank %d has no task set up", myRank);
    else if (State_parse(&s->set, text, &s->limits, &st, &cause) < 0)
       snprintf(o.message, sizeof o.message, "rank %d cannot read the state: %s", myRank, cause);
-   else
+   else {
+      if (counters != s->counters)
+         s->counters = Measurer_setCounters(s->m, counters) && counters;
       Measurer_measure(s->m, &st, 1, &o);
+   }
    free(cause);
    free(text);
    Mpi_putOutcome(out, &o);
@@ -416,6 +421,7 @@ static int openSlots(Worker *w, WireBuf *hello) {
          return -1;
       }
       SchedLimits_fromDevice(&s->limits, Measurer_device(s->m));
+      s->counters = one.counters;
       w->nslots++;
    }
    Wire_putU32(hello, 1);

@@ -9,7 +9,8 @@
  *
  *   worker -> 0   HELLO: its devices (or why it has none), once at start      tag 0
  *   0 -> worker   TASK: a task's key; TASK_DONE back (ok, or why not)       tag 1+K
- *   0 -> worker   STATE: a state's text form; OUTCOME back                  tag 1+K
+ *   0 -> worker   STATE: a state's text form and whether its counters are
+ *                 wanted (u32); OUTCOME back                               tag 1+K
  *   0 -> worker   END: the run is over                                        tag 0
  *
  * A worker builds its programs itself (its own NVRTC pool), so that what crosses the
