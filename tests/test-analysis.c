@@ -2,7 +2,8 @@
  * features of a tiled 64x64x64 matmul state and of a small tiled convolution with
  * virtual threads, padding and an epilogue; the PAM pattern block's position; a max
  * pooling state and a softmax state (cross-thread reductions) without a pattern; a
- * Tensor-Core dense state (its mma as a compute store, PSA at the Tensor-Core peak); and,
+ * Tensor-Core dense state (its mma as a compute store, PSA at the Tensor-Core peak) and
+ * sampled Tensor-Core states of three ops in every precision; and,
  * for states of every sketch kind, finite values that are the same in two runs and on
  * two threads. The derivations are in the comments next to the numbers. */
 #include "config.h"
@@ -878,6 +879,98 @@ static void test_tensor_core_ranks_first(void **state) {
    tearDown(&matmul);
 }
 
+/* Two analyses of each nest, to check that a second run is bit-identical. */
+typedef struct {
+   Analysis *a;
+   LoopNest ln;
+   PsaSymbols psa[2];
+   Features f[2];
+} Twice;
+
+/* Lowers s, runs the analysis twice and checks that every value is finite and the same
+ * in both runs; the results are in tw->psa[0] and tw->f[0]. */
+static void analyseTwice(Twice *tw, const SketchSet *set, const State *s) {
+   Lower_state(set, s, &tw->ln);
+   for (int k = 0; k < 2; k++)
+      Analysis_run(tw->a, &tw->ln, &tw->psa[k], &tw->f[k]);
+   const PsaSymbols *psa = &tw->psa[0];
+   const Features *f = &tw->f[0];
+   for (int r = 0; r < psa->nrows; r++)
+      for (int k = 0; k < PSA_SYMBOLS; k++)
+         assert_true(isfinite(psa->rows[r].sym[k]));
+   for (int r = 0; r < f->nrows; r++)
+      for (int k = 0; k < FEATURE_LEN; k++)
+         assert_true(isfinite(f->row[r][k]));
+   assert_memory_equal(tw->f[1].row, f->row, (size_t)f->nrows * sizeof f->row[0]);
+   assert_memory_equal(tw->psa[1].rows, psa->rows, (size_t)psa->nrows * sizeof psa->rows[0]);
+}
+
+/* Sampled Tensor-Core states of dense, batch_matmul and an implicit-GEMM conv2d in every
+ * precision: the mma row is a compute row in its precision whose ComputeWorkload is
+ * 2 x the padded tile volume (batch x gridM blockM x gridN blockN x stagesK blockK),
+ * every value is finite and a second run is bit-identical. */
+static void test_tensor_core_states(void **state) {
+   (void)state;
+   static const SketchOptions every = { PRECISION_BIT(PRECISION_FP16) | PRECISION_BIT(PRECISION_BF16) |
+                                        PRECISION_BIT(PRECISION_TF32) };
+   static const char *const tasks[] = {
+      "{op: dense, m: 33, n: 47, k: 70, weight: 1}",
+      "{op: batch_matmul, b: 3, m: 17, n: 9, k: 30, epilogue: [bias, relu], weight: 1}",
+      "{op: conv2d, input: [7, 10, 10], filters: 9, kernel: 3, pad: 1, weight: 1}",
+   };
+   Twice *tw = xCalloc(1, sizeof *tw);
+   tw->a = Analysis_new();
+   LoopNest_init(&tw->ln);
+   for (size_t t = 0; t < sizeof tasks / sizeof tasks[0]; t++) {
+      Network net;
+      Dag g;
+      SketchSet set;
+      TestUtil_buildTask(&net, &g, &set, tasks[t]);
+      SketchSet_done(&set);
+      SketchSet_generateWith(&set, &g, &every);
+      Rng rng;
+      Rng_seed(&rng, 70 + (uint64_t)t);
+      int seen = 0;
+      for (int sk = 0; sk < set.count; sk++) {
+         if (set.sketches[sk].precision == PRECISION_FP32)
+            continue;
+         for (int n = 0; n < 4; n++) {
+            State st;
+            char *cause = NULL;
+            if (State_sampleValid(&set, sk, &rng, &limits, 100000, &st, &cause) < 0)
+               fail_msg("task %zu sketch %d: %s", t, sk, cause);
+            analyseTwice(tw, &set, &st);
+            const PsaSymbols *psa = &tw->psa[0];
+            int tcRows = 0;
+            for (int r = 0; r < psa->nrows; r++) {
+               if (psa->rows[r].precision == PRECISION_FP32)
+                  continue;
+               tcRows++;
+               assert_int_equal(psa->rows[r].precision, set.sketches[sk].precision);
+               for (int k = 0; k < set.sketches[sk].nkernels; k++) {
+                  if (set.sketches[sk].kernels[k].kind != KERNEL_TC)
+                     continue;
+                  TcTile tile;
+                  State_tcTile(&set, &st, k, &tile);
+                  double volume = (double)tile.batch * tile.gridM * tile.blockM * tile.gridN * tile.blockN *
+                                  tile.stagesK * tile.blockK;
+                  assert_true(psa->rows[r].sym[PSA_COMPUTE_WORKLOAD] == 2 * volume);
+               }
+            }
+            assert_int_equal(tcRows, 1);
+            seen++;
+         }
+      }
+      assert_int_equal(seen, 12);
+      SketchSet_done(&set);
+      Dag_done(&g);
+      Network_done(&net);
+   }
+   LoopNest_done(&tw->ln);
+   Analysis_free(tw->a);
+   free(tw);
+}
+
 static void test_workload_embedding(void **state) {
    (void)state;
    static const struct {
@@ -924,6 +1017,7 @@ int main(void) {
       cmocka_unit_test(test_tensor_core_psa),
       cmocka_unit_test(test_tensor_core_features),
       cmocka_unit_test(test_tensor_core_ranks_first),
+      cmocka_unit_test(test_tensor_core_states),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
