@@ -1,7 +1,9 @@
 /* The analyses against values computed by hand: PSA's symbols and latency and Ansor's
  * features of a tiled 64x64x64 matmul state and of a small tiled convolution with
  * virtual threads, padding and an epilogue; the PAM pattern block's position; a max
- * pooling state and a softmax state (cross-thread reductions) without a pattern; and,
+ * pooling state and a softmax state (cross-thread reductions) without a pattern; a
+ * Tensor-Core dense state (its mma as a compute store, PSA at the Tensor-Core peak) and
+ * sampled Tensor-Core states of three ops in every precision; and,
  * for states of every sketch kind, finite values that are the same in two runs and on
  * two threads. The derivations are in the comments next to the numbers. */
 #include "config.h"
@@ -30,8 +32,12 @@ typedef struct {
    Features f;
 } Fixture;
 
-static void setUp(Fixture *f, const char *task, const char *state) {
+static void setUpWith(Fixture *f, const char *task, const char *state, const SketchOptions *opt) {
    TestUtil_buildTask(&f->net, &f->g, &f->set, task);
+   if (opt) {
+      SketchSet_done(&f->set);
+      SketchSet_generateWith(&f->set, &f->g, opt);
+   }
    char *cause = NULL;
    LoopNest_init(&f->ln);
    if (State_parse(&f->set, state, &limits, &f->s, &cause) < 0)
@@ -39,6 +45,10 @@ static void setUp(Fixture *f, const char *task, const char *state) {
    Lower_state(&f->set, &f->s, &f->ln);
    f->a = Analysis_new();
    Analysis_run(f->a, &f->ln, &f->psa, &f->f);
+}
+
+static void setUp(Fixture *f, const char *task, const char *state) {
+   setUpWith(f, task, state, NULL);
 }
 
 static void tearDown(Fixture *f) {
@@ -168,7 +178,7 @@ static void checkPsaRow(const Fixture *f, const char *name, const double *want) 
 }
 
 /* Pruner's a100_40 profile. */
-static const PsaParams a100 = { 19490, 1555, 108, 1, 4, 32, 128 };
+static const PsaParams a100 = { 19490, 1555, 108, 1, 4, 32, 128, { 0 } };
 
 /* ---- a 64x64x64 matmul ----
  * i and j tiles [vthread 1, threads 8, 1, 2], k [2, 4]: grid 16, block 64, a 2x2
@@ -715,6 +725,252 @@ static void test_every_kind_is_finite_and_deterministic(void **state) {
    Network_done(&net);
 }
 
+/* ---- a Tensor-Core dense state ----
+ * dense 32x32x32 in fp16, one warp of one 16x8 fragment per block, k tile 16: grid
+ * 2 x 4 = 8 blocks of 32 threads, k_outer 2; the shared tiles have rows of 16 + 4
+ * padding floats (data_shared 16 x 20, weight_shared 8 x 20). The warp's one mma per k
+ * step reads data_shared from 0 and weight_shared from 0: its indices are constants. */
+#define TC_TASK "{op: dense, m: 32, n: 32, k: 32, weight: 1}"
+#define TC_STATE "{\"v\":1,\"sketch\":%d,\"precision\":\"fp16\",\"knobs\":{\"T_dense.tc.m\":[1,1]," \
+                 "\"T_dense.tc.n\":[1,1],\"T_dense.tc.k\":1}}"
+/* an FP32 state of the same block tile (16 x 8 of 32 threads, a 2 x 2 register tile) and
+ * k tile (16) */
+#define TC_FP32_STATE "{\"v\":1,\"sketch\":0,\"knobs\":{\"T_dense.i\":[1,8,1,2],\"T_dense.j\":[1,4,1,2]," \
+                      "\"T_dense.k\":[2,8],\"data.shared.vector\":1,\"weight.shared.vector\":1,\"T_dense.unroll\":0}}"
+
+static void setUpTc(Fixture *f) {
+   static const SketchOptions fp16 = { PRECISION_BIT(PRECISION_FP16) };
+   /* the fp16 sketch follows Ansor's */
+   TestUtil_buildTask(&f->net, &f->g, &f->set, TC_TASK);
+   int sketch = f->set.count;
+   SketchSet_done(&f->set);
+   Dag_done(&f->g);
+   Network_done(&f->net);
+   char text[256];
+   snprintf(text, sizeof text, TC_STATE, sketch);
+   setUpWith(f, TC_TASK, text, &fp16);
+}
+
+static void psaParams(PsaParams *p, const char *device) {
+   DeviceSet devices;
+   TestUtil_loadDevices(&devices);
+   char *cause = NULL;
+   if (PsaParams_fromDevice(p, DeviceSet_find(&devices, device), &cause) < 0)
+      fail_msg("%s", cause);
+   DeviceSet_done(&devices);
+}
+
+static void test_tensor_core_psa(void **state) {
+   (void)state;
+   Fixture f;
+   setUpTc(&f);
+   assert_int_equal(f.psa.nrows, 4);
+   /* the mma: 16 x 8 x 16 multiply-adds per warp, 64 adds and 64 muls per thread, twice
+    * (k_outer): 256; x 8 blocks x 32 threads = 65536 = 2 x 32^3, the dense's FLOPs.
+    * S = {} (the accumulator index is constant): 1 per buffer, 3; MemWorkload: k_outer
+    * moves none of the three: 3. DataReuse 1 + 256 / 3. */
+   double local[PSA_SYMBOLS] = { 256, 65536, 3, 3, 0, 0, 1 + 256.0 / 3, 1, 8, 32, 1 };
+   checkPsaRow(&f, "T_dense_local", local);
+   assert_int_equal(psaRow(&f, "T_dense_local")->precision, PRECISION_FP16);
+   /* data copy: 8 rounds x 32 threads = 256 floats per stage, x 2 stages x 8 blocks x 4
+    * bytes = 16384 (the 4 KiB of data read by each of the 4 block columns); weight 4
+    * rounds: 128, 8192 */
+   double data[PSA_SYMBOLS] = { 0, 0, 0, 0, 256, 16384, 1, 1, 8, 32, 1 };
+   checkPsaRow(&f, "data_shared", data);
+   assert_int_equal(psaRow(&f, "data_shared")->precision, PRECISION_FP32);
+   double weight[PSA_SYMBOLS] = { 0, 0, 0, 0, 128, 8192, 1, 1, 8, 32, 1 };
+   checkPsaRow(&f, "weight_shared", weight);
+   /* the output: 4 per thread x 8 x 32 x 4 bytes */
+   double out[PSA_SYMBOLS] = { 0, 0, 0, 0, 0, 4096, 1, 1, 8, 32, 1 };
+   checkPsaRow(&f, "T_dense", out);
+
+   /* a100_40 (cc 8.0, 108 SMs at 1410 MHz): FP16 Tensor Cores 2048 FLOPs per SM per
+    * clock, 2048 x 108 x 1.41 = 311869.44 GFLOP/s */
+   PsaParams p;
+   psaParams(&p, "a100_40");
+   assert_true(fabs(p.tensorPeakGflops[PRECISION_FP16] - 311869.44) < 1e-6);
+   assert_true(fabs(p.tensorPeakGflops[PRECISION_TF32] - 155934.72) < 1e-6);
+   assert_true(p.tensorPeakGflops[PRECISION_FP32] == 0);
+   /* 8 blocks < 108 SMs, one warp each: units 8 of 4 x 108 = 432; DataReuse 259 / 3,
+    * thread penalty 1 + 3 / 259; t_comp = 65536 x 262 / 259 / (311869.44 x 8 / 432)
+    * / 10^6 = 1.147896e-5 ms */
+   PsaRowCost c[4];
+   double lat = Psa_latency(&f.psa, &p, c);
+   double threadPenalty = 1 + 3.0 / 259;
+   double tComp = 65536 * threadPenalty / (311869.44 * 8 / 432) / 1e6;
+   assert_true(fabs(c[0].threadPenalty - threadPenalty) < 1e-12);
+   assert_true(fabs(c[0].peakPenalty - 8.0 / 432) < 1e-12);
+   assert_true(fabs(c[0].tComp - tComp) < 1e-15);
+   assert_true(fabs(tComp - 1.147896e-5) < 1e-10);
+   double tMem = (16384 + 8192 + 4096) / (1555 * 1e6);
+   assert_true(fabs(lat - (tComp + tMem)) < 1e-15);
+   /* with the FP32 peak instead (a device without Tensor Cores in fp16): 16 times slower */
+   PsaParams noTc = p;
+   noTc.tensorPeakGflops[PRECISION_FP16] = 0;
+   Psa_latency(&f.psa, &noTc, c);
+   assert_true(fabs(c[0].tComp - tComp * 311869.44 / 19490) < 1e-15);
+   tearDown(&f);
+}
+
+static void test_tensor_core_features(void **state) {
+   (void)state;
+   Fixture f;
+   setUpTc(&f);
+   /* outer_prod of the mma: 8 x 32 x 2 = 512. Per execution 64 float adds and 64 muls
+    * (its indices are constants: no integer operations): 32768 each. The zero fill
+    * computes nothing. Accesses of the last store, the mma, sorted by (lines, bytes):
+    * every stride is 0, so 1 line each; data_shared reads 16 x 16 / 32 = 8 elements per
+    * execution, 512 x 8 x 4 = 16384 bytes, over the region 0 .. 15 x 20 + 15 (316
+    * elements, 1264 bytes; the row is not covered whole: 316 unique lines);
+    * the accumulators (readwrite) 4 per execution, 8192 bytes, 4 elements = 16 bytes,
+    * the whole buffer (one line); weight_shared 8 x 16 / 32 = 4 per execution, 8192
+    * bytes, 7 x 20 + 16 = 156 elements, 624 bytes. Each is reused by k_outer (2), at 7
+    * recorded accesses x 4 bytes under it (the two copies' 2 each and the mma's 3).
+    * Allocation of T_dense_local: 4 floats, live under blockIdx.x and threadIdx.x (256),
+    * the mma's 512 over 256: 2. */
+   RowExpect local = {
+      "T_dense_local",
+      { { 1, 32768 }, { 2, 32768 },
+        { FEAT_GROUP4, 16 }, { FEAT_GROUP4 + 1, 1024 }, { FEAT_GROUP4 + 2, 256 }, { FEAT_GROUP4 + 3, 2 },
+        { FEAT_GROUP5, 512 }, { FEAT_GROUP5 + 1, 3 }, { 0, 0 } },
+      3,
+      { { 0, 16384, 1264, 1, 316, 0, 1, 28, 2, 0 },
+        { 2, 8192, 16, 1, 1, 0, 1, 28, 2, 0 },
+        { 0, 8192, 624, 1, 156, 0, 1, 28, 2, 0 } },
+   };
+   checkRow(&f, &local, 8, 32, 1);
+   /* arithmetic intensity: 128 operations per mma over (316 + 4 + 156) x 4 = 1904 bytes
+    * at every level (no loop moves an access); the last point, over the whole kernel,
+    * 65536 / 1904 */
+   const float *row = f.f.row[rowOf(&f, "T_dense_local")];
+   assert_true(fabsf(row[FEAT_GROUP3 + 9] - Features_slog(65536.0 / 1904)) < 1e-5f);
+   assert_true(fabsf(row[FEAT_GROUP3] - Features_slog(256.0 / 1904 + (8192.0 / 1904 - 256.0 / 1904) *
+                                                                         (6553.6 - 256) / (8192 - 256))) < 1e-5f);
+   tearDown(&f);
+}
+
+/* The FP32 state of the same tiles: the same FLOPs, its rows take the FP32 peak whatever
+ * the Tensor-Core peaks, so PSA ranks the fp16 state first on a100_40; and the FP32
+ * 64x64x64 state's latency is the same bits with or without the Tensor-Core peaks. */
+static void test_tensor_core_ranks_first(void **state) {
+   (void)state;
+   PsaParams p, noTc;
+   psaParams(&p, "a100_40");
+   noTc = p;
+   memset(noTc.tensorPeakGflops, 0, sizeof noTc.tensorPeakGflops);
+   Fixture tc, fp32, matmul;
+   setUpTc(&tc);
+   setUp(&fp32, TC_TASK, TC_FP32_STATE);
+   setUp(&matmul, MATMUL_TASK, MATMUL_STATE);
+   assert_true(psaRow(&fp32, "T_dense_local")->sym[PSA_COMPUTE_WORKLOAD] == 65536);
+   for (int r = 0; r < fp32.psa.nrows; r++)
+      assert_int_equal(fp32.psa.rows[r].precision, PRECISION_FP32);
+   PsaRowCost cTc[IR_MAX_BUFFERS], cFp32[IR_MAX_BUFFERS];
+   Psa_latency(&tc.psa, &p, cTc);
+   Psa_latency(&fp32.psa, &p, cFp32);
+   int rTc = (int)(psaRow(&tc, "T_dense_local") - tc.psa.rows);
+   int rFp32 = (int)(psaRow(&fp32, "T_dense_local") - fp32.psa.rows);
+   assert_true(cTc[rTc].tComp * 4 < cFp32[rFp32].tComp);
+   assert_true(Psa_score(&tc.psa, &p) > Psa_score(&fp32.psa, &p));
+   assert_true(Psa_latency(&fp32.psa, &p, NULL) == Psa_latency(&fp32.psa, &noTc, NULL));
+   assert_true(Psa_latency(&matmul.psa, &p, NULL) == Psa_latency(&matmul.psa, &a100, NULL));
+   tearDown(&tc);
+   tearDown(&fp32);
+   tearDown(&matmul);
+}
+
+/* Two analyses of each nest, to check that a second run is bit-identical. */
+typedef struct {
+   Analysis *a;
+   LoopNest ln;
+   PsaSymbols psa[2];
+   Features f[2];
+} Twice;
+
+/* Lowers s, runs the analysis twice and checks that every value is finite and the same
+ * in both runs; the results are in tw->psa[0] and tw->f[0]. */
+static void analyseTwice(Twice *tw, const SketchSet *set, const State *s) {
+   Lower_state(set, s, &tw->ln);
+   for (int k = 0; k < 2; k++)
+      Analysis_run(tw->a, &tw->ln, &tw->psa[k], &tw->f[k]);
+   const PsaSymbols *psa = &tw->psa[0];
+   const Features *f = &tw->f[0];
+   for (int r = 0; r < psa->nrows; r++)
+      for (int k = 0; k < PSA_SYMBOLS; k++)
+         assert_true(isfinite(psa->rows[r].sym[k]));
+   for (int r = 0; r < f->nrows; r++)
+      for (int k = 0; k < FEATURE_LEN; k++)
+         assert_true(isfinite(f->row[r][k]));
+   assert_memory_equal(tw->f[1].row, f->row, (size_t)f->nrows * sizeof f->row[0]);
+   assert_memory_equal(tw->psa[1].rows, psa->rows, (size_t)psa->nrows * sizeof psa->rows[0]);
+}
+
+/* Sampled Tensor-Core states of dense, batch_matmul and an implicit-GEMM conv2d in every
+ * precision: the mma row is a compute row in its precision whose ComputeWorkload is
+ * 2 x the padded tile volume (batch x gridM blockM x gridN blockN x stagesK blockK),
+ * every value is finite and a second run is bit-identical. */
+static void test_tensor_core_states(void **state) {
+   (void)state;
+   static const SketchOptions every = { PRECISION_BIT(PRECISION_FP16) | PRECISION_BIT(PRECISION_BF16) |
+                                        PRECISION_BIT(PRECISION_TF32) };
+   static const char *const tasks[] = {
+      "{op: dense, m: 33, n: 47, k: 70, weight: 1}",
+      "{op: batch_matmul, b: 3, m: 17, n: 9, k: 30, epilogue: [bias, relu], weight: 1}",
+      "{op: conv2d, input: [7, 10, 10], filters: 9, kernel: 3, pad: 1, weight: 1}",
+   };
+   Twice *tw = xCalloc(1, sizeof *tw);
+   tw->a = Analysis_new();
+   LoopNest_init(&tw->ln);
+   for (size_t t = 0; t < sizeof tasks / sizeof tasks[0]; t++) {
+      Network net;
+      Dag g;
+      SketchSet set;
+      TestUtil_buildTask(&net, &g, &set, tasks[t]);
+      SketchSet_done(&set);
+      SketchSet_generateWith(&set, &g, &every);
+      Rng rng;
+      Rng_seed(&rng, 70 + (uint64_t)t);
+      int seen = 0;
+      for (int sk = 0; sk < set.count; sk++) {
+         if (set.sketches[sk].precision == PRECISION_FP32)
+            continue;
+         for (int n = 0; n < 4; n++) {
+            State st;
+            char *cause = NULL;
+            if (State_sampleValid(&set, sk, &rng, &limits, 100000, &st, &cause) < 0)
+               fail_msg("task %zu sketch %d: %s", t, sk, cause);
+            analyseTwice(tw, &set, &st);
+            const PsaSymbols *psa = &tw->psa[0];
+            int tcRows = 0;
+            for (int r = 0; r < psa->nrows; r++) {
+               if (psa->rows[r].precision == PRECISION_FP32)
+                  continue;
+               tcRows++;
+               assert_int_equal(psa->rows[r].precision, set.sketches[sk].precision);
+               for (int k = 0; k < set.sketches[sk].nkernels; k++) {
+                  if (set.sketches[sk].kernels[k].kind != KERNEL_TC)
+                     continue;
+                  TcTile tile;
+                  State_tcTile(&set, &st, k, &tile);
+                  double volume = (double)tile.batch * tile.gridM * tile.blockM * tile.gridN * tile.blockN *
+                                  tile.stagesK * tile.blockK;
+                  assert_true(psa->rows[r].sym[PSA_COMPUTE_WORKLOAD] == 2 * volume);
+               }
+            }
+            assert_int_equal(tcRows, 1);
+            seen++;
+         }
+      }
+      assert_int_equal(seen, 12);
+      SketchSet_done(&set);
+      Dag_done(&g);
+      Network_done(&net);
+   }
+   LoopNest_done(&tw->ln);
+   Analysis_free(tw->a);
+   free(tw);
+}
+
 static void test_workload_embedding(void **state) {
    (void)state;
    static const struct {
@@ -758,6 +1014,10 @@ int main(void) {
       cmocka_unit_test(test_softmax_has_no_pattern),
       cmocka_unit_test(test_every_kind_is_finite_and_deterministic),
       cmocka_unit_test(test_workload_embedding),
+      cmocka_unit_test(test_tensor_core_psa),
+      cmocka_unit_test(test_tensor_core_features),
+      cmocka_unit_test(test_tensor_core_ranks_first),
+      cmocka_unit_test(test_tensor_core_states),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/sketch.h"
 #include "util/xalloc.h"
 
 #define MAX_DEPTH 32
@@ -68,6 +69,9 @@ typedef struct {
    int ndim;
    const int64_t *shape;
    int64_t flatShape;            /* the shape of an access by flat index only */
+   int64_t span;                 /* elements a flat access covers past its index (an mma's
+                                    fragment); 0 for a single element */
+   double elems;                 /* elements one thread moves per execution */
    int ntuples;
    int32_t tuple[MAX_COPIES][MAX_TUPLES][TE_MAX_DIMS];
    VarSet dimVars[MAX_TUPLES][TE_MAX_DIMS];   /* variables each index uses (copy 0) */
@@ -464,6 +468,8 @@ static Access *newAccess(Analysis *a, int buffer, int type) {
    t->ndim = b->ndim;
    t->shape = b->shape;
    t->flatShape = b->elems;
+   t->span = 0;
+   t->elems = 1;
    return t;
 }
 
@@ -505,6 +511,8 @@ static void collectLoads(Analysis *a, int32_t e, int copy, int *nth) {
       collectLoads(a, x->args[i], copy, nth);
 }
 
+static void noteIndexVars(Analysis *a);
+
 static void collectAccesses(Analysis *a, const int32_t *copies) {
    const LoopNest *ln = a->ln;
    a->nacc = 0;
@@ -521,6 +529,13 @@ static void collectAccesses(Analysis *a, const int32_t *copies) {
       nth[0] = 1;
       collectLoads(a, st->value, c, nth);
    }
+   noteIndexVars(a);
+}
+
+/* The variables of every access's indices, and which accesses the virtual threads'
+ * copies index differently. */
+static void noteIndexVars(Analysis *a) {
+   const LoopNest *ln = a->ln;
    for (int i = 0; i < a->nacc; i++) {
       Access *t = &a->acc[i];
       memset(&t->vars, 0, sizeof t->vars);
@@ -560,7 +575,7 @@ static double touchedAt(Analysis *a, const Access *t, int lvl, int64_t *region) 
          for (int j = 0; j < t->ntuples; j++) {
             Range r = rangeOf(a, t->tuple[c][j][d], lvl);
             lo = min64(lo, r.lo);
-            hi = max64(hi, r.hi);
+            hi = max64(hi, r.hi + t->span);
          }
       int64_t ext = hi - lo + 1;
       if (ext < 0)
@@ -621,8 +636,9 @@ static double mw(const Analysis *a, const Access *t, uint32_t set) {
    return p;
 }
 
-static void psaStatement(Analysis *a, int row, const OpCount *ops) {
+static void psaStatement(Analysis *a, int row, const OpCount *ops, Precision precision) {
    PsaRow *r = &a->psa->rows[row];
+   r->precision = precision;
    double *sym = r->sym;
    const Access *w = &a->acc[0];
    double inner = 1;
@@ -728,7 +744,7 @@ static Reuse reuseOf(const Analysis *a, const Access *t) {
 
 static void accessFeatures(Analysis *a, Access *t, double outer) {
    int depth = a->depth;
-   double bytes = outer * BYTES;
+   double bytes = outer * t->elems * BYTES;
    double uniqueBytes = t->touched[0] * BYTES;
    int64_t stride = 0;
    double reduceRatio = 1;
@@ -908,6 +924,18 @@ static void featureStatement(Analysis *a, int row, const OpCount *ops) {
 
 /* ---- the walk ---- */
 
+/* The row of the stored buffer takes the statement whose accesses a->acc holds. */
+static void account(Analysis *a, int buffer, const OpCount *ops, Precision precision) {
+   int row = rowFor(a, buffer);
+   if (a->psa)
+      psaStatement(a, row, ops, precision);
+   if (a->features) {
+      for (int k = 0; k < a->nacc; k++)
+         noteScope(a, a->acc[k].buffer);
+      featureStatement(a, row, ops);
+   }
+}
+
 static void statement(Analysis *a, const int32_t *copies, int ncopies) {
    const LoopNest *ln = a->ln;
    const IrStmt *st = &ln->stmt[copies[0]];
@@ -918,14 +946,43 @@ static void statement(Analysis *a, const int32_t *copies, int ncopies) {
    countOps(a, st->value, &ops);
    if (st->kind == STMT_ALLREDUCE)
       ops.n[st->reduce == REDUCE_MAX ? OP_FLOAT_CMP : OP_FLOAT_ADDSUB]++;   /* the combine */
-   int row = rowFor(a, st->buffer);
-   if (a->psa)
-      psaStatement(a, row, &ops);
-   if (a->features) {
-      for (int k = 0; k < a->nacc; k++)
-         noteScope(a, a->acc[k].buffer);
-      featureStatement(a, row, &ops);
+   account(a, st->buffer, &ops, PRECISION_FP32);
+}
+
+static void flatAccess(Access *t, int32_t index, int64_t span, double elems) {
+   makeFlat(t);
+   setTuple(t, 0, 0, NULL, index);
+   t->ntuples = 1;
+   t->span = span;
+   t->elems = elems;
+}
+
+/* A warp's mma.sync as the store it amounts to, acc += A x B^T over its fragment: it
+ * updates the thread's 4 accumulators from the fragment's 16 x D elements of A and
+ * 8 x D of B (D the precision's depth), a 32nd of each per thread, and does 16 x 8 x D
+ * multiply-adds per warp, which count per thread as the float additions and
+ * multiplications of a plain FP32 reduction's fused multiply-adds (the operands'
+ * indices count as a load's do). */
+static void mmaStatement(Analysis *a, const IrStmt *st) {
+   Precision p = (Precision)st->precision;
+   int depth = Precision_mmaDepth(p);
+   static const int rows[2] = { SKETCH_MMA_M, SKETCH_MMA_N };
+   int perThread = SKETCH_MMA_M * SKETCH_MMA_N / SKETCH_WARP_SIZE;   /* accumulators */
+   a->ncopies = 1;
+   a->nacc = 0;
+   flatAccess(newAccess(a, st->buffer, 2), st->index, perThread - 1, perThread);
+   OpCount ops;
+   memset(&ops, 0, sizeof ops);
+   for (int i = 0; i < 2; i++) {
+      flatAccess(newAccess(a, st->operand[i], 0), st->operandIndex[i], (rows[i] - 1) * (int64_t)st->ld[i] + depth - 1,
+                 (double)rows[i] * depth / SKETCH_WARP_SIZE);
+      if (a->wantFeatures)
+         countOps(a, st->operandIndex[i], &ops);
    }
+   noteIndexVars(a);
+   ops.n[OP_FLOAT_ADDSUB] += perThread * depth;
+   ops.n[OP_FLOAT_MUL] += perThread * depth;
+   account(a, st->buffer, &ops, p);
 }
 
 static void push(Analysis *a, LevelKind kind, int var, int64_t extent, int32_t id) {
@@ -988,11 +1045,11 @@ static void walk(Analysis *a, int32_t s) {
    case STMT_ALLREDUCE:
       statement(a, &s, 1);
       return;
+   case STMT_MMA:
+      mmaStatement(a, st);
+      return;
    case STMT_LET:
    case STMT_BARRIER:
-   /* a warp's mma has no store of Ansor's kind: its features are the fetches into
-    * shared memory and the stores of its accumulators */
-   case STMT_MMA:
       return;
    }
 }

@@ -24,6 +24,15 @@
  * loads, in the order the value first reads them; a buffer both loaded and stored is
  * readwrite and keeps only the store's index. An index has one expression per buffer
  * dimension; LET variables count as their values.
+ * A warp's mma statement (Tensor Cores) is a store that reads and writes its
+ * accumulators and reads its two shared tiles, each by flat index: per execution a
+ * thread updates 4 accumulators and moves a 32nd of the fragment's 16 x D elements of A
+ * and 8 x D of B (D = Precision_mmaDepth: 16, or 8 for TF32), and the fragment's
+ * region is the index's bound plus 3, 15 x lda + D - 1 and 7 x ldb + D - 1 elements.
+ * Its operations are the 16 x 8 x D multiply-adds of the warp shared by its 32
+ * threads: 4 D float_addsub and 4 D float_mul per execution, as 4 D executions of a
+ * plain FP32 reduction's acc = acc + a x b would count, plus the index arithmetic of
+ * the two tile indices.
  * Region of an access at loop level i: per dimension, the bound of its index when the
  * loops at level i and inside run over their extents and the outer loops sit at 0
  * (the union over every load of the buffer, and over the virtual threads' copies when
@@ -52,7 +61,7 @@
  * (lines, bytes) descending (ties keep access order), the first 5, zero-padded. Buffer
  * b occupies 57 + 18 b .. 57 + 18 b + 17:
  *   +0..2 access type one-hot: read, write, readwrite
- *   +3 bytes = outer_prod x 4 (float32)
+ *   +3 bytes = outer_prod x the elements per execution (1; an mma's above) x 4
  *   +4 unique_bytes = touched elements over the whole kernel (level 0) x 4
  *   +5 lines = max(1, outer_prod / r x min(1, stride x 4 / 64)): stride is the access's
  *      stride along the innermost loop that moves it; r is the innermost loop's extent

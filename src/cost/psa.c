@@ -37,6 +37,11 @@ int PsaParams_fromDevice(PsaParams *p, const Device *d, char **cause) {
    p->partitions = Device_has(d, DEV_SM_PARTITIONS) ? (double)d->sm_partitions : 4;
    p->warpSize = Device_has(d, DEV_WARP_SIZE) ? (double)d->warp_size : 32;
    p->regCap = Device_has(d, DEV_PSA_REG_CAP) ? (double)d->psa_reg_cap : 128;
+   /* not Pruner's: the Tensor-Core peaks that Tensor-Core rows use (psa.h) */
+   double mhz = Device_clockMhz(d);
+   bool cc = Device_has(d, DEV_COMPUTE_CAPABILITY);
+   for (int i = 0; i < PRECISION_COUNT; i++)
+      p->tensorPeakGflops[i] = cc ? Device_tensorFlopsPerClk(d->cc_major, d->cc_minor, (Precision)i) * p->sms * mhz / 1e3 : 0;
    return 0;
 }
 
@@ -61,7 +66,9 @@ double Psa_latency(const PsaSymbols *s, const PsaParams *p, PsaRowCost *costs) {
          cap = p->partitions * p->sms;
       }
       c.peakPenalty = units / (ceil(units / cap) * cap);
-      double throughput = p->peakGflops * c.peakPenalty * c.warpPenalty / c.regPenalty;
+      Precision tc = s->rows[i].precision;
+      double peak = tc != PRECISION_FP32 && p->tensorPeakGflops[tc] > 0 ? p->tensorPeakGflops[tc] : p->peakGflops;
+      double throughput = peak * c.peakPenalty * c.warpPenalty / c.regPenalty;
       c.tComp = f[PSA_COMPUTE_WORKLOAD] * c.threadPenalty / throughput / 1e6;
       c.tMem = f[PSA_DRAM_WORKLOAD] / (p->bandwidthGBs * 1e6);
       total += fmax(c.tComp, c.tMem);

@@ -21,7 +21,11 @@
  *   6 DataReuse              1 + symbol 0 / MemWorkload when both are non-zero, else 1
  *   7 is_gpu                 1
  *   8 grid, 9 block, 10 virtual threads
- * A store is a compute store when symbol 0 is non-zero.
+ * A store is a compute store when symbol 0 is non-zero. A warp's mma statement is a
+ * compute store into its accumulator that reads its two shared tiles: one mma.sync of
+ * 16x8 outputs, D deep (Precision_mmaDepth), is 16 x 8 x D multiply-adds per warp, so
+ * it adds 16 x 8 x D / 32 float additions and as many multiplications per thread to
+ * symbol 0, as D of a plain FP32 reduction's fused multiply-adds would.
  *
  * Latency (pruner.md 1.4), per row, in milliseconds:
  *   w = block / warp, W = ceil(w); warp_penalty = w / W
@@ -32,15 +36,18 @@
  *   t_comp = ComputeWorkload x thread_penalty / (peak x peak_penalty x warp_penalty /
  *            reg_penalty) / 10^6
  *   t_mem  = DRAM_workload / (bandwidth x 10^6)
- * and the state's latency is the sum over rows of max(t_comp, t_mem). Its score is
+ * where peak is the FP32 peak, or for a row whose last compute store is an mma statement
+ * the Tensor-Core peak of its precision (tensorPeakGflops; the FP32 peak where the device
+ * has none), and the state's latency is the sum over rows of max(t_comp, t_mem). Its score is
  * 1 / latency; a nest with no rows scores -inf.
  *
  * Where this differs from Pruner's code, on purpose (each reason is next to the code:
  * psaStatement in cost/analysis.c, PsaParams_fromDevice in cost/psa.c):
  * DRAM_workload counts bytes, not elements; shared copies count every reduction step;
  * a shared copy's row reads the stored (shared) buffer's index; block and thread loops
- * are skipped by kind, not by name; reg_cap comes from the device. vec_len is read
- * from devices.yaml but not used, as in Pruner. */
+ * are skipped by kind, not by name; reg_cap comes from the device; Tensor-Core rows
+ * (above) take the Tensor-Core peak, where Pruner has no Tensor-Core term and would see
+ * no arithmetic in them. vec_len is read from devices.yaml but not used, as in Pruner. */
 #ifndef HEADER_psa
 #define HEADER_psa
 
@@ -65,6 +72,7 @@ enum {
 
 typedef struct PsaRow_ {
    int buffer;                   /* loop-nest buffer */
+   Precision precision;          /* of the row's Tensor-Core work; FP32 for the CUDA cores */
    double sym[PSA_SYMBOLS];
 } PsaRow;
 
@@ -82,6 +90,9 @@ typedef struct PsaParams_ {
    double partitions;            /* Q: sm_partitions, else 4 */
    double warpSize;              /* warp_size, else 32 */
    double regCap;                /* psa.reg_cap, else 128 */
+   /* dense Tensor-Core peak per precision, GFLOP/s: Device_tensorFlopsPerClk x SMs x
+    * Device_clockMhz; 0 for FP32 and where the device has none or its clock is unknown */
+   double tensorPeakGflops[PRECISION_COUNT];
 } PsaParams;
 
 /* Per-row terms of the latency, for explain. */

@@ -191,29 +191,36 @@ size_t Device_formatValue(const Device *d, DeviceField f, char *buf, size_t size
 /* The CUDA C++ Programming Guide's "Technical Specifications per Compute Capability"
  * table (cc 3.7 from the CUDA 11 edition, which still lists Kepler), and the FP32 lanes
  * per SM of its arithmetic-instruction throughput table. Every SM since Kepler has four
- * warp schedulers. Static shared memory is limited to 48 KB per block everywhere. */
+ * warp schedulers. Static shared memory is limited to 48 KB per block everywhere.
+ * The dense Tensor-Core FLOPs per SM per clock {FP16, BF16, TF32}, FP32 accumulation,
+ * are the datasheets' dense peaks over SMs x boost clock: V100 125 TFLOP/s = 80 x 1.53
+ * GHz x 1024; T4 65 = 40 x 1.59 x 1024; A100 312 and 156 = 108 x 1.41 x 2048 and 1024;
+ * A10 125 = 72 x 1.695 x 1024 and L4 121 = 58 x 2.04 x 1024; H100 SXM 990 and 495 =
+ * 132 x 1.83 x 4096 and 2048 (datacenter parts: GeForce boards of 8.6 and 8.9
+ * accumulate in FP32 at half this rate). */
 typedef struct CcSpec_ {
    int major, minor;
    int64_t threadsPerSm, blocksPerSm, regsPerSm, sharedPerSm, sharedOptin;
    int fp32Lanes;
+   double tensorPerClk[3];      /* FP16, BF16, TF32 */
 } CcSpec;
 
 static const CcSpec ccSpecs[] = {
-   { 3, 7, 2048, 16, 131072, 112 * KiB, 48 * KiB, 192 },
-   { 5, 0, 2048, 32, 65536, 64 * KiB, 48 * KiB, 128 },
-   { 5, 2, 2048, 32, 65536, 96 * KiB, 48 * KiB, 128 },
-   { 5, 3, 2048, 32, 65536, 64 * KiB, 48 * KiB, 128 },
-   { 6, 0, 2048, 32, 65536, 64 * KiB, 48 * KiB, 64 },
-   { 6, 1, 2048, 32, 65536, 96 * KiB, 48 * KiB, 128 },
-   { 6, 2, 2048, 32, 65536, 64 * KiB, 48 * KiB, 128 },
-   { 7, 0, 2048, 32, 65536, 96 * KiB, 96 * KiB, 64 },
-   { 7, 2, 2048, 32, 65536, 96 * KiB, 96 * KiB, 64 },
-   { 7, 5, 1024, 16, 65536, 64 * KiB, 64 * KiB, 64 },
-   { 8, 0, 2048, 32, 65536, 164 * KiB, 163 * KiB, 64 },
-   { 8, 6, 1536, 16, 65536, 100 * KiB, 99 * KiB, 128 },
-   { 8, 7, 1536, 16, 65536, 164 * KiB, 163 * KiB, 128 },
-   { 8, 9, 1536, 24, 65536, 100 * KiB, 99 * KiB, 128 },
-   { 9, 0, 2048, 32, 65536, 228 * KiB, 227 * KiB, 128 },
+   { 3, 7, 2048, 16, 131072, 112 * KiB, 48 * KiB, 192, { 0, 0, 0 } },
+   { 5, 0, 2048, 32, 65536, 64 * KiB, 48 * KiB, 128, { 0, 0, 0 } },
+   { 5, 2, 2048, 32, 65536, 96 * KiB, 48 * KiB, 128, { 0, 0, 0 } },
+   { 5, 3, 2048, 32, 65536, 64 * KiB, 48 * KiB, 128, { 0, 0, 0 } },
+   { 6, 0, 2048, 32, 65536, 64 * KiB, 48 * KiB, 64, { 0, 0, 0 } },
+   { 6, 1, 2048, 32, 65536, 96 * KiB, 48 * KiB, 128, { 0, 0, 0 } },
+   { 6, 2, 2048, 32, 65536, 64 * KiB, 48 * KiB, 128, { 0, 0, 0 } },
+   { 7, 0, 2048, 32, 65536, 96 * KiB, 96 * KiB, 64, { 1024, 0, 0 } },
+   { 7, 2, 2048, 32, 65536, 96 * KiB, 96 * KiB, 64, { 1024, 0, 0 } },
+   { 7, 5, 1024, 16, 65536, 64 * KiB, 64 * KiB, 64, { 1024, 0, 0 } },
+   { 8, 0, 2048, 32, 65536, 164 * KiB, 163 * KiB, 64, { 2048, 2048, 1024 } },
+   { 8, 6, 1536, 16, 65536, 100 * KiB, 99 * KiB, 128, { 1024, 1024, 512 } },
+   { 8, 7, 1536, 16, 65536, 164 * KiB, 163 * KiB, 128, { 1024, 1024, 512 } },
+   { 8, 9, 1536, 24, 65536, 100 * KiB, 99 * KiB, 128, { 1024, 1024, 512 } },
+   { 9, 0, 2048, 32, 65536, 228 * KiB, 227 * KiB, 128, { 4096, 4096, 2048 } },
 };
 
 static const CcSpec *ccSpec(int major, int minor) {
@@ -228,6 +235,22 @@ int Device_fp32Lanes(int major, int minor) {
    if (c)
       return c->fp32Lanes;
    return major >= 10 ? 128 : 0;   /* Blackwell: 128 FP32 lanes per SM */
+}
+
+double Device_tensorFlopsPerClk(int ccMajor, int ccMinor, Precision p) {
+   const CcSpec *c = ccSpec(ccMajor, ccMinor);
+   if (!c || p == PRECISION_FP32)
+      return 0;
+   return c->tensorPerClk[p - PRECISION_FP16];
+}
+
+double Device_clockMhz(const Device *d) {
+   if (Device_has(d, DEV_CLOCK_MHZ))
+      return d->clock_mhz;
+   int lanes = Device_has(d, DEV_COMPUTE_CAPABILITY) ? Device_fp32Lanes(d->cc_major, d->cc_minor) : 0;
+   if (Device_has(d, DEV_PEAK_FP32_GFLOPS) && Device_has(d, DEV_SM_COUNT) && d->sm_count > 0 && lanes > 0)
+      return d->peak_fp32_gflops * 1e3 / ((double)d->sm_count * 2 * lanes);
+   return 0;
 }
 
 uint64_t Device_completeFromCC(Device *d) {
@@ -291,12 +314,7 @@ void Device_features(const Device *d, float out[DEVICE_FEATURE_LEN]) {
    memset(out, 0, DEVICE_FEATURE_LEN * sizeof *out);
    if (Device_has(d, DEV_SM_COUNT))
       out[0] = (float)d->sm_count;
-   double mhz = 0;
-   int lanes = Device_has(d, DEV_COMPUTE_CAPABILITY) ? Device_fp32Lanes(d->cc_major, d->cc_minor) : 0;
-   if (Device_has(d, DEV_CLOCK_MHZ))
-      mhz = d->clock_mhz;
-   else if (Device_has(d, DEV_PEAK_FP32_GFLOPS) && Device_has(d, DEV_SM_COUNT) && d->sm_count > 0 && lanes > 0)
-      mhz = d->peak_fp32_gflops * 1e3 / ((double)d->sm_count * 2 * lanes);
+   double mhz = Device_clockMhz(d);
    out[1] = (float)mhz;
    if (Device_has(d, DEV_PEAK_FP32_GFLOPS))
       out[2] = (float)d->peak_fp32_gflops;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "te/precision.h"
+
 typedef enum {
    DEV_COMPUTE_CAPABILITY,      /* "9.0" -> cc_major, cc_minor */
    DEV_PEAK_FP32_GFLOPS,        /* dense FP32 (no tensor cores), boost clock */
@@ -123,6 +125,13 @@ uint64_t Device_completeFromCC(Device *d);
 /* FP32 lanes per SM of a compute capability (the Programming Guide's arithmetic
  * throughput table); 0 when unknown. */
 int Device_fp32Lanes(int major, int minor);
+/* Dense Tensor-Core FLOPs per SM per clock of a compute capability in a precision, FP32
+ * accumulation (the datasheets' peaks over SMs x boost clock; the sources are beside the
+ * table in device.c); 0 for FP32 and where the generation has none. */
+double Device_tensorFlopsPerClk(int ccMajor, int ccMinor, Precision p);
+/* The SMs' clock in MHz: clock_mhz, else the FP32 peak over 2 x the SMs' FP32 lanes of
+ * the capability; 0 when neither is known. */
+double Device_clockMhz(const Device *d);
 /* The keys of the fields in mask, ", "-separated, into buf. */
 size_t Device_formatFields(uint64_t mask, char *buf, size_t size);
 /* "sm_90" from the compute capability; "sm_??" when unknown. */

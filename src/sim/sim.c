@@ -1205,31 +1205,9 @@ int SimGpu_init(SimGpu *g, const Device *d, char **cause) {
    }
    g->fpPerClk = peak / (2.0 * g->sms * g->clock * g->warp);
    for (int p = 0; p < PRECISION_COUNT; p++)
-      g->tcFlopsPerClk[p] = Sim_tensorFlopsPerClk(full.cc_major, full.cc_minor, (Precision)p);
+      g->tcFlopsPerClk[p] = Device_tensorFlopsPerClk(full.cc_major, full.cc_minor, (Precision)p);
    g->dramBytesPerSec = full.mem_bandwidth_gbs * 1e9;
    g->l2Bytes = (double)full.l2_bytes;
-   return 0;
-}
-
-double Sim_tensorFlopsPerClk(int ccMajor, int ccMinor, Precision p) {
-   /* {cc, FP16, BF16, TF32}: the datasheets' dense peaks over SMs x boost clock: V100
-    * 125 TFLOP/s = 80 x 1.53 GHz x 1024; T4 65 = 40 x 1.59 x 1024; A100 312 and 156 =
-    * 108 x 1.41 x 2048 and 1024; A10 125 = 72 x 1.695 x 1024 and L4 121 = 58 x 2.04 x
-    * 1024; H100 SXM 990 and 495 = 132 x 1.83 x 4096 and 2048 */
-   static const struct {
-      int cc;
-      double perClk[3];
-   } rates[] = {
-      { 70, { 1024, 0, 0 } }, { 72, { 1024, 0, 0 } }, { 75, { 1024, 0, 0 } },
-      { 80, { 2048, 2048, 1024 } }, { 86, { 1024, 1024, 512 } }, { 87, { 1024, 1024, 512 } },
-      { 89, { 1024, 1024, 512 } }, { 90, { 4096, 4096, 2048 } },
-   };
-   if (p == PRECISION_FP32)
-      return 0;
-   int cc = ccMajor * 10 + ccMinor;
-   for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++)
-      if (rates[i].cc == cc)
-         return rates[i].perClk[p - PRECISION_FP16];
    return 0;
 }
 

@@ -162,10 +162,11 @@ int SimGpu_init(SimGpu *g, const Device *d, char **cause);
  * report for kernel k (its registers and spills replace the estimates). -1 with *cause
  * when a kernel cannot run on the GPU (too many threads per block, shared memory per
  * block or registers; the message gives the numbers). */
-/* Dense Tensor-Core FLOPs per SM per clock of a compute capability in a precision (FP32
- * accumulation; datacenter parts: GeForce boards of 8.6 and 8.9 accumulate in FP32 at
- * half this rate); 0 for FP32 and where the generation has none. */
-double Sim_tensorFlopsPerClk(int ccMajor, int ccMinor, Precision p);
+/* The Tensor-Core rate the simulator assumes: the device table's
+ * (Device_tensorFlopsPerClk). */
+static inline double Sim_tensorFlopsPerClk(int ccMajor, int ccMinor, Precision p) {
+   return Device_tensorFlopsPerClk(ccMajor, ccMinor, p);
+}
 
 int Sim_count(const SimGpu *g, const LoopNest *ln, const SimCompiled *const *compiled, SimProgram *out,
               char **cause);
