@@ -7,18 +7,20 @@
 # quick); and a bad --precision is refused. As TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..10"
+echo "1..11"
 
 run check "$src/tests/data/tc-odd.task" --precision fp16,bf16,tf32 --samples 1 --jobs 2
 last=$(echo "$out" | tail -n 1)
 ok "check passes every Tensor-Core state of the odd shapes ($last)" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^checked 15 states: 15 verified, (15|0) compiled, 0 failed$"' _ "$rc" "$last"
 ok "a row per task and precision: 5 tasks in 3 precisions" [ "$(echo "$out" | grep -cE '^ +[0-9]+ +(conv2d|dense|batch_matmul) +(fp16|bf16|tf32) ')" -eq 15 ]
 for p in fp16 bf16 tf32; do
-   ok "the $p summary line" sh -c 'echo "$1" | grep -qE "^$2: 5 tasks, 5 states, 0 failed; the largest error against its bound: [0-9.e+-]+ of the RMS, bound [0-9.e+-]+ \(task [0-4]\)$"' _ "$out" "$p"
+   ok "the $p summary line" sh -c 'echo "$1" | grep -qE "^$2: 5 tasks, 5 states, 0 failed; the largest error against its bound: [0-9.e+-]+ of the RMS, bound [0-9.e+-]+ \(task [0-4]\); error over predicted [0-9.]+ to [0-9.]+$"' _ "$out" "$p"
 done
 ok "the grouped conv2d has no Tensor-Core sketch" sh -c 'echo "$1" | grep -qx "no tensor-core sketch (not a matrix multiply of two staged operands): task 5"' _ "$out"
 # every largest error lies below its bound
-ok "each row's largest error is within its bound" sh -c 'echo "$1" | awk "\$3 ~ /^(fp16|bf16|tf32)\$/ { if (\$9 + 0 > \$10 + 0 || \$9 + 0 == 0) bad++ } END { exit bad > 0 }"' _ "$out"
+ok "each row's largest error is within its bound" sh -c 'echo "$1" | awk "\$3 ~ /^(fp16|bf16|tf32)\$/ { if (\$9 + 0 > \$11 + 0 || \$9 + 0 == 0) bad++ } END { exit bad > 0 }"' _ "$out"
+# and within a factor 2 of the error predicted for its state
+ok "each row's largest error is within a factor 2 of its prediction" sh -c 'echo "$1" | awk "\$3 ~ /^(fp16|bf16|tf32)\$/ { n++; if (\$9 + 0 < \$10 / 2 || \$9 + 0 > 2 * \$10) bad++ } END { exit bad > 0 || n != 15 }"' _ "$out"
 
 # the shipped networks: a stem conv 7x7/2 with padding 3, 3x3/2 convs down to 7x7 and
 # the classifier of ResNet-50; BERT's dense and batch_matmul tasks

@@ -26,6 +26,8 @@ struct VerifyTask_ {
    bool fullGrid;
    long reduceLength;              /* the longest reduction of the task's DAG */
    double slope;                   /* how much the fused epilogue may stretch an error */
+   int nepilogue;
+   Epilogue epilogue[OP_MAX_EPILOGUE];
 };
 
 /* The largest slope of an epilogue, |f(x) - f(y)| <= slope |x - y|: GELU's derivative
@@ -65,6 +67,8 @@ VerifyTask *VerifyTask_new(const OpParams *op, uint64_t seed, double tolerance, 
    t->flops = Op_flops(op);
    t->reduceLength = longestReduction(op);
    t->slope = 1;
+   t->nepilogue = op->nepilogue;
+   memcpy(t->epilogue, op->epilogue, sizeof t->epilogue);
    for (int i = 0; i < op->nepilogue; i++)
       t->slope *= epilogueSlope(op->epilogue[i].kind);
    /* values in [-1, 1): an all-zero input would let many wrong kernels pass */
@@ -160,6 +164,10 @@ double VerifyTask_allowance(const VerifyTask *t, Precision p) {
    return t->slope * Precision_dotErrorBound(p, k, (double)k, 2.0 * (double)k);
 }
 
+double VerifyTask_predictError(const VerifyTask *t, Precision p, int64_t compared) {
+   return Precision_predictError(p, t->reduceLength, (double)compared, t->epilogue, t->nepilogue);
+}
+
 /* The coarsest precision of the nest's Tensor-Core operands; FP32 when it has none. */
 static Precision nestPrecision(const LoopNest *ln) {
    Precision p = PRECISION_FP32;
@@ -237,6 +245,7 @@ int Verify_loopNest(const VerifyTask *t, const LoopNest *ln, uint64_t sampleSeed
    } else {
       res->precision = nestPrecision(ln);
       compare(t, globals[out], written, VerifyTask_allowance(t, res->precision), res);
+      res->predicted = VerifyTask_predictError(t, res->precision, res->compared);
    }
    Exec_free(x);
    free(written);

@@ -56,6 +56,11 @@ int VerifyTask_fits(const OpParams *op, int task, double limit, char **cause);
  * largest slope of the fused epilogue. 0 for FP32. */
 double VerifyTask_allowance(const VerifyTask *t, Precision p);
 
+/* The largest error, over the reference's RMS, that `compared` output elements of a nest
+ * whose operands are rounded to p are expected to show: Precision_predictError of the
+ * task's longest reduction and its epilogue. */
+double VerifyTask_predictError(const VerifyTask *t, Precision p, int64_t compared);
+
 /* The inputs, in Op_inputShape order. */
 const float *const *VerifyTask_inputs(const VerifyTask *t);
 /* The reference output and its element count. */
@@ -69,6 +74,8 @@ typedef struct VerifyResult_ {
    Precision precision;         /* the coarsest of the nest's Tensor-Core operands, or FP32 */
    double maxError;             /* the largest |output - reference| compared, over the
                                    reference's RMS */
+   double predicted;            /* the largest error expected of the elements compared
+                                   (VerifyTask_predictError), on the same scale */
    double bound;                /* what an element of the RMS' size may err by, on that
                                    scale: the tolerance plus the precision's allowance */
    char *why;                   /* when not ok: the executor's error, or the first element

@@ -38,6 +38,23 @@ static const char *const epilogueNames[EPI_KIND_COUNT] = {
    [EPI_HARDSWISH] = "hardswish", [EPI_HARDSIGMOID] = "hardsigmoid", [EPI_SIGMOID] = "sigmoid",
 };
 
+static double clampValue(double x, double lo, double hi) {
+   return x < lo ? lo : x > hi ? hi : x;
+}
+
+double Epilogue_activate(const Epilogue *epi, double x) {
+   switch (epi->kind) {
+   case EPI_RELU: return x > 0.0 ? x : 0.0;
+   case EPI_RELU6: return clampValue(x, 0.0, 6.0);
+   case EPI_CLIP: return clampValue(x, epi->lo, epi->hi);
+   case EPI_GELU: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+   case EPI_HARDSWISH: return x * (clampValue(x + 3.0, 0.0, 6.0) / 6.0);
+   case EPI_HARDSIGMOID: return clampValue(x + 3.0, 0.0, 6.0) / 6.0;
+   case EPI_SIGMOID: return 1.0 / (1.0 + exp(-x));
+   default: return x;
+   }
+}
+
 int Op_kindOfKey(const char *key) {
    int best = -1;
    size_t bestLen = 0;

@@ -74,6 +74,9 @@ const char *Op_name(OpKind kind);
 int Op_kindFromName(const char *name);
 const char *Epilogue_name(EpilogueKind kind);
 int Epilogue_kindFromName(const char *name);
+/* x through an elementwise epilogue that reads no tensor (relu to sigmoid), in double;
+ * x itself for bias and add, which add a tensor's element instead. */
+double Epilogue_activate(const Epilogue *epi, double x);
 
 /* Sets the defaults of `kind` (stride 1, no padding, dilation 1, groups 1, ...). */
 void Op_defaults(OpParams *p, OpKind kind);

@@ -85,3 +85,58 @@ double Precision_dotErrorBound(Precision p, long k, double sumAbsProducts, doubl
    double e = (2 * u + u * u) * sumAbsProducts + eta * (1 + u) * sumAbsOperands + (double)k * eta * eta;
    return (1 + gamma) * e + 2 * gamma * sumAbsProducts;
 }
+
+/* The nonlinear part of an epilogue: its activations in order. */
+static double activate(const Epilogue *epilogue, int nepilogue, double x) {
+   for (int i = 0; i < nepilogue; i++)
+      x = Epilogue_activate(&epilogue[i], x);
+   return x;
+}
+
+/* Points of the sums over the activation's input x (within 8 standard deviations) and
+ * over the largest error t. */
+#define PREDICT_X_STEPS 256
+#define PREDICT_T_STEPS 256
+
+double Precision_predictError(Precision p, long k, double outputs, const Epilogue *epilogue, int nepilogue) {
+   double u = Precision_unitRoundoff(p), u32 = ldexp(1.0, -24), kd = (double)k;
+   double sigma = sqrt(kd * 2 * u * u / 63 + u32 * u32 * kd * kd / (144 * log(2.0)));
+   /* the spread of the activation's input, and what the additions after it add */
+   double inputVar = kd / 9, afterVar = 0;
+   bool activated = false;
+   for (int i = 0; i < nepilogue; i++) {
+      bool adds = epilogue[i].kind == EPI_BIAS || epilogue[i].kind == EPI_ADD;
+      if (adds && activated)
+         afterVar += 1.0 / 3;
+      else if (adds)
+         inputVar += 1.0 / 3;
+      else
+         activated = true;
+   }
+   double sd = sqrt(inputVar), n = outputs < 1 ? 1 : outputs;
+   double weight[PREDICT_X_STEPS], slope[PREDICT_X_STEPS];
+   double meanSquare = 0, total = 0, steepest = 0;
+   for (int i = 0; i < PREDICT_X_STEPS; i++) {
+      double z = -8 + 16 * (i + 0.5) / PREDICT_X_STEPS, x = z * sd, h = 1e-6 * (sd > 1 ? sd : 1);
+      double y = activate(epilogue, nepilogue, x);
+      weight[i] = exp(-z * z / 2);
+      slope[i] = fabs(activate(epilogue, nepilogue, x + h) - activate(epilogue, nepilogue, x - h)) / (2 * h);
+      meanSquare += weight[i] * y * y;
+      total += weight[i];
+      steepest = slope[i] > steepest ? slope[i] : steepest;
+   }
+   meanSquare = meanSquare / total + afterVar;
+   if (sigma == 0 || steepest == 0 || meanSquare == 0)
+      return 0;
+   /* beyond tMax even the steepest elements' errors pass with probability below 1e-12 / N */
+   double tMax = steepest * sigma * (sqrt(2 * log(n)) + 8), dt = tMax / PREDICT_T_STEPS, largest = 0;
+   for (int j = 0; j < PREDICT_T_STEPS; j++) {
+      double t = (j + 0.5) * dt, exceed = 0;
+      for (int i = 0; i < PREDICT_X_STEPS; i++)
+         if (slope[i] > 0)
+            exceed += weight[i] * erfc(t / (slope[i] * sigma * sqrt(2.0)));
+      exceed /= total;
+      largest += (exceed >= 1 ? 1 : -expm1(n * log1p(-exceed))) * dt;
+   }
+   return largest / sqrt(meanSquare);
+}

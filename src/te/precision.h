@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include "te/op.h"
+
 /* The order is the sketches' order: a task's Tensor-Core sketches follow it, so a
  * device with fewer precisions has a prefix of another's sketch numbers. */
 typedef enum {
@@ -57,5 +59,40 @@ static inline int Precision_mmaDepth(Precision p) {
  *   each side: the bound is (1 + gamma_k) E + 2 gamma_k P.
  * For FP32 itself u = eta = 0 (the same operands), leaving the two orders' 2 gamma_k P. */
 double Precision_dotErrorBound(Precision p, long k, double sumAbsProducts, double sumAbsOperands);
+
+/* The expected largest |output - reference| over `outputs` output elements, over the
+ * reference output's RMS, of k-term dot products whose operands, independent and uniform
+ * in [-1, 1), are rounded to p and whose products are summed in FP32, followed by the
+ * epilogue (its bias and residual uniform in [-1, 1) too), against a reference computed
+ * in double. A prediction, not a bound; known before anything runs. Its derivation:
+ *   Rounding. A value x in the binade [2^e, 2^(e+1)) rounds to the nearest multiple of
+ *   2^(e+1) u (u the unit roundoff), an error uniform over half that spacing either side:
+ *   variance 4^e u^2 / 3. For x uniform in [-1, 1) the binade 2^e holds x with
+ *   probability 2^e (e = -1, -2, ...), so E[err^2] = u^2/3 sum_j 8^-j = u^2 / 21 (the
+ *   subnormals, below 2^-14 even for FP16, change nothing visible).
+ *   One product. a'b' - ab = a err_b + b err_a + err_a err_b, of variance
+ *   2 E[a^2] E[err^2] = 2 (1/3) u^2/21 = 2u^2/63 (the last term is u^2 smaller).
+ *   The dot product. The k terms err independently: variance k 2u^2/63, while the
+ *   output's variance is k E[a^2] E[b^2] = k/9, so the rounding error is
+ *   sqrt(2/7) u = 0.53 u of the output's RMS whatever k is. The products of rounded
+ *   operands are exact in FP32 (at most 22 significant bits); each of the k FP32
+ *   additions rounds its partial sum s_j, of variance j/9, by a relative error of
+ *   variance 2^-48 / (8 ln 2) (the spacing's variance over s^2 with s's significand
+ *   log-uniform in [1, 2)), which adds 2^-48 k^2 / (144 ln 2): 2^-24 sqrt(k / (16 ln 2))
+ *   of the RMS, the whole error for FP32 operands and below 1e-5 of it for the others
+ *   up to k = 10^6. The double reference adds nothing visible.
+ *   The epilogue. The bias and the residual add independent values of variance 1/3 each:
+ *   before the first activation they widen the activation's input x (taken as normal,
+ *   of variance k/9 plus theirs), after it they add to the output's mean square. The
+ *   activations f (applied in order) scale an element's error by |f'(x)| and make the
+ *   output's mean square E[f(x)^2]: relu zeroes the errors of half the elements and
+ *   halves the mean square, so relu's largest error is sqrt 2 times the plain one.
+ *   The largest of N. The elements' errors are taken as independent and normal (a sum
+ *   of k terms) of standard deviation |f'(x)| sigma: P(t), the probability that one
+ *   exceeds t, is the mean over x of erfc(t / (|f'(x)| sigma sqrt 2)), and the expected
+ *   largest of N is the integral over t > 0 of 1 - (1 - P(t))^N, about
+ *   sigma sqrt(2 ln N) without an activation; both integrals are summed numerically.
+ * For FP32 operands (no rounding) only the accumulation is left. */
+double Precision_predictError(Precision p, long k, double outputs, const Epilogue *epilogue, int nepilogue);
 
 #endif

@@ -200,10 +200,6 @@ static void biasLayout(const OpParams *p, int64_t *channels, int64_t *inner) {
    *inner = product(shape + axis + 1, rank - axis - 1);
 }
 
-static double clamp(double x, double lo, double hi) {
-   return x < lo ? lo : x > hi ? hi : x;
-}
-
 void Ref_epilogue(const OpParams *p, const float *const *extra, float *out) {
    int64_t total = outputElements(p);
    int nextra = 0;
@@ -223,37 +219,8 @@ void Ref_epilogue(const OpParams *p, const float *const *extra, float *out) {
             out[e] = (float)((double)out[e] + residual[e]);
          continue;
       }
-      for (int64_t e = 0; e < total; e++) {
-         double x = out[e];
-         switch (epi->kind) {
-         case EPI_RELU:
-            x = x > 0.0 ? x : 0.0;
-            break;
-         case EPI_RELU6:
-            x = clamp(x, 0.0, 6.0);
-            break;
-         case EPI_CLIP:
-            x = clamp(x, epi->lo, epi->hi);
-            break;
-         case EPI_GELU:
-            x = 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
-            break;
-         case EPI_HARDSWISH:
-            x = x * (clamp(x + 3.0, 0.0, 6.0) / 6.0);
-            break;
-         case EPI_HARDSIGMOID:
-            x = clamp(x + 3.0, 0.0, 6.0) / 6.0;
-            break;
-         case EPI_SIGMOID:
-            x = 1.0 / (1.0 + exp(-x));
-            break;
-         case EPI_BIAS:
-         case EPI_ADD:
-         case EPI_KIND_COUNT:
-            break;
-         }
-         out[e] = (float)x;
-      }
+      for (int64_t e = 0; e < total; e++)
+         out[e] = (float)Epilogue_activate(epi, out[e]);
    }
 }
 

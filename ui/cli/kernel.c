@@ -146,7 +146,7 @@ typedef struct {
    State state;
    bool verified, compiled, failed;
    int64_t blocksRun, grid;
-   double maxError, bound;      /* over the reference's RMS (VerifyResult) */
+   double maxError, predicted, bound; /* over the reference's RMS (VerifyResult) */
    int registers;               /* of the last kernel, first architecture; -1 unknown */
    char *why;                   /* why it failed */
 } CheckResult;
@@ -172,6 +172,7 @@ static void checkState(CheckJob *job, CheckResult *res, LoopNest *ln) {
    res->blocksRun = v.blocksRun;
    res->grid = v.grid;
    res->maxError = v.maxError;
+   res->predicted = v.predicted;
    res->bound = v.bound;
    res->why = v.why;
    v.why = NULL;
@@ -251,6 +252,7 @@ typedef struct {
    double worstShare;           /* the largest error over its bound */
    double worstError, worstBound;
    int worstTask;
+   double lowRatio, highRatio;  /* of the largest error over its prediction, over states */
 } PrecisionSummary;
 
 /* What check reports across tasks. */
@@ -335,7 +337,7 @@ static void checkRow(const CheckConfig *cfg, const Task *task, int t, Precision 
    int regMin = 1 << 30, regMax = -1;
    int64_t runMax = 0, gridMax = 0;
    bool allRun = true;
-   double maxError = 0, bound = 0;
+   double maxError = 0, predicted = 0, bound = 0;
    PrecisionSummary *ps = &c->summary[p];
    for (int i = 0; i < job.nresults; i++) {
       CheckResult *r = &job.results[i];
@@ -349,7 +351,15 @@ static void checkRow(const CheckConfig *cfg, const Task *task, int t, Precision 
       runMax = r->blocksRun > runMax ? r->blocksRun : runMax;
       gridMax = r->grid > gridMax ? r->grid : gridMax;
       allRun &= r->blocksRun == r->grid;
-      maxError = r->maxError > maxError ? r->maxError : maxError;
+      if (r->maxError >= maxError) {
+         maxError = r->maxError;
+         predicted = r->predicted;
+      }
+      if (r->predicted > 0 && r->verified) {
+         double ratio = r->maxError / r->predicted;
+         ps->lowRatio = ps->highRatio == 0 || ratio < ps->lowRatio ? ratio : ps->lowRatio;
+         ps->highRatio = ratio > ps->highRatio ? ratio : ps->highRatio;
+      }
       bound = r->bound;
       if (r->bound > 0 && r->maxError / r->bound >= ps->worstShare) {
          ps->worstShare = r->maxError / r->bound;
@@ -382,8 +392,9 @@ static void checkRow(const CheckConfig *cfg, const Task *task, int t, Precision 
    else
       snprintf(regs, sizeof regs, "-");
    if (c->precisionColumns)
-      printf("%3d  %-19s  %-4s  %8d  %6d  %8ld  %8ld  %6ld  %9.2e  %8.2e  %-17s  %s\n", t, Op_name(task->op.kind),
-             Precision_name(p), set.count, job.nresults, tv, tc, tf, maxError, bound, blocksText, regs);
+      printf("%3d  %-19s  %-4s  %8d  %6d  %8ld  %8ld  %6ld  %9.2e  %9.2e  %8.2e  %-17s  %s\n", t,
+             Op_name(task->op.kind), Precision_name(p), set.count, job.nresults, tv, tc, tf, maxError, predicted,
+             bound, blocksText, regs);
    else
       printf("%3d  %-19s  %8d  %6d  %8ld  %8ld  %6ld  %-17s  %s\n", t, Op_name(task->op.kind), set.count,
              job.nresults, tv, tc, tf, blocksText, regs);
@@ -422,8 +433,8 @@ static const CliCommand checkCommand = {
    "Sample states of each task, run each on the CPU executor against the operator's C reference, "
    "compile each with NVRTC when it is present, and print a table per task and each failure. A task "
    "whose buffers would take more than --max-memory is skipped, before anything is allocated. With "
-   "--precision, a row per task and precision with the largest error and its bound, both over the "
-   "reference output's RMS, and a summary per precision. Exit status 1 when any state failed or any "
+   "--precision, a row per task and precision with the largest error, the error predicted for its "
+   "state and the bound, all over the reference output's RMS, and a summary per precision. Exit status 1 when any state failed or any "
    "task was skipped.",
    checkOptions,
 };
@@ -499,15 +510,18 @@ int Cli_check(int argc, char **argv) {
           "(about %.0f MFLOP of work per state); kernels before it run in full\n",
           VERIFY_FULL_FLOPS / 1e6, blocks, VERIFY_WORK_BUDGET / 1e6);
    if (precisionArg)
-      printf("max error: the largest |output - reference| over the reference's RMS; bound: what an element of\n"
-             "the RMS' size may err by on that scale (%.0e, plus the precision's rounding bound for the task's\n"
-             "reduction with inputs in [-1, 1))\n", VERIFY_TOLERANCE);
+      printf("max error: the largest |output - reference| over the reference's RMS; predicted: the largest\n"
+             "error expected of that state from its precision, reduction length, epilogue and the elements\n"
+             "compared, on that scale; bound: what an element of the RMS' size may err by on that scale (%.0e,\n"
+             "plus the precision's rounding bound for the task's reduction with inputs in [-1, 1))\n",
+             VERIFY_TOLERANCE);
    printf("\n");
    CheckTotals totals = { .failures = xStrdup(""), .precisionColumns = precisionArg != NULL,
                           .noTensorCore = xStrdup(""), .lastNoTensorCore = -1 };
    if (precisionArg)
-      printf("%3s  %-19s  %-4s  %8s  %6s  %8s  %8s  %6s  %9s  %8s  %-17s  %s\n", "ID", "op", "prec", "sketches",
-             "states", "verified", "compiled", "failed", "max error", "bound", "blocks run", "registers");
+      printf("%3s  %-19s  %-4s  %8s  %6s  %8s  %8s  %6s  %9s  %9s  %8s  %-17s  %s\n", "ID", "op", "prec",
+             "sketches", "states", "verified", "compiled", "failed", "max error", "predicted", "bound", "blocks run",
+             "registers");
    else
       printf("%3s  %-19s  %8s  %6s  %8s  %8s  %6s  %-17s  %s\n", "ID", "op", "sketches", "states", "verified",
              "compiled", "failed", "blocks run", "registers");
@@ -546,6 +560,8 @@ int Cli_check(int argc, char **argv) {
          if (ps->worstBound > 0)
             printf("; the largest error against its bound: %.2e of the RMS, bound %.2e (task %d)", ps->worstError,
                    ps->worstBound, ps->worstTask);
+         if (ps->highRatio > 0)
+            printf("; error over predicted %.2f to %.2f", ps->lowRatio, ps->highRatio);
          printf("\n");
       }
       if (*totals.noTensorCore)
