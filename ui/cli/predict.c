@@ -58,9 +58,10 @@ typedef struct Prediction_ {
    char why[600];               /* no schedule, or the measurement's error */
 } Prediction;
 
-/* The session's best state of every task into p; 0 or EXIT_INPUT after reporting. */
+/* The session's network into net and its best state of every task into *out (one
+ * Prediction a task, which the caller frees); 0 or EXIT_INPUT after reporting. */
 static int sessionSchedules(const char *sessionFile, const char *taskFile, const SchedLimits *lim, Network *net,
-                            Prediction *p, bool *loaded) {
+                            Prediction **out, bool *loaded) {
    SessionLog log;
    SessionLog_init(&log);
    char *notice = NULL, *cause = NULL;
@@ -72,6 +73,7 @@ static int sessionSchedules(const char *sessionFile, const char *taskFile, const
       goto done;
    }
    *loaded = true;
+   Prediction *p = *out = xCalloc((size_t)net->ntasks + 1, sizeof *p);
    best = xCalloc((size_t)log.events[0].header.ntasks + 1, sizeof *best);
    if (Export_bestMeasures(&log, sessionFile, best, &cause) < 0) {
       rc = EXIT_INPUT;
@@ -298,15 +300,7 @@ int Cli_predict(int argc, char **argv) {
    int rc = 0;
    Prediction *p = NULL;
    if (sessionFile) {
-      /* the network's task count comes from the file first */
-      Network probe;
-      if (Cli_loadNetwork(taskFile, &probe)) {
-         rc = EXIT_INPUT;
-      } else {
-         p = xCalloc((size_t)probe.ntasks + 1, sizeof *p);
-         Network_done(&probe);
-         rc = sessionSchedules(sessionFile, taskFile, &lim, &net, p, &loaded);
-      }
+      rc = sessionSchedules(sessionFile, taskFile, &lim, &net, &p, &loaded);
    } else if (Cli_loadNetwork(taskFile, &net)) {
       rc = EXIT_INPUT;
    } else {
