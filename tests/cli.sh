@@ -109,7 +109,7 @@ run --list-devices --devices "$tmp/mine.yaml"
 ok "--devices adds the user's entries to the shipped ones" sh -c '[ "$1" -eq 0 ] && grep -qE "^mygpu +My GPU " "$2"' _ "$rc" "$tmp/out"
 
 run kernel "$src/tests/data/every-kind.task" 8 --seed 3
-ok "kernel prints the task, the sketch, the state and a launch line" sh -c '[ "$1" -eq 0 ] && grep -q "^task 8 of every_kind: dense m2 n40 k96, epilogue bias+gelu$" "$2" && grep -q "^sketch [01] of 2: " "$2" && grep -q "^state: {\"v\":1," "$2" && grep -q "^launch T_gelu_kernel: grid [0-9]* blocks, [0-9]* threads per block" "$2"' _ "$rc" "$tmp/out"
+ok "kernel prints the task, the sketch, the state and a launch line" sh -c '[ "$1" -eq 0 ] && grep -q "^task 8 of every_kind: dense m2 n40 k96, epilogue bias+gelu$" "$2" && grep -q "^sketch [01] of 5: " "$2" && grep -q "^state: {\"v\":1," "$2" && grep -q "^launch T_gelu_kernel: grid [0-9]* blocks, [0-9]* threads per block" "$2"' _ "$rc" "$tmp/out"
 ok "kernel prints CUDA source" grep -q '^extern "C" __global__ void __launch_bounds__' "$tmp/out"
 
 state='{"v":1,"sketch":0,"knobs":{"T_gelu.threads":32,"T_dense.unroll":16}}'

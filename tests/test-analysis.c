@@ -739,7 +739,7 @@ static void test_every_kind_is_finite_and_deterministic(void **state) {
                       "\"T_dense.k\":[2,8],\"data.shared.vector\":1,\"weight.shared.vector\":1,\"T_dense.unroll\":0}}"
 
 static void setUpTc(Fixture *f) {
-   static const SketchOptions fp16 = { PRECISION_BIT(PRECISION_FP16) };
+   static const SketchOptions fp16 = { PRECISION_BIT(PRECISION_FP16), false };
    /* the fp16 sketch follows Ansor's */
    TestUtil_buildTask(&f->net, &f->g, &f->set, TC_TASK);
    int sketch = f->set.count;
@@ -912,7 +912,7 @@ static void analyseTwice(Twice *tw, const SketchSet *set, const State *s) {
 static void test_tensor_core_states(void **state) {
    (void)state;
    static const SketchOptions every = { PRECISION_BIT(PRECISION_FP16) | PRECISION_BIT(PRECISION_BF16) |
-                                        PRECISION_BIT(PRECISION_TF32) };
+                                        PRECISION_BIT(PRECISION_TF32), false };
    static const char *const tasks[] = {
       "{op: dense, m: 33, n: 47, k: 70, weight: 1}",
       "{op: batch_matmul, b: 3, m: 17, n: 9, k: 30, epilogue: [bias, relu], weight: 1}",

@@ -87,7 +87,7 @@ static void test_task(void **state) {
    const DetailsSubject *s = subject(state);
    char *text = Details_task(s);
    assert_string_equal(text, "task 0 of tiny2: dense m16 n64 k32, epilogue bias\n"
-                             "sketch 0 of 1: tiled T_dense into T_bias, shared data, weight\n"
+                             "sketch 0 of 4: tiled T_dense into T_bias, shared data, weight\n"
                              "state: " DENSE_STATE "\n");
    free(text);
 }

@@ -227,6 +227,7 @@ static SessionEvent measureEvent(int round, int task, double cost, unsigned thro
    e.measure.message = xStrdup("");
    e.measure.lineage = xStrdup("random");
    e.measure.draftScore = e.measure.verifyScore = NAN;
+   e.measure.predictedError = e.measure.outputError = NAN;
    e.measure.throttled = throttled;
    return e;
 }

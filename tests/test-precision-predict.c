@@ -43,7 +43,7 @@ static bool firstOfItsKind(const Network *net, int t) {
 }
 
 static void checkTask(const char *file, const Task *task, int t, Ratios *r) {
-   SketchOptions opt = { PRECISION_BIT(PRECISION_FP16) | PRECISION_BIT(PRECISION_BF16) | PRECISION_BIT(PRECISION_TF32) };
+   SketchOptions opt = { PRECISION_BIT(PRECISION_FP16) | PRECISION_BIT(PRECISION_BF16) | PRECISION_BIT(PRECISION_TF32), false };
    SketchSet set;
    SketchSet_forOpWith(&set, &task->op, &opt);
    VerifyTask *vt = VerifyTask_new(&task->op, 7919 + (uint64_t)t, VERIFY_TOLERANCE, 1, task->flops <= VERIFY_FULL_FLOPS);

@@ -65,14 +65,16 @@ static void events(SessionEvent ev[NEVENTS]) {
                                         .error = xStrdup("ok"), .message = xStrdup(""),
                                         .lineage = xStrdup("draft"),
                                         .draftScore = -1.0000000000000002, .verifyScore = NAN,
-                                        .buildSeconds = 0.3125, .runSeconds = 1.5e-3 } };
+                                        .buildSeconds = 0.3125, .runSeconds = 1.5e-3,
+                                        .predictedError = 0.00125, .outputError = 0.0009765625 } };
    ev[2] = (SessionEvent){ .kind = SESSION_MEASURE, .round = 3, .elapsed = 1.5,
                            .measure = { .task = 0, .state = xStrdup("s"), .ncosts = 1,
                                         .costs = { 1e10 },
                                         .error = xStrdup("compile error"),
                                         .message = xStrdup("kernel.cu(3): error"),
                                         .lineage = xStrdup("mutant"),
-                                        .draftScore = NAN, .verifyScore = 2.5 } };
+                                        .draftScore = NAN, .verifyScore = 2.5,
+                                        .predictedError = NAN, .outputError = NAN } };
    ev[3] = (SessionEvent){ .kind = SESSION_MODEL, .round = 3, .elapsed = 2,
                            .model = { .seconds = 0.123456789, .samples = 512,
                                       .error = xStrdup("") } };
@@ -295,12 +297,17 @@ static void test_lineText(void **state) {
    free(line);
    /* a measurement's build and run seconds are wall clock: there with it, gone without */
    line = SessionEvent_toJson(&ev[1], true);
-   assert_non_null(strstr(line, ",\"verify\":null,\"build_s\":0.3125,\"run_s\":0.0015}"));
+   assert_non_null(strstr(line, ",\"verify\":null,\"build_s\":0.3125,\"run_s\":0.0015,"
+                                "\"predicted_error\":0.00125,\"output_error\":0.0009765625}"));
    free(line);
    line = SessionEvent_toJson(&ev[1], false);
    assert_null(strstr(line, "build_s"));
    assert_null(strstr(line, "run_s"));
-   assert_non_null(strstr(line, ",\"verify\":null}"));
+   assert_non_null(strstr(line, ",\"verify\":null,\"predicted_error\":0.00125,\"output_error\":0.0009765625}"));
+   free(line);
+   /* errors not known are left out */
+   line = SessionEvent_toJson(&ev[2], false);
+   assert_null(strstr(line, "_error"));
    free(line);
    SessionEvent fin = finished();
    line = SessionEvent_toJson(&fin, true);
@@ -327,7 +334,17 @@ static void test_lineText(void **state) {
       fail_msg("%s", cause);
    assert_true(old.measure.buildSeconds == 0 && old.measure.runSeconds == 0);
    assert_true(old.measure.verifyScore == 7);
+   /* and before the errors: not known */
+   assert_true(isnan(old.measure.predictedError) && isnan(old.measure.outputError));
    SessionEvent_done(&old);
+   /* an error that is there must be a finite number */
+   assert_int_equal(SessionEvent_fromJson("{\"event\":\"measure\",\"round\":1,\"t\":2,\"task\":0,\"state\":\"s\","
+                                          "\"costs\":[2e-05],\"error\":\"ok\",\"lineage\":\"draft\",\"draft\":null,"
+                                          "\"verify\":7,\"output_error\":null}",
+                                          &old, &cause),
+                    -1);
+   assert_string_equal(cause, "\"output_error\": expected a finite number, found null");
+   free(cause);
    /* a rank that is there must be a number or null */
    assert_int_equal(SessionEvent_fromJson("{\"event\":\"search\",\"round\":2,\"t\":1,\"task\":0,"
                                           "\"drafted\":false,\"sampled\":9,\"drafts\":5,\"population\":14,"
@@ -523,6 +540,8 @@ static void test_fleet(void **state) {
    } bad[] = {
       { "\"fleet_size\":0", "\"fleet_size\": expected an integer from 1 to 2147483647, found 0" },
       { "\"fleet\":4", "\"fleet\": expected a string, found 4" },
+      { "\"max_error\":0", "\"max_error\": expected a finite number above 0, found 0" },
+      { "\"precision\":[\"fp16\"]", "\"precision\": expected a string, found an array" },
    };
    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       line = xAsprintf("{\"event\":\"header\",\"v\":1,\"network\":\"n\",\"network_file\":\"n.task\",\"device\":"

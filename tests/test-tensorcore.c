@@ -23,7 +23,7 @@
 static SchedLimits limits;
 
 static const SketchOptions everyPrecision = {
-   PRECISION_BIT(PRECISION_FP16) | PRECISION_BIT(PRECISION_BF16) | PRECISION_BIT(PRECISION_TF32)
+   PRECISION_BIT(PRECISION_FP16) | PRECISION_BIT(PRECISION_BF16) | PRECISION_BIT(PRECISION_TF32), false
 };
 
 typedef struct {

@@ -120,12 +120,15 @@ static void dropTask(Child *c) {
 /* The largest relative error of got against want, at the scale of the output: an
  * element that cancels to nearly zero is judged against the output's RMS. Sets
  * *worst to the element with the largest error; NaN counts as infinitely wrong. */
-static double maxRelError(const float *got, const float *want, int64_t n, double rms, int64_t *worst) {
-   double maxErr = 0;
+static double maxRelError(const float *got, const float *want, int64_t n, double rms, int64_t *worst,
+                          double *rmsError) {
+   double maxErr = 0, maxAbs = 0;
    *worst = -1;
    for (int64_t i = 0; i < n; i++) {
       double w = want[i], scale = fabs(w) > rms ? fabs(w) : rms;
-      double e = fabs((double)got[i] - w) / (scale > 0 ? scale : 1.0);
+      double d = fabs((double)got[i] - w);
+      maxAbs = d > maxAbs || isnan(d) ? d : maxAbs;
+      double e = d / (scale > 0 ? scale : 1.0);
       if (!(e <= maxErr)) {
          maxErr = isnan(e) ? INFINITY : e;
          *worst = i;
@@ -133,6 +136,7 @@ static double maxRelError(const float *got, const float *want, int64_t n, double
             break;
       }
    }
+   *rmsError = isnan(maxAbs) ? INFINITY : maxAbs / (rms > 0 ? rms : 1.0);
    return maxErr;
 }
 
@@ -216,7 +220,7 @@ static bool launchAll(Child *c, const ProtoProgram *p, Loaded *l, Failure *f) {
 /* Fills output and scratch with NaN, launches once, and compares the output with
  * `want` (the reference). want NULL: keeps the output in c->got without comparing. */
 static bool checkedLaunch(Child *c, const ProtoProgram *p, Loaded *l, const float *want, double tolerance,
-                          double *relErr, Failure *f) {
+                          double *relErr, double *rmsErr, Failure *f) {
    for (int i = 0; i < p->nbuffers; i++)
       if (p->role[i] < 0 &&
           failed(c, c->cu.cuMemsetD32(l->buf[i], NAN_BITS, (size_t)p->elems[i]), MEASURE_RUNTIME_ERROR,
@@ -232,7 +236,7 @@ static bool checkedLaunch(Child *c, const ProtoProgram *p, Loaded *l, const floa
    if (!want)
       return true;
    int64_t worst;
-   *relErr = maxRelError(c->got, want, c->outElems, c->rms, &worst);
+   *relErr = maxRelError(c->got, want, c->outElems, c->rms, &worst, rmsErr);
    if (*relErr <= tolerance)
       return true;
    f->error = MEASURE_WRONG_ANSWER;
@@ -361,7 +365,7 @@ static bool handleRun(Child *c, WireBuf *in, WireBuf *out) {
       snprintf(f.message, sizeof f.message, "the runner received a program before its task");
       fail(&r, &f);
    } else if (!load(c, &p, &l, &f) ||
-              !checkedLaunch(c, &p, &l, c->reference, t.tolerance, &r.maxRelError, &f) ||
+              !checkedLaunch(c, &p, &l, c->reference, t.tolerance, &r.maxRelError, &r.rmsError, &f) ||
               !timeProgram(c, &p, &l, &t, &r, &f) || (t.counters && !readCounters(c, &p, &l, &r, &f))) {
       fail(&r, &f);
    }
@@ -381,7 +385,7 @@ static bool handleRun(Child *c, WireBuf *in, WireBuf *out) {
 static bool handleTask(Child *c, WireBuf *in, WireBuf *out) {
    ProtoTask t;
    Failure f = { MEASURE_OK, "", false };
-   double relErr = 0, t0 = Clock_now();
+   double relErr = 0, rmsErr = 0, t0 = Clock_now();
    dropTask(c);
    if (Proto_getTask(in, &t) < 0) {
       f.error = MEASURE_UNKNOWN_ERROR;
@@ -410,7 +414,7 @@ static bool handleTask(Child *c, WireBuf *in, WireBuf *out) {
       Loaded l;
       c->haveTask = true;
       if (f.error == MEASURE_OK && load(c, &t.reference, &l, &f)) {
-         if (checkedLaunch(c, &t.reference, &l, c->reference, t.tolerance, &relErr, &f)) {
+         if (checkedLaunch(c, &t.reference, &l, c->reference, t.tolerance, &relErr, &rmsErr, &f)) {
             /* from now on candidates are compared with what the device computed */
             memcpy(c->reference, c->got, (size_t)c->outElems * sizeof(float));
          } else if (f.error == MEASURE_WRONG_ANSWER) {
@@ -430,6 +434,7 @@ static bool handleTask(Child *c, WireBuf *in, WireBuf *out) {
    r.error = f.error;
    r.registers = -1;
    r.maxRelError = relErr;
+   r.rmsError = rmsErr;
    r.seconds = Clock_now() - t0;
    r.exiting = f.dead;
    snprintf(r.message, sizeof r.message, "%s", f.message);

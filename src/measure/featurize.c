@@ -89,7 +89,7 @@ static TaskEntry *findTask(Featurizer *f, const char *key) {
       if (strcmp(f->tasks[i].task->key, key) == 0) {
          TaskEntry *e = &f->tasks[i];
          if (!e->made) {
-            SketchSet_forOp(&e->set, &e->task->op);
+            SketchSet_forOpWith(&e->set, &e->task->op, &Sketch_readAny);
             e->made = true;
          }
          return e;

@@ -733,6 +733,7 @@ static void outcomeInit(MeasureOutcome *o) {
    o->registers = -1;
    o->spillBytes = -1;
    o->latency = MEASURE_FAILED_COST;
+   o->outputError = NAN;
 }
 
 static void outcomeFail(MeasureOutcome *o, MeasureError e, const char *msg) {
@@ -825,6 +826,11 @@ static void measureOnGpu(Batch *b, Unit *u, int i) {
    ProtoProgram *p = &b->progs[i];
    p->cubin = b->reqs[i].artifact->cubin;
    p->cubinSize = b->reqs[i].artifact->cubinSize;
+   /* a Tensor-Core program rounds its operands: it may err by its precision's allowance */
+   Precision prec = b->m->set->sketches[b->states[i].sketch].precision;
+   p->tolerance = prec != PRECISION_FP32 && b->m->vt
+                     ? b->m->cfg.runner.timing.tolerance + VerifyTask_allowance(b->m->vt, prec)
+                     : 0;
    ProtoResult res;
    unsigned throttled = slowingNow(u);
    Runner_measure(u->runner, p, &res);
@@ -836,6 +842,7 @@ static void measureOnGpu(Batch *b, Unit *u, int i) {
       return;
    }
    o->checked = true;
+   o->outputError = res.rmsError;
    o->throttled = throttled;
    outcomeCosts(o, res.costs, res.ncosts);
    o->counters = res.counters;
@@ -947,6 +954,8 @@ static void measureOnSim(Batch *b, Unit *u, int i) {
             costs[r] = lat * (1.0 + SIM_REPEAT_NOISE * (x - 0.5));
          }
          outcomeCosts(o, costs, reps);
+         if (check)
+            o->outputError = vr.maxError;
          if (m->cfg.counters)
             simCounters(&report, &o->counters);
       }

@@ -88,6 +88,10 @@ typedef struct MeasureOutcome_ {
    double runSeconds;
    bool cached;                 /* the CUBIN came from the build cache */
    bool checked;                /* the output was compared with the reference */
+   /* of a checked ok one: the largest |output - reference| compared, over the
+    * reference's RMS (the CPU's on the simulator, the device's FP32 reference kernel's
+    * on a GPU); NAN when the output was not compared */
+   double outputError;
    int device;                  /* the device of the fleet that gave it (0 to count - 1) */
    Counters counters;           /* with cfg.counters, of an ok one; else not present */
    unsigned throttled;          /* of an ok one on a GPU, the reasons that slowed the GPU

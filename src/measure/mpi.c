@@ -37,6 +37,7 @@ void Mpi_putOutcome(WireBuf *b, const MeasureOutcome *o) {
    Wire_putF64(b, o->runSeconds);
    Wire_putU32(b, (uint32_t)o->cached | (uint32_t)o->checked << 1);
    Wire_putU32(b, o->throttled);
+   Wire_putF64(b, o->outputError);
    Proto_putCounters(b, &o->counters);
 }
 
@@ -65,6 +66,7 @@ int Mpi_getOutcome(WireBuf *b, MeasureOutcome *o) {
    o->cached = flags & 1;
    o->checked = flags >> 1 & 1;
    o->throttled = Wire_getU32(b);
+   o->outputError = Wire_getF64(b);
    Proto_getCounters(b, &o->counters);
    return b->bad || b->pos != b->len ? -1 : 0;
 }
@@ -325,7 +327,7 @@ static void setTask(Slot *s, WireBuf *in, WireBuf *out) {
    else {
       if (s->haveSet)
          SketchSet_done(&s->set);
-      SketchSet_forOp(&s->set, &task->op);
+      SketchSet_forOpWith(&s->set, &task->op, &Sketch_readAny);
       s->haveSet = true;
       s->task = task;
       if (Measurer_setTask(s->m, task, &s->set, &cause) < 0)

@@ -176,6 +176,7 @@ void Proto_putResult(WireBuf *b, const ProtoResult *r) {
       Wire_putF64(b, r->costs[i]);
    Wire_putI64(b, r->number);
    Wire_putF64(b, r->maxRelError);
+   Wire_putF64(b, r->rmsError);
    Wire_putI64(b, r->registers);
    Wire_putF64(b, r->seconds);
    Wire_putU32(b, r->exiting);
@@ -228,6 +229,7 @@ int Proto_getResult(WireBuf *b, ProtoResult *r) {
    }
    r->number = Wire_getI64(b);
    r->maxRelError = Wire_getF64(b);
+   r->rmsError = Wire_getF64(b);
    r->registers = (int)Wire_getI64(b);
    r->seconds = Wire_getF64(b);
    r->exiting = Wire_getU32(b) != 0;

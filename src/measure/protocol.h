@@ -75,6 +75,9 @@ typedef struct ProtoProgram_ {
    int role[PROTO_MAX_BUFFERS];
    int nkernels;
    ProtoKernel kernels[PROTO_MAX_KERNELS];
+   /* the largest relative error this program may show (a Tensor-Core program rounds
+    * its operands); 0: the timing's. The runner sends it as the RUN's tolerance. */
+   double tolerance;
 } ProtoProgram;
 
 typedef struct ProtoTiming_ {
@@ -105,6 +108,7 @@ typedef struct ProtoResult_ {
    double costs[PROTO_MAX_COSTS];  /* seconds per launch, one per repeat */
    int64_t number;              /* launches in the last repeat */
    double maxRelError;          /* of the checked launch against the reference */
+   double rmsError;             /* its largest |output - reference| over the reference's RMS */
    int registers;               /* the driver's count for the kernel with most; -1 */
    double seconds;              /* wall time in the runner */
    bool exiting;                /* the runner ends after this message (its context is lost) */

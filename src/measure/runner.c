@@ -319,7 +319,10 @@ void Runner_measure(Runner *r, const ProtoProgram *p, ProtoResult *res) {
       }
    }
    WireBuf_clear(&r->out);
-   Proto_putRun(&r->out, id, p, &r->cfg.timing);
+   ProtoTiming timing = r->cfg.timing;
+   if (p->tolerance > 0)
+      timing.tolerance = p->tolerance;
+   Proto_putRun(&r->out, id, p, &timing);
    uint32_t type;
    MeasureError e;
    if (Wire_send(r->fd, MSG_RUN, &r->out, &why) != WIRE_OK)

@@ -58,6 +58,10 @@ static long longestReduction(const OpParams *op) {
    return longest;
 }
 
+double Verify_predictOpError(const OpParams *op, Precision p) {
+   return Precision_predictError(p, longestReduction(op), (double)Op_outputElems(op), op->epilogue, op->nepilogue);
+}
+
 VerifyTask *VerifyTask_new(const OpParams *op, uint64_t seed, double tolerance, int sampleBlocks,
                            bool fullGrid) {
    VerifyTask *t = xCalloc(1, sizeof *t);

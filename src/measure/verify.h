@@ -61,6 +61,10 @@ double VerifyTask_allowance(const VerifyTask *t, Precision p);
  * task's longest reduction and its epilogue. */
 double VerifyTask_predictError(const VerifyTask *t, Precision p, int64_t compared);
 
+/* VerifyTask_predictError over the whole output of op, known before anything is made:
+ * what the error bound of a search (--max-error) compares. */
+double Verify_predictOpError(const OpParams *op, Precision p);
+
 /* The inputs, in Op_inputShape order. */
 const float *const *VerifyTask_inputs(const VerifyTask *t);
 /* The reference output and its element count. */

@@ -594,12 +594,13 @@ void SketchSet_generateWith(SketchSet *set, const Dag *g, const SketchOptions *o
       from[i] = i;
       precision[i] = PRECISION_FP32;
    }
-   int tc = opt && opt->tensorCore ? matmulPartial(&set->dag, &w) : -1;
+   set->offered = (1u << nansor) - 1;
+   int tc = opt && (opt->tensorCore || opt->everyPrecision) ? matmulPartial(&set->dag, &w) : -1;
    for (int p = PRECISION_FP16; p < PRECISION_COUNT && tc >= 0; p++) {
-      if (!(opt->tensorCore & PRECISION_BIT(p)))
-         continue;
       if (w.nfound == SKETCH_MAX_SKETCHES)
          fatal("more than %d sketches", SKETCH_MAX_SKETCHES);
+      if (opt->tensorCore & PRECISION_BIT(p))
+         set->offered |= 1u << w.nfound;
       from[w.nfound] = tc;
       precision[w.nfound++] = (Precision)p;
    }
@@ -618,6 +619,23 @@ void SketchSet_generateWith(SketchSet *set, const Dag *g, const SketchOptions *o
       buildKernels(&b);
       summarize(&set->dag, sk);
    }
+}
+
+const SketchOptions Sketch_readAny = { 0, true };
+
+int SketchSet_offeredCount(const SketchSet *set) {
+   int n = 0;
+   for (int i = 0; i < set->count; i++)
+      n += (set->offered >> i) & 1;
+   return n;
+}
+
+unsigned SketchSet_offeredPrecisions(const SketchSet *set) {
+   unsigned m = 0;
+   for (int i = 0; i < set->count; i++)
+      if ((set->offered >> i) & 1)
+         m |= PRECISION_BIT(set->sketches[i].precision);
+   return m;
 }
 
 void SketchSet_forOp(SketchSet *set, const OpParams *op) {

@@ -156,26 +156,41 @@ typedef struct SketchSet_ {
    int64_t outputElements;
    int count;
    Sketch sketches[SKETCH_MAX_SKETCHES];
+   unsigned offered;            /* bit i: sampling draws sketch i (State_sampleValid) */
    int nschemes;
    FactorSchemes schemes[SKETCH_MAX_SPLITS * SKETCH_MAX_SKETCHES];
 } SketchSet;
 
 /* What sketch generation offers beyond Ansor's rules. Zeroed, it offers nothing more:
- * the sketches and their numbers are Ansor's alone. */
+ * the sketches and their numbers are Ansor's alone.
+ *
+ * A matrix multiply's Tensor-Core sketches, once any is asked for, are built in every
+ * precision (FP16, BF16, TF32 after Ansor's, whichever are offered), so that a state's
+ * sketch number means the same whatever a run offered; the set's `offered` mask says
+ * which sketches sampling draws from. A reader of states others made asks for
+ * everyPrecision (Sketch_readAny) and offers what Ansor's rules give. */
 typedef struct SketchOptions_ {
    unsigned tensorCore;         /* PRECISION_BIT of each precision to offer TC sketches in */
+   bool everyPrecision;         /* build the TC sketches even when none is offered */
 } SketchOptions;
+
+/* Builds every sketch a state may name, and offers Ansor's. */
+extern const SketchOptions Sketch_readAny;
 
 /* The Tensor-Core precisions a device of compute capability major.minor offers. */
 unsigned Sketch_tensorCorePrecisions(int ccMajor, int ccMinor);
 
 /* Applies the GPU sketch rules to the DAG (copied into the set). Tensor-Core sketches,
  * where the options ask for them and a stage is a matrix multiply, follow Ansor's, one
- * per precision in Precision order. */
+ * per precision in Precision order (every one of them: SketchOptions). */
 void SketchSet_generate(SketchSet *set, const Dag *g);
 void SketchSet_generateWith(SketchSet *set, const Dag *g, const SketchOptions *opt);
 /* The sketches of an op's DAG, built for the purpose and dropped (the set keeps its
  * own copy). */
+/* How many sketches the set offers (SketchSet.offered). */
+int SketchSet_offeredCount(const SketchSet *set);
+/* The precisions of the sketches the set offers, as PRECISION_BITs. */
+unsigned SketchSet_offeredPrecisions(const SketchSet *set);
 void SketchSet_forOp(SketchSet *set, const OpParams *op);
 void SketchSet_forOpWith(SketchSet *set, const OpParams *op, const SketchOptions *opt);
 void SketchSet_done(SketchSet *set);

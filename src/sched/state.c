@@ -375,11 +375,23 @@ void State_sample(const SketchSet *set, int sketch, Rng *rng, State *out) {
       out->knob[sk->unrolls[i].knob] = Sketch_unrollSteps[Rng_below(rng, SKETCH_UNROLL_STEPS)];
 }
 
+/* One of the sketches the set offers, each as likely. */
+static int drawSketch(const SketchSet *set, Rng *rng) {
+   int n = SketchSet_offeredCount(set);
+   if (n == set->count)
+      return (int)Rng_below(rng, (uint64_t)set->count);
+   int pick = n > 0 ? (int)Rng_below(rng, (uint64_t)n) : 0;
+   for (int i = 0; i < set->count; i++)
+      if (((set->offered >> i) & 1) && pick-- == 0)
+         return i;
+   return 0;
+}
+
 int State_sampleValid(const SketchSet *set, int sketch, Rng *rng, const SchedLimits *lim,
                       int maxTries, State *out, char **cause) {
    /* most draws are rejected: only the last one's reason is worth a message */
    for (int i = 0; i < maxTries; i++) {
-      int sk = sketch >= 0 ? sketch : (int)Rng_below(rng, (uint64_t)set->count);
+      int sk = sketch >= 0 ? sketch : drawSketch(set, rng);
       State_sample(set, sk, rng, out);
       if (State_validate(set, out, lim, NULL) == 0)
          return 0;

@@ -83,7 +83,8 @@ int State_validate(const SketchSet *set, const State *s, const SchedLimits *lim,
  * schemes, 32 threads for simple and cross-thread kernels, vector width 1, a random
  * unroll step. The result may be invalid. */
 void State_sample(const SketchSet *set, int sketch, Rng *rng, State *out);
-/* Samples until valid (a random sketch when sketch < 0), at most maxTries times. */
+/* Samples until valid (a random sketch of those the set offers when sketch < 0), at
+ * most maxTries times. */
 int State_sampleValid(const SketchSet *set, int sketch, Rng *rng, const SchedLimits *lim,
                       int maxTries, State *out, char **cause);
 

@@ -8,7 +8,10 @@
 #include "te/precision.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "util/xalloc.h"
 
 typedef struct {
    const char *name;
@@ -35,6 +38,45 @@ int Precision_parse(const char *name, Precision *out) {
          return 0;
       }
    return -1;
+}
+
+int Precision_parseSpec(const char *text, unsigned *mask, bool *isAuto, char **cause) {
+   *mask = PRECISION_BIT(PRECISION_FP32);
+   *isAuto = false;
+   if (strcmp(text, "auto") == 0) {
+      *isAuto = true;
+      *mask = (1u << PRECISION_COUNT) - 1;
+      return 0;
+   }
+   const char *p = text;
+   for (;;) {
+      size_t n = strcspn(p, ",");
+      char name[16];
+      Precision prec;
+      if (n == 0 || n >= sizeof name)
+         return setCause(cause, "'%s' is not a precision list: expected auto, or names from fp32, fp16, bf16 and tf32 "
+                                "separated by commas", text);
+      memcpy(name, p, n);
+      name[n] = '\0';
+      if (Precision_parse(name, &prec) < 0)
+         return setCause(cause, "'%s' is not a precision: expected auto, fp32, fp16, bf16 or tf32", name);
+      *mask |= PRECISION_BIT(prec);
+      if (!p[n])
+         return 0;
+      p += n + 1;
+   }
+}
+
+void Precision_specText(unsigned mask, bool isAuto, char *out, size_t size) {
+   size_t at = 0;
+   out[0] = '\0';
+   if (isAuto) {
+      snprintf(out, size, "auto");
+      return;
+   }
+   for (int p = 0; p < PRECISION_COUNT; p++)
+      if (mask & PRECISION_BIT(p) && at < size)
+         at += (size_t)snprintf(out + at, size - at, "%s%s", at ? "," : "", formats[p].name);
 }
 
 float Precision_round(Precision p, float x) {

@@ -30,6 +30,15 @@ int Precision_parse(const char *name, Precision *out);
 /* x rounded to the precision (a float holds every value of each); NaN stays NaN. */
 float Precision_round(Precision p, float x);
 
+/* The precisions a search may compute in, from --precision's text: "auto" (every
+ * precision; *isAuto set) or a comma-separated list of names ("fp16,tf32"). FP32 is
+ * always in the mask: the CUDA-core sketches compute in it, and an op that is not a
+ * matrix multiply has no other. -1 with *cause naming what was expected. */
+int Precision_parseSpec(const char *text, unsigned *mask, bool *isAuto, char **cause);
+/* The canonical text of a mask: "fp32", "fp32,fp16,tf32" (in Precision order), or
+ * "auto" when isAuto. */
+void Precision_specText(unsigned mask, bool isAuto, char *out, size_t size);
+
 /* Significand bits, the implicit one included: 24, 11, 8, 11. */
 int Precision_significandBits(Precision p);
 /* The unit roundoff u = 2^-significandBits: the relative error of rounding a normal value. */

@@ -20,6 +20,7 @@
 #include "cost/psa.h"
 #include "measure/featurize.h"
 #include "measure/record.h"
+#include "measure/verify.h"
 #include "search/policy.h"
 #include "search/scorer.h"
 #include "tune/command.h"
@@ -36,6 +37,9 @@
 typedef struct EngineTask_ {
    SketchSet set;
    SearchTask search;
+   /* each precision's predicted error over the task's output (Verify_predictOpError),
+    * with Tensor-Core precisions asked for; NAN otherwise */
+   double predicted[PRECISION_COUNT];
 } EngineTask;
 
 struct Engine_ {
@@ -45,6 +49,9 @@ struct Engine_ {
    char *costModel;
    char *checkpoint;            /* --load-model's file, "" without one */
    char *modelNote;             /* Engine_modelNote's */
+   char *precisionNote;         /* Engine_precisionNote's */
+   char precisionSpec[64];      /* the header's "precision": "" for FP32 alone */
+   double maxError;             /* the bound; NAN without one */
    bool overlap;                /* EngineConfig.overlap */
    EngineCounters counters;     /* Engine_counters' */
    int modelRounds;             /* the online model's rounds a model event was written for */
@@ -273,6 +280,68 @@ static int swapModel(Engine *e, const char *name, const char *checkpoint, char *
  * checkpoint (MoA: its network becomes the slow network). Another kind is an error,
  * never a silent switch. `what` names the request in messages ("--load-model" or
  * "model pam-moa"). */
+/* The Tensor-Core precisions of --precision that the device has, into *tc; with an
+ * explicit list, one it lacks is refused. Fills the header's precision and bound. */
+static int tensorCorePrecisions(Engine *e, const EngineConfig *cfg, const Device *dev, unsigned *tc,
+                                char **cause) {
+   unsigned asked = cfg->precisions & ~PRECISION_BIT(PRECISION_FP32);
+   unsigned has = Sketch_tensorCorePrecisions(dev->cc_major, dev->cc_minor);
+   *tc = asked & has;
+   e->maxError = cfg->maxError > 0 ? cfg->maxError : NAN;
+   e->precisionSpec[0] = '\0';
+   if (asked || cfg->precisionAuto)
+      Precision_specText(cfg->precisions | PRECISION_BIT(PRECISION_FP32), cfg->precisionAuto, e->precisionSpec,
+                         sizeof e->precisionSpec);
+   for (int p = PRECISION_FP16; p < PRECISION_COUNT && !cfg->precisionAuto; p++)
+      if (asked & ~has & PRECISION_BIT(p))
+         return setCause(cause, "--precision %s: %s (compute capability %d.%d) has no %s Tensor Cores", e->precisionSpec,
+                         dev->name, dev->cc_major, dev->cc_minor, Precision_name((Precision)p));
+   return 0;
+}
+
+/* The precisions of tc whose predicted error on op stays within the bound; each one's
+ * prediction into et. */
+static unsigned offeredPrecisions(const Engine *e, EngineTask *et, const OpParams *op, unsigned tc) {
+   unsigned keep = 0;
+   for (int p = 0; p < PRECISION_COUNT; p++) {
+      et->predicted[p] = NAN;
+      if (tc == 0)
+         continue;
+      et->predicted[p] = Verify_predictOpError(op, (Precision)p);
+      if (p != PRECISION_FP32 && (tc & PRECISION_BIT(p)) && !(et->predicted[p] > e->maxError))
+         keep |= PRECISION_BIT(p);
+   }
+   return keep;
+}
+
+static char *precisionNote(const Engine *e, unsigned tc) {
+   if (!e->precisionSpec[0])
+      return xStrdup("");
+   char text[512];
+   int at = snprintf(text, sizeof text, "precision %s", e->precisionSpec);
+   if (!isnan(e->maxError))
+      at += snprintf(text + at, sizeof text - (size_t)at, ", max error %g", e->maxError);
+   if (tc == 0)
+      return xAsprintf("%s: the device has none of these Tensor-Core precisions; FP32 alone", text);
+   int matmuls = 0, n = e->net.ntasks;
+   for (int t = 0; t < n; t++)
+      matmuls += e->tasks[t].set.count > SketchSet_offeredCount(&e->tasks[t].set) ||
+                 SketchSet_offeredPrecisions(&e->tasks[t].set) != PRECISION_BIT(PRECISION_FP32);
+   const char *sep = ":";
+   for (int p = PRECISION_FP16; p < PRECISION_COUNT; p++) {
+      if (!(tc & PRECISION_BIT(p)))
+         continue;
+      int on = 0;
+      for (int t = 0; t < n; t++)
+         on += (Engine_taskPrecisions(e, t) & PRECISION_BIT(p)) != 0;
+      at += snprintf(text + at, sizeof text - (size_t)at, "%s %s on %d", sep, Precision_name((Precision)p), on);
+      sep = ",";
+   }
+   snprintf(text + at, sizeof text - (size_t)at, " of %d tasks with a matrix multiply (%d %s none)", matmuls,
+            n - matmuls, n - matmuls == 1 ? "has" : "have");
+   return xStrdup(text);
+}
+
 static CostModel *verifyModel(const char *name, const char *checkpoint, uint64_t seed, const char *what,
                               char **cause) {
    int asked = name ? ModelKind_parse(name) : -2;
@@ -651,12 +720,17 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
    e->verify = Scorer_predictor(onlinePredict, e->online, e->costModel, e->featurizer, dev->name, cfg->threads);
 
    SchedLimits_fromDevice(&e->limits, dev);
+   unsigned tc;
+   if (tensorCorePrecisions(e, cfg, dev, &tc, cause) < 0)
+      goto fail;
    e->tasks = xCalloc((size_t)ntasks, sizeof *e->tasks);
    for (int t = 0; t < ntasks; t++) {
       EngineTask *et = &e->tasks[t];
-      SketchSet_forOp(&et->set, &e->net.tasks[t].op);
+      SketchOptions opt = { offeredPrecisions(e, et, &e->net.tasks[t].op, tc), tc != 0 };
+      SketchSet_forOpWith(&et->set, &e->net.tasks[t].op, &opt);
       SearchTask_init(&et->search, &e->net.tasks[t], &et->set, &e->limits, taskSeed(cfg->seed, t));
    }
+   e->precisionNote = precisionNote(e, tc);
 
    SchedulerConfig sc;
    SchedulerConfig_default(&sc);
@@ -714,6 +788,8 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
       snprintf(fleet, sizeof fleet, "%s", Measurer_fleet(e->measurer));
       h.fleet = fleet;
       h.fleetSize = Measurer_count(e->measurer);
+      h.precision = e->precisionSpec;
+      h.maxError = e->maxError;
       h.ntasks = ntasks;
       h.tasks = xCalloc((size_t)ntasks, sizeof *h.tasks);
       for (int t = 0; t < ntasks; t++)
@@ -792,6 +868,7 @@ void Engine_free(Engine *e) {
    free(e->costModel);
    free(e->checkpoint);
    free(e->modelNote);
+   free(e->precisionNote);
    free(e->sessionPath);
    SessionEvent_done(&e->header);
    for (int i = 0; i < e->ncommands; i++)
@@ -1037,6 +1114,7 @@ static int recordedOutcomes(Engine *e, int task, int n) {
       int err = MeasureError_parse(ev->measure.error);
       o->error = err < 0 ? MEASURE_RUNTIME_ERROR : (MeasureError)err;
       o->registers = o->spillBytes = -1;
+      o->outputError = ev->measure.outputError;
       o->compileSeconds = ev->measure.buildSeconds;
       o->runSeconds = ev->measure.runSeconds;
       if (o->error == MEASURE_OK) {
@@ -1192,6 +1270,9 @@ int Engine_runRound(Engine *e, char **cause) {
       ev->measure.buildSeconds = o->compileSeconds;
       ev->measure.runSeconds = o->runSeconds;
       ev->measure.throttled = r.throttled;
+      Precision prec = et->set.sketches[e->states[i].sketch].precision;
+      ev->measure.predictedError = et->predicted[prec];
+      ev->measure.outputError = e->precisionSpec[0] ? o->outputError : NAN;
       char *fcause = NULL;
       if (Featurizer_addRecord(e->featurizer, &r, &fresh, &fcause) < 0)
          free(fcause);   /* the state came from this task's sketches: not expected */
@@ -1269,6 +1350,14 @@ const char *Engine_costModel(const Engine *e) {
 
 const char *Engine_checkpoint(const Engine *e) {
    return e->checkpoint;
+}
+
+unsigned Engine_taskPrecisions(const Engine *e, int t) {
+   return SketchSet_offeredPrecisions(&e->tasks[t].set);
+}
+
+const char *Engine_precisionNote(const Engine *e) {
+   return e->precisionNote;
 }
 
 const char *Engine_modelNote(const Engine *e) {

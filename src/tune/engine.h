@@ -65,6 +65,16 @@ typedef struct EngineConfig_ {
    bool mpi;                    /* rank 0 of an MPI run: the other ranks measure (mpi.h) */
    int threads;                 /* the scorers' threads; <= 0: one per online core */
    EngineCounters counters;     /* AUTO by default */
+   /* --precision: the precisions the search may compute in (PRECISION_BITs); FP32's
+    * CUDA-core sketches always, a matrix multiply's Tensor-Core sketch in each other
+    * one the device has (one the device lacks is refused, unless precisionAuto asked
+    * for every one). 0: FP32 alone. */
+   unsigned precisions;
+   bool precisionAuto;
+   /* --max-error: per task, a Tensor-Core precision whose predicted error over the
+    * task's output (Verify_predictOpError) exceeds it is not offered, so the search
+    * never draws its states; <= 0 or NAN: no bound */
+   double maxError;
    /* --resume: the session read back (Session_read), whose file sessionPath names;
     * NULL for a new session. The caller fills the rest from its header. */
    const SessionLog *resume;
@@ -167,6 +177,12 @@ const char *Engine_checkpoint(const Engine *e);
 /* What EngineConfig.pretrained found: "pam-moa from the shipped checkpoint ..." or why
  * none was used; "" when it was not asked for. */
 const char *Engine_modelNote(const Engine *e);
+/* The precisions task t's search draws states in (PRECISION_BITs; FP32 always). */
+unsigned Engine_taskPrecisions(const Engine *e, int t);
+/* One line on what --precision and --max-error left each task, e.g. "precision auto,
+ * max error 0.01: fp16 on 50 tasks, bf16 on 3, tf32 on 53 (of 53); 7 have no matrix
+ * multiply"; "" for FP32 alone. */
+const char *Engine_precisionNote(const Engine *e);
 /* The session's header, whether or not a file is written (a resumed session's own). */
 const SessionHeader *Engine_header(const Engine *e);
 /* The session file written, or NULL. */

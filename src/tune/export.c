@@ -351,7 +351,7 @@ int Export_kernel(const SessionLog *log, const char *path, const Network *net, i
                       net->ntasks, net->path);
    const Task *task = &net->tasks[t];
    SketchSet set;
-   SketchSet_forOp(&set, &task->op);
+   SketchSet_forOpWith(&set, &task->op, &Sketch_readAny);
    State state;
    char *why = NULL;
    if (State_parse(&set, e->measure.state, lim, &state, &why) < 0) {

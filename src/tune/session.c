@@ -39,6 +39,9 @@ typedef enum {
    F_SPENT,                     /* as F_CLOCK, read as 0 when absent (files before the key) */
    F_OPTIONAL,                  /* double or null (NAN) */
    F_LATER,                     /* as F_OPTIONAL, NAN when absent (a key added later) */
+   F_KNOWN,                     /* a finite double, left out when NAN (not known) and read
+                                   as NAN when absent */
+   F_BOUND,                     /* as F_KNOWN, above 0; left out when not above 0 (none) */
    F_STRING,                    /* char *, required */
    F_MESSAGE,                   /* char *, left out when "" and read as "" when absent */
    F_BOOL,
@@ -80,6 +83,8 @@ static const Field headerFields[] = {
    { "start", F_START, AT(header.startTime) },
    { "fleet", F_FLEET, AT(header.fleet) },
    { "fleet_size", F_FLEET_SIZE, AT(header.fleetSize) },
+   { "precision", F_MESSAGE, AT(header.precision) },
+   { "max_error", F_BOUND, AT(header.maxError) },
    { "tasks", F_TASKS, 0 },
 };
 
@@ -105,6 +110,8 @@ static const Field measureFields[] = {
    { "build_s", F_SPENT, AT(measure.buildSeconds) },
    { "run_s", F_SPENT, AT(measure.runSeconds) },
    { "throttled", F_THROTTLED, AT(measure.throttled) },
+   { "predicted_error", F_KNOWN, AT(measure.predictedError) },
+   { "output_error", F_KNOWN, AT(measure.outputError) },
 };
 
 static const Field modelFields[] = {
@@ -212,6 +219,8 @@ static const char *expectation(FieldType t) {
    case F_SPENT: return "a finite number of seconds, at least 0";
    case F_OPTIONAL:
    case F_LATER: return "a finite number or null";
+   case F_KNOWN: return "a finite number";
+   case F_BOUND: return "a finite number above 0";
    case F_STRING:
    case F_MESSAGE:
    case F_FLEET: return "a string";
@@ -347,6 +356,11 @@ static void putField(cJSON *o, const SessionEvent *e, const Field *f) {
    case F_SPENT:
    case F_OPTIONAL:
    case F_LATER: put(o, f->key, JsonLines_numberItem(*CSLOT(e, f, double))); break;
+   case F_KNOWN:
+   case F_BOUND:
+      if (f->type == F_KNOWN ? !isnan(*CSLOT(e, f, double)) : *CSLOT(e, f, double) > 0)
+         put(o, f->key, JsonLines_numberItem(*CSLOT(e, f, double)));
+      break;
    case F_STRING: {
       const char *s = *CSLOT(e, f, Text);
       put(o, f->key, cJSON_CreateString(s ? s : ""));
@@ -565,7 +579,7 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
          *SLOT(out, f, int) = 0;
          return 0;
       }
-      if (f->type == F_SPENT || f->type == F_LATER) {
+      if (f->type == F_SPENT || f->type == F_LATER || f->type == F_KNOWN || f->type == F_BOUND) {
          *SLOT(out, f, double) = f->type == F_SPENT ? 0 : NAN;
          return 0;
       }
@@ -607,6 +621,12 @@ static int getField(const cJSON *root, const Field *f, SessionEvent *out, char *
    case F_CLOCK:
    case F_SPENT:
       if (!cJSON_IsNumber(item) || !(item->valuedouble >= 0 && isfinite(item->valuedouble)))
+         return wrong(f, item, cause);
+      *SLOT(out, f, double) = item->valuedouble;
+      return 0;
+   case F_KNOWN:
+   case F_BOUND:
+      if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || (f->type == F_BOUND && !(item->valuedouble > 0)))
          return wrong(f, item, cause);
       *SLOT(out, f, double) = item->valuedouble;
       return 0;

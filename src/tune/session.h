@@ -90,6 +90,10 @@ typedef struct SessionHeader_ {
    int64_t startTime;           /* Unix seconds; wall clock */
    char *fleet;                 /* "sim:h100_sxm*4", "cuda:0,2"; "" in older files */
    int fleetSize;               /* devices in the fleet; 0 (unknown) in older files */
+   /* what --precision asked for ("auto", "fp16,tf32"); "" for FP32 alone (and in older
+    * files) */
+   char *precision;
+   double maxError;             /* --max-error; NAN (or 0) without a bound */
    int ntasks;
    char **tasks;                /* the task keys (Task.key); events name tasks by index */
 } SessionHeader;
@@ -127,6 +131,11 @@ typedef struct SessionEvent_ {
                                    files before the key) */
          double runSeconds;     /* wall clock: the runner's or the simulator's */
          unsigned throttled;    /* GPU_THROTTLE_* reasons that slowed the GPU; 0: none */
+         /* the state's precision's expected error (Precision_predictError over the
+          * task's output) and the error its output showed when it was compared
+          * (MeasureOutcome.outputError); NAN when not known (a run with FP32 alone
+          * records neither) */
+         double predictedError, outputError;
       } measure;
       struct {
          double seconds;        /* wall clock */

@@ -158,7 +158,7 @@ static bool sessionState(const SessionLog *log, int *done, int *budget, SessionE
 int Cli_tune(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
           O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION, O_OVERLAP, O_VERIFY_EVERY,
-          O_ALLOW_MIXED, O_SIM_REALTIME, O_MPI };
+          O_ALLOW_MIXED, O_SIM_REALTIME, O_MPI, O_PRECISION, O_MAX_ERROR };
    static const struct option options[] = {
       { "batch", required_argument, NULL, O_BATCH },
       { "trials", required_argument, NULL, O_TRIALS },
@@ -179,6 +179,8 @@ int Cli_tune(int argc, char **argv) {
       { "allow-mixed", no_argument, NULL, O_ALLOW_MIXED },
       { "sim-realtime", no_argument, NULL, O_SIM_REALTIME },
       { "mpi", no_argument, NULL, O_MPI },
+      { "precision", required_argument, NULL, O_PRECISION },
+      { "max-error", required_argument, NULL, O_MAX_ERROR },
       { NULL, 0, NULL, 0 },
    };
    /* messages name the mode the user asked for */
@@ -191,7 +193,7 @@ int Cli_tune(int argc, char **argv) {
    long trials = 1000, perRound = 0, seed = 1, jobs = 0;
    const char *taskFile = NULL, *devicesFile = NULL, *resume = NULL;
    bool noSession = false, policyGiven = false, trialsGiven = false, perRoundGiven = false, seedGiven = false;
-   bool deviceGiven = false, modelGiven = false, batch = false, mpi = false;
+   bool deviceGiven = false, modelGiven = false, batch = false, mpi = false, precisionGiven = false;
    int rank = 0;
    optind = 1;
    opterr = 0;
@@ -240,6 +242,20 @@ int Cli_tune(int argc, char **argv) {
       case O_ALLOW_MIXED: cfg.allowMixed = true; break;
       case O_SIM_REALTIME: cfg.simRealtime = true; break;
       case O_MPI: mpi = true; break;
+      case O_PRECISION: {
+         char *why = NULL;
+         if (Precision_parseSpec(optarg, &cfg.precisions, &cfg.precisionAuto, &why) < 0) {
+            Cli_usage(cmd, "--precision: %s", why);
+            free(why);
+            return EXIT_USAGE;
+         }
+         precisionGiven = true;
+         break;
+      }
+      case O_MAX_ERROR:
+         bad = Cli_parseReal(cmd, "--max-error", optarg, 0, 1, CLI_ABOVE_MIN, &cfg.maxError);
+         precisionGiven = true;
+         break;
       case O_VERIFY_EVERY: {
          long every;
          bad = Cli_parseCount(cmd, "--verify-every", optarg, 1, 1000000, &every);
@@ -279,6 +295,9 @@ int Cli_tune(int argc, char **argv) {
                           perRoundGiven ? "measures per round" : "seed");
       if (policyGiven)
          return Cli_usage(cmd, "--resume goes on with the session's policy; --policy cannot change it");
+      if (precisionGiven)
+         return Cli_usage(cmd, "--resume goes on with the session's precisions and error bound; --precision and "
+                               "--max-error cannot change them");
    } else if (!taskFile)
       return Cli_usage(cmd, "expected FILE.task, --batch FILE.task or --resume SESSION");
    if (Cli_checkDevice(cmd, cfg.device))
@@ -345,6 +364,17 @@ int Cli_tune(int argc, char **argv) {
       /* the model starts again from the checkpoint the session started from */
       if (h->checkpoint && *h->checkpoint && !cfg.loadModel)
          cfg.loadModel = h->checkpoint;
+      if (h->precision && *h->precision) {
+         char *bad = NULL;
+         if (Precision_parseSpec(h->precision, &cfg.precisions, &cfg.precisionAuto, &bad) < 0) {
+            fprintf(stderr, "pruner-tui%s%s: %s:1: \"precision\": %s\n", cmd ? " " : "", cmd ? cmd : "", resume, bad);
+            free(bad);
+            SessionLog_done(&log);
+            free(notice);
+            return EXIT_INPUT;
+         }
+      }
+      cfg.maxError = h->maxError;
       cfg.trials = h->trialBudget;
       cfg.perRound = h->measuresPerRound;
       cfg.seed = (uint64_t)h->seed;
@@ -419,6 +449,8 @@ int Cli_tune(int argc, char **argv) {
       printf("note: %s\n", Measurer_note(m));
    if (*Engine_modelNote(e))
       printf("note: %s\n", Engine_modelNote(e));
+   if (*Engine_precisionNote(e))
+      printf("note: %s\n", Engine_precisionNote(e));
    printf("policy %s, cost model %s%s%s%s, %d trials, %d per round, seed %ld%s%s\n", Engine_policy(e),
           Engine_costModel(e), *Engine_checkpoint(e) ? " (from " : "", Engine_checkpoint(e),
           *Engine_checkpoint(e) ? ")" : "", TaskScheduler_budget(sched), TaskScheduler_measuresPerRound(sched), seed,

@@ -410,7 +410,7 @@ static long collectTask(const DatasetArgs *a, Measurer *m, RecordWriter *rw, con
    SchedLimits lim;
    SchedLimits_fromDevice(&lim, Measurer_device(m));
    SketchSet set;
-   SketchSet_forOp(&set, &dt->task->op);
+   SketchSet_forOpWith(&set, &dt->task->op, &Sketch_readAny);
    Measured meas;
    Measured_init(&meas);
    for (int r = 0; r < records->count; r++) {

@@ -298,7 +298,7 @@ static int tensorCoreSketch(const SketchSet *set, Precision p) {
  * sketches; else its Tensor-Core sketch, where it has one) and prints the row. */
 static void checkRow(const CheckConfig *cfg, const Task *task, int t, Precision p, const VerifyTask *vt,
                      CheckTotals *c) {
-   SketchOptions opt = { p == PRECISION_FP32 ? 0 : PRECISION_BIT(p) };
+   SketchOptions opt = { p == PRECISION_FP32 ? 0 : PRECISION_BIT(p), false };
    SketchSet set;
    SketchSet_forOpWith(&set, &task->op, &opt);
    int sketch = p == PRECISION_FP32 ? -1 : tensorCoreSketch(&set, p);

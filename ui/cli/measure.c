@@ -178,7 +178,7 @@ int Cli_measure(int argc, char **argv) {
          continue;
       const Task *task = &net.tasks[t];
       SketchSet set;
-      SketchSet_forOp(&set, &task->op);
+      SketchSet_forOpWith(&set, &task->op, &Sketch_readAny);
       printf("\ntask %d: %s, %.1f MFLOP\n", t, task->key, task->flops / 1e6);
       if (Measurer_setTask(m, task, &set, &cause) < 0) {
          printf("  %s\n", cause);

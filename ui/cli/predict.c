@@ -86,7 +86,7 @@ static int sessionSchedules(const char *sessionFile, const char *taskFile, const
       }
       const SessionEvent *e = &log.events[best[t]];
       SketchSet set;
-      SketchSet_forOp(&set, &net->tasks[t].op);
+      SketchSet_forOpWith(&set, &net->tasks[t].op, &Sketch_readAny);
       char *why = NULL;
       if (State_parse(&set, e->measure.state, lim, &p[t].state, &why) < 0) {
          cause = xAsprintf("%s:%d: task %d: %s", sessionFile, e->line, t, why);
@@ -115,7 +115,7 @@ static void draftSchedules(const Network *net, const SchedLimits *lim, Featurize
    for (int t = 0; t < net->ntasks; t++) {
       const Task *task = &net->tasks[t];
       SketchSet set;
-      SketchSet_forOp(&set, &task->op);
+      SketchSet_forOpWith(&set, &task->op, &Sketch_readAny);
       Rng rng;
       Rng_seed(&rng, (uint64_t)seed + 104729ull * (uint64_t)t);
       Dataset d;
@@ -154,7 +154,7 @@ static void estimate(const Network *net, Featurizer *fz, const char *device, Cos
       if (!p[t].have)
          continue;
       SketchSet set;
-      SketchSet_forOp(&set, &net->tasks[t].op);
+      SketchSet_forOpWith(&set, &net->tasks[t].op, &Sketch_readAny);
       at[t] = d.n;
       Featurizer_addState(fz, &net->tasks[t], &set, &p[t].state, device, &d);
       SketchSet_done(&set);
@@ -177,7 +177,7 @@ static void measureAll(Measurer *m, const Network *net, Prediction *p) {
       if (!p[t].have)
          continue;
       SketchSet set;
-      SketchSet_forOp(&set, &net->tasks[t].op);
+      SketchSet_forOpWith(&set, &net->tasks[t].op, &Sketch_readAny);
       char *cause = NULL;
       if (Measurer_setTask(m, &net->tasks[t], &set, &cause) < 0) {
          snprintf(p[t].why, sizeof p[t].why, "%s", cause);

@@ -29,7 +29,7 @@ static int openTask(DetailsSubject *s, const Network *net, int task, char **caus
       return setCause(cause, "task %d is not one of the %d tasks of %s", task, net->ntasks, net->name);
    s->net = net;
    s->task = task;
-   SketchSet_forOp(&s->set, &net->tasks[task].op);
+   SketchSet_forOpWith(&s->set, &net->tasks[task].op, &Sketch_readAny);
    return 0;
 }
 
