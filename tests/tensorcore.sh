@@ -7,7 +7,7 @@
 # quick); and a bad --precision is refused. As TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..11"
+echo "1..17"
 
 run check "$src/tests/data/tc-odd.task" --precision fp16,bf16,tf32 --samples 1 --jobs 2
 last=$(echo "$out" | tail -n 1)
@@ -35,5 +35,18 @@ unset PRUNER_TUI_NVRTC
 
 run check "$src/tests/data/tc-odd.task" --precision fp16,fp8
 ok "check refuses a precision it does not know" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --precision takes fp32, tf32, fp16, bf16 or all, or several separated by commas; 'fp8' is not one" ]
+
+# tuning under a bound: the start line says what each task was left, the header keeps
+# the precisions and the bound, and TC states' events carry their predicted error
+run --batch "$src/models/bert_tiny.task" --device sim:a100_40 --precision auto --max-error 3e-3 --trials 20 --per-round 5 --no-compile --session "$tmp/tc.jsonl"
+ok "--precision auto --max-error: the note names what each task was left" sh -c '[ "$1" -eq 0 ] && grep -qx "note: precision auto, max error 0.003: fp16 on 6, bf16 on 0, tf32 on 6 of 6 tasks with a matrix multiply (2 have none)" "$2"' _ "$rc" "$tmp/out"
+ok "the header keeps the precision and the bound" sh -c 'head -n1 "$1" | grep -q ",\"precision\":\"auto\",\"max_error\":0.003,\"tasks\":"' _ "$tmp/tc.jsonl"
+ok "every measure event has a predicted error; states compute in fp16, none in bf16" sh -c '[ "$(grep -c "\"event\":\"measure\"" "$1")" -eq 20 ] && [ "$(grep "\"event\":\"measure\"" "$1" | grep -c "\"predicted_error\":")" -eq 20 ] && grep -q "fp16" "$1" && ! grep -q "bf16" "$1"' _ "$tmp/tc.jsonl"
+run --resume "$tmp/tc.jsonl" --trials 30 --precision fp16
+ok "--resume keeps the session's precisions" sh -c '[ "$1" -eq 2 ] && grep -qxF "pruner-tui --resume: --resume goes on with the session'"'"'s precisions and error bound; --precision and --max-error cannot change them" "$2"' _ "$rc" "$tmp/err"
+run --batch "$src/models/bert_tiny.task" --precision fp16,fp8 --no-session
+ok "--precision refuses a name it does not know" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui --batch: --precision: '"'"'fp8'"'"' is not a precision: expected auto, fp32, fp16, bf16 or tf32" ]' _ "$rc" "$tmp/err"
+run --batch "$src/models/bert_tiny.task" --max-error 0 --no-session
+ok "--max-error must be above 0" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui --batch: --max-error must be a number above 0 and at most 1, not '"'"'0'"'"'" ]' _ "$rc" "$tmp/err"
 
 [ "$failed" -eq 0 ]

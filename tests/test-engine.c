@@ -4,6 +4,7 @@
 
 #include "testutil.h"
 
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -14,6 +15,7 @@
 
 #include "cost/model.h"
 #include "measure/measure.h"
+#include "measure/verify.h"
 #include "tune/engine.h"
 #include "tune/session.h"
 #include "tune/thread.h"
@@ -650,8 +652,119 @@ static void test_resume_refusals(void **state) {
    free(path);
 }
 
+/* The precision of a measure event's state: its text's "precision", FP32 without. */
+static Precision statePrecision(const char *text) {
+   const char *at = strstr(text, "\"precision\":\"");
+   Precision p = PRECISION_FP32;
+   if (at) {
+      char name[8] = "";
+      sscanf(at + 13, "%7[a-z0-9]", name);
+      assert_int_equal(Precision_parse(name, &p), 0);
+   }
+   return p;
+}
+
+/* --precision auto --max-error 3e-3 on BERT-tiny: BF16 (unit roundoff 2^-8) is predicted
+ * above the bound on every dense and batch_matmul, FP16 and TF32 (2^-11) below it; the
+ * layer norm and the softmax have no matrix multiply. */
+static void test_precision_bound(void **state) {
+   (void)state;
+   TestConfig c;
+   config(&c, "models/bert_tiny.task", "tc.jsonl", 60, NULL, NULL);
+   c.cfg.precisionAuto = true;
+   c.cfg.precisions = (1u << PRECISION_COUNT) - 1;
+   c.cfg.maxError = 3e-3;
+   char *cause = NULL;
+   Engine *e = Engine_new(&c.cfg, &cause);
+   if (!e)
+      fail_msg("%s", cause);
+   const Network *net = Engine_network(e);
+   assert_int_equal(net->ntasks, 8);
+   for (int t = 0; t < net->ntasks; t++) {
+      const OpParams *op = &net->tasks[t].op;
+      unsigned want = PRECISION_BIT(PRECISION_FP32);
+      if (op->kind == OP_DENSE || op->kind == OP_BATCH_MATMUL) {
+         assert_true(Verify_predictOpError(op, PRECISION_BF16) > 3e-3);
+         assert_true(Verify_predictOpError(op, PRECISION_FP16) < 3e-3);
+         assert_true(Verify_predictOpError(op, PRECISION_TF32) < 3e-3);
+         want |= PRECISION_BIT(PRECISION_FP16) | PRECISION_BIT(PRECISION_TF32);
+      }
+      assert_int_equal(Engine_taskPrecisions(e, t), want);
+   }
+   assert_string_equal(Engine_precisionNote(e), "precision auto, max error 0.003: fp16 on 6, bf16 on 0, tf32 on 6 of 6 "
+                                                "tasks with a matrix multiply (2 have none)");
+   while (Engine_runRound(e, &cause) > 0)
+      ;
+   Engine_free(e);
+   SessionLog log;
+   readSession("tc.jsonl", &log);
+   assert_string_equal(log.events[0].header.precision, "auto");
+   assert_true(log.events[0].header.maxError == 3e-3);
+   int tensorCore = 0, compared = 0;
+   Network net2;
+   if (Network_load(&net2, c.taskFile, &cause) < 0)
+      fail_msg("%s", cause);
+   for (int i = 1; i < log.count; i++) {
+      const SessionEvent *ev = &log.events[i];
+      if (ev->kind != SESSION_MEASURE)
+         continue;
+      Precision p = statePrecision(ev->measure.state);
+      assert_int_not_equal(p, PRECISION_BF16);
+      tensorCore += p != PRECISION_FP32;
+      /* the prediction is the task's, for the state's precision */
+      assert_true(ev->measure.predictedError == Verify_predictOpError(&net2.tasks[ev->measure.task].op, p));
+      if (!isnan(ev->measure.outputError)) {
+         compared++;
+         assert_true(ev->measure.outputError < 3e-3);
+         if (p != PRECISION_FP32)
+            assert_true(ev->measure.outputError > 1e-5);
+      }
+   }
+   assert_true(tensorCore > 0);
+   assert_true(compared > 0);
+   Network_done(&net2);
+   SessionLog_done(&log);
+
+   /* an explicit precision the device lacks */
+   c.cfg.device = "sim:t4";
+   c.cfg.precisionAuto = false;
+   c.cfg.precisions = PRECISION_BIT(PRECISION_FP32) | PRECISION_BIT(PRECISION_BF16);
+   free(c.session);
+   c.session = xAsprintf("%s/t4.jsonl", dir);
+   c.cfg.sessionPath = c.session;
+   assert_null(Engine_new(&c.cfg, &cause));
+   assert_string_equal(cause, "--precision fp32,bf16: t4 (compute capability 7.5) has no bf16 Tensor Cores");
+   free(cause);
+   /* auto takes what it has: FP16 alone (mma.sync's m16n8k8 on compute capability 7.5) */
+   c.cfg.precisionAuto = true;
+   c.cfg.precisions = (1u << PRECISION_COUNT) - 1;
+   c.cfg.maxError = 0;
+   e = Engine_new(&c.cfg, &cause);
+   if (!e)
+      fail_msg("%s", cause);
+   assert_int_equal(Engine_taskPrecisions(e, 1), PRECISION_BIT(PRECISION_FP32) | PRECISION_BIT(PRECISION_FP16));
+   assert_int_equal(Engine_taskPrecisions(e, 0), PRECISION_BIT(PRECISION_FP32));
+   assert_string_equal(Engine_precisionNote(e), "precision auto: fp16 on 6 of 6 tasks with a matrix multiply (2 have "
+                                                "none)");
+   Engine_free(e);
+   /* and before 7.5 nothing */
+   c.cfg.device = "sim:v100";
+   free(c.session);
+   c.session = xAsprintf("%s/v100.jsonl", dir);
+   c.cfg.sessionPath = c.session;
+   e = Engine_new(&c.cfg, &cause);
+   if (!e)
+      fail_msg("%s", cause);
+   assert_int_equal(Engine_taskPrecisions(e, 1), PRECISION_BIT(PRECISION_FP32));
+   assert_string_equal(Engine_precisionNote(e), "precision auto: the device has none of these Tensor-Core precisions; "
+                                                "FP32 alone");
+   Engine_free(e);
+   doneConfig(&c);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_precision_bound),
       cmocka_unit_test(test_commands_between_rounds),
       cmocka_unit_test(test_stop_from_a_thread),
       cmocka_unit_test(test_model_swap),
