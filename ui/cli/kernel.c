@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -19,6 +20,8 @@
 #include "measure/nvrtc.h"
 #include "measure/verify.h"
 #include "te/network.h"
+#include "tune/export.h"
+#include "tune/session.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 
@@ -411,6 +414,118 @@ static void checkRow(const CheckConfig *cfg, const Task *task, int t, Precision 
    SketchSet_done(&set);
 }
 
+/* check --session: the best state of each task of the session, checked as a sampled
+ * state is, a row each: its precision, latency, error, predicted error and the bound
+ * (the session's --max-error, else the verification's); exit 1 when one fails or errs
+ * beyond the session's bound. */
+static int checkSession(const CheckConfig *cfg, const char *path, const char *taskFile, long blocks,
+                        double maxMemory) {
+   SessionLog log;
+   SessionLog_init(&log);
+   char *notice = NULL, *cause = NULL;
+   Network net;
+   int *best = NULL;
+   if (Session_read(path, &log, &notice, &cause) < 0 || Export_loadNetwork(&log, path, taskFile, &net, &cause) < 0) {
+      fprintf(stderr, "pruner-tui check: %s\n", cause);
+      free(cause);
+      free(notice);
+      SessionLog_done(&log);
+      return EXIT_INPUT;
+   }
+   if (notice)
+      fprintf(stderr, "pruner-tui check: %s\n", notice);
+   free(notice);
+   const SessionHeader *h = &log.events[0].header;
+   best = xCalloc((size_t)h->ntasks, sizeof *best);
+   if (Export_bestMeasures(&log, path, best, &cause) < 0) {
+      fprintf(stderr, "pruner-tui check: %s\n", cause);
+      free(cause);
+      free(best);
+      Network_done(&net);
+      SessionLog_done(&log);
+      return EXIT_INPUT;
+   }
+   double bound = h->maxError > 0 ? h->maxError : NAN;
+   printf("checking the best state of each task of %s (%s, %s) on the CPU executor against the C reference\n", path,
+          net.name, h->precision && *h->precision ? h->precision : "fp32");
+   printf("error: the largest |output - reference| over the reference's RMS; predicted: the largest expected of\n"
+          "the elements compared; bound: the session's --max-error%s\n\n",
+          isnan(bound) ? " (none: the verification's own bound)" : "");
+   printf("%3s  %-19s  %-4s  %12s  %9s  %9s  %9s  %-17s  %s\n", "ID", "op", "prec", "latency (ms)", "error",
+          "predicted", "bound", "blocks run", "verdict");
+   int checked = 0, failed = 0, over = 0, none = 0, worstTask = -1;
+   double worst = 0;
+   LoopNest ln;
+   LoopNest_init(&ln);
+   for (int t = 0; t < net.ntasks; t++) {
+      const Task *task = &net.tasks[t];
+      if (best[t] < 0) {
+         printf("%3d  %-19s  no state measured ok\n", t, Op_name(task->op.kind));
+         none++;
+         continue;
+      }
+      const SessionEvent *ev = &log.events[best[t]];
+      char *tooBig = NULL;
+      if (VerifyTask_fits(&task->op, t, maxMemory, &tooBig) < 0) {
+         printf("%3d  %-19s  %s: skipped\n", t, Op_name(task->op.kind), tooBig);
+         free(tooBig);
+         failed++;
+         continue;
+      }
+      SketchSet set;
+      SketchSet_forOpWith(&set, &task->op, &Sketch_readAny);
+      CheckResult r;
+      memset(&r, 0, sizeof r);
+      if (State_parse(&set, ev->measure.state, &cfg->lim, &r.state, &cause) < 0) {
+         printf("%3d  %-19s  %s:%d: the state does not parse: %s\n", t, Op_name(task->op.kind), path, ev->line, cause);
+         free(cause);
+         cause = NULL;
+         SketchSet_done(&set);
+         failed++;
+         continue;
+      }
+      VerifyTask *vt = VerifyTask_new(&task->op, (uint64_t)cfg->seed * 7919 + (uint64_t)t, VERIFY_TOLERANCE,
+                                      (int)blocks, task->flops <= VERIFY_FULL_FLOPS);
+      CheckJob job = { .set = &set, .task = vt, .seed = (uint64_t)cfg->seed };
+      checkState(&job, &r, &ln);
+      Precision p = set.sketches[r.state.sketch].precision;
+      double rowBound = isnan(bound) ? r.bound : bound;
+      bool beyond = !r.failed && r.maxError > rowBound;
+      char blocksText[64];
+      if (r.blocksRun == r.grid)
+         snprintf(blocksText, sizeof blocksText, "all");
+      else
+         snprintf(blocksText, sizeof blocksText, "%lld of %lld", (long long)r.blocksRun, (long long)r.grid);
+      printf("%3d  %-19s  %-4s  %12.4f  %9.2e  %9.2e  %9.2e  %-17s  %s\n", t, Op_name(task->op.kind),
+             Precision_name(p), Measure_median(ev->measure.costs, ev->measure.ncosts) * 1e3, r.maxError, r.predicted,
+             rowBound, blocksText, r.failed ? "FAILED" : beyond ? "BEYOND THE BOUND" : "ok");
+      if (r.why)
+         printf("     %s\n", r.why);
+      checked++;
+      failed += r.failed;
+      over += beyond;
+      if (!r.failed && r.maxError / rowBound >= worst) {
+         worst = r.maxError / rowBound;
+         worstTask = t;
+      }
+      free(r.why);
+      VerifyTask_free(vt);
+      SketchSet_done(&set);
+   }
+   LoopNest_done(&ln);
+   printf("\nchecked %d best states: %d within the bound, %d beyond it, %d failed", checked, checked - over - failed,
+          over, failed);
+   if (none)
+      printf("; %d task%s with none", none, none == 1 ? "" : "s");
+   if (worstTask >= 0)
+      printf("; the largest error is %.2f of its bound (task %d)", worst, worstTask);
+   printf("\n");
+   free(best);
+   Network_done(&net);
+   SessionLog_done(&log);
+   return failed || over ? EXIT_INPUT : 0;
+}
+
 static const CliOption checkOptions[] = {
    { "samples", 'n', "N", "valid states sampled per task (default 20)" },
    { "tasks", 't', "LIST", "only these tasks: IDs separated by commas, like 0,3,5, or all (the default)" },
@@ -424,12 +539,17 @@ static const CliOption checkOptions[] = {
      "the dense, batch_matmul and conv2d tasks, against the FP32 reference within the bound that the "
      "precision's rounding allows), separated by commas, or all; a row per task and precision" },
    CLI_MAX_MEMORY_OPTION,
+   { "session", 'S', "FILE",
+     "instead of sampling, check the best state of each task of the session FILE (FILE.task, when "
+     "given, stands for its network file): a row per task with its precision, latency, error, predicted "
+     "error and the session's --max-error; exit status 1 when one fails or errs beyond it" },
    { NULL, 0, NULL, NULL },
 };
 
 static const CliCommand checkCommand = {
    "check",
-   "FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n[--blocks N] [--jobs N] [--precision LIST] [--max-memory SIZE]",
+   "FILE.task [--samples N] [--tasks LIST] [--arch LIST] [--seed N]\n[--blocks N] [--jobs N] [--precision LIST] [--max-memory SIZE]\n"
+   "       pruner-tui check --session FILE [FILE.task] [--blocks N] [--seed N] [--max-memory SIZE]",
    "Sample states of each task, run each on the CPU executor against the operator's C reference, "
    "compile each with NVRTC when it is present, and print a table per task and each failure. A task "
    "whose buffers would take more than --max-memory is skipped, before anything is allocated. With "
@@ -443,7 +563,7 @@ int Cli_check(int argc, char **argv) {
    CheckConfig cfg = { .samples = 20, .seed = 1, .jobs = sysconf(_SC_NPROCESSORS_ONLN) };
    long blocks = 4;
    double maxMemory = VERIFY_DEFAULT_MAX_MEMORY;
-   const char *tasksArg = NULL, *archArg = "sm_80,sm_90", *precisionArg = NULL;
+   const char *tasksArg = NULL, *archArg = "sm_80,sm_90", *precisionArg = NULL, *sessionArg = NULL;
    cfg.jobs = cfg.jobs < 1 ? 1 : cfg.jobs > 64 ? 64 : cfg.jobs;
    optind = 1;
    int c;
@@ -459,7 +579,17 @@ int Cli_check(int argc, char **argv) {
       case 't': tasksArg = optarg; break;
       case 'a': archArg = optarg; break;
       case 'p': precisionArg = optarg; break;
+      case 'S': sessionArg = optarg; break;
       }
+   }
+   if (sessionArg) {
+      if (argc - optind > 1)
+         return Cli_usage("check", "unexpected argument '%s'", argv[optind + 1]);
+      if (tasksArg || precisionArg)
+         return Cli_usage("check", "--session checks the session's best states: not with %s",
+                          tasksArg ? "--tasks" : "--precision");
+      SchedLimits_default(&cfg.lim);
+      return checkSession(&cfg, sessionArg, optind < argc ? argv[optind] : NULL, blocks, maxMemory);
    }
    if (argc - optind != 1)
       return Cli_usage("check", "expected FILE.task");
