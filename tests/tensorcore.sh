@@ -7,7 +7,7 @@
 # quick); and a bad --precision is refused. As TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..17"
+echo "1..20"
 
 run check "$src/tests/data/tc-odd.task" --precision fp16,bf16,tf32 --samples 1 --jobs 2
 last=$(echo "$out" | tail -n 1)
@@ -42,6 +42,16 @@ run --batch "$src/models/bert_tiny.task" --device sim:a100_40 --precision auto -
 ok "--precision auto --max-error: the note names what each task was left" sh -c '[ "$1" -eq 0 ] && grep -qx "note: precision auto, max error 0.003: fp16 on 6, bf16 on 0, tf32 on 6 of 6 tasks with a matrix multiply (2 have none)" "$2"' _ "$rc" "$tmp/out"
 ok "the header keeps the precision and the bound" sh -c 'head -n1 "$1" | grep -q ",\"precision\":\"auto\",\"max_error\":0.003,\"tasks\":"' _ "$tmp/tc.jsonl"
 ok "every measure event has a predicted error; states compute in fp16, none in bf16" sh -c '[ "$(grep -c "\"event\":\"measure\"" "$1")" -eq 20 ] && [ "$(grep "\"event\":\"measure\"" "$1" | grep -c "\"predicted_error\":")" -eq 20 ] && grep -q "fp16" "$1" && ! grep -q "bf16" "$1"' _ "$tmp/tc.jsonl"
+run check --session "$tmp/tc.jsonl"
+last=$(echo "$out" | tail -n 1)
+ok "check --session checks each task's best state within the session's bound ($last)" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^checked 8 best states: 8 within the bound, 0 beyond it, 0 failed; the largest error is 0\.[0-9]+ of its bound \(task [0-7]\)$" && [ "$(echo "$3" | grep -cE "^ +[0-7] +[a-z_]+ +(fp32|fp16|tf32) +[0-9.]+ +[0-9.e+-]+ +[0-9.e+-]+ +3\.00e-03 +all +ok$")" -eq 8 ]' _ "$rc" "$last" "$out"
+# the same states against a bound of 1e-5, which only FP32 meets
+sed '1s/"max_error":0.003/"max_error":1e-05/' "$tmp/tc.jsonl" > "$tmp/tight.jsonl"
+run check --session "$tmp/tight.jsonl"
+tc=$(echo "$out" | grep -cE " (fp16|tf32) .* BEYOND THE BOUND$")
+ok "check --session names each state beyond a tighter bound and exits 1 ($tc)" sh -c '[ "$1" -eq 1 ] && [ "$2" -ge 1 ] && echo "$3" | tail -n 1 | grep -qE "^checked 8 best states: [0-9] within the bound, $2 beyond it, 0 failed; "' _ "$rc" "$tc" "$out"
+run check --session "$tmp/tc.jsonl" --precision fp16
+ok "check --session refuses --precision" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui check: --session checks the session'"'"'s best states: not with --precision" ]' _ "$rc" "$tmp/err"
 run --resume "$tmp/tc.jsonl" --trials 30 --precision fp16
 ok "--resume keeps the session's precisions" sh -c '[ "$1" -eq 2 ] && grep -qxF "pruner-tui --resume: --resume goes on with the session'"'"'s precisions and error bound; --precision and --max-error cannot change them" "$2"' _ "$rc" "$tmp/err"
 run --batch "$src/models/bert_tiny.task" --precision fp16,fp8 --no-session
