@@ -7,7 +7,7 @@
 # quick); and a bad --precision is refused. As TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..20"
+echo "1..22"
 
 run check "$src/tests/data/tc-odd.task" --precision fp16,bf16,tf32 --samples 1 --jobs 2
 last=$(echo "$out" | tail -n 1)
@@ -50,6 +50,11 @@ sed '1s/"max_error":0.003/"max_error":1e-05/' "$tmp/tc.jsonl" > "$tmp/tight.json
 run check --session "$tmp/tight.jsonl"
 tc=$(echo "$out" | grep -cE " (fp16|tf32) .* BEYOND THE BOUND$")
 ok "check --session names each state beyond a tighter bound and exits 1 ($tc)" sh -c '[ "$1" -eq 1 ] && [ "$2" -ge 1 ] && echo "$3" | tail -n 1 | grep -qE "^checked 8 best states: [0-9] within the bound, $2 beyond it, 0 failed; "' _ "$rc" "$tc" "$out"
+run export "$tmp/tc.jsonl" --front "$tmp/front"
+ok "export --front writes each task's front with its kernels" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^wrote the front to .*/front: [0-9]+ points of 8 tasks with their kernels, [0-9]+ bounds? of the network$" && [ -s "$3/front.txt" ] && [ "$(ls "$3" | grep -c "^task-[0-7]-\(fp32\|fp16\|tf32\)\.cu$")" -eq "$(echo "$2" | sed -n "s/.*: \([0-9]*\) points.*/\1/p")" ]' _ "$rc" "$out" "$tmp/front"
+kernels=$(grep -o '"kernel":"task-[0-9]*-[a-z0-9]*"' "$tmp/front/front.json" | sed 's/.*:"\(.*\)"/\1/')
+choices=$(grep -o '"choice":\[[^]]*\]' "$tmp/front/front.json")
+ok "front.json names each point's kernel and each bound's choice of all 8 tasks" sh -c 'n=0; for k in $1; do [ -s "$2/$k.json" ] || exit 1; n=$((n + 1)); done; [ "$n" -eq "$(ls "$2" | grep -c "\.cu$")" ] && [ -n "$3" ] && echo "$3" | awk -F, "NF != 8 { bad = 1 } END { exit bad }"' _ "$kernels" "$tmp/front" "$choices"
 run check --session "$tmp/tc.jsonl" --precision fp16
 ok "check --session refuses --precision" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui check: --session checks the session'"'"'s best states: not with --precision" ]' _ "$rc" "$tmp/err"
 run --resume "$tmp/tc.jsonl" --trials 30 --precision fp16

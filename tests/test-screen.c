@@ -1221,7 +1221,7 @@ static void testCommands(void **state) {
    expectAnswer(f, "frob 3", -1, "unknown command 'frob' (help lists them)");
    expectAnswer(f, "show 5", -1, "show: no task '5' (task IDs go from 0 to 1)");
    expectAnswer(f, "show 0 --asm", -1, "show: takes --cuda, --loops or --state, not '--asm'");
-   expectAnswer(f, "export pictures x", -1, "export: takes records, curve, kernels or plot, not 'pictures'");
+   expectAnswer(f, "export pictures x", -1, "export: takes records, curve, kernels, plot or front, not 'pictures'");
    /* the curves as SVG, from the session file; a directory that is not there refused */
    char *session = TestUtil_srcPath("tests/data/tiny2-session.jsonl"), *dir = TestUtil_tempDir();
    b->sessionPath = session;
@@ -1275,6 +1275,12 @@ static void testCommands(void **state) {
    expectAnswer(f, "stats", 0, "");
    assert_non_null(strstr(f->pageText, "trials 12 of 12 in 6 rounds (2 per round)"));
    assert_non_null(strstr(f->pageText, "draft acceptance: mean 0.583 over 6 rounds"));
+   /* an FP32 run's front: a point a task, of no predicted error */
+   expectAnswer(f, "front", 0, "");
+   assert_string_equal(f->pageTitle, "front");
+   assert_non_null(strstr(f->pageText, "the front of latency against error"));
+   assert_non_null(strstr(f->pageText, "\nthe network's front (the weighted sum of the tasks' latencies each bound "
+                                       "allows):\n    bound      total (ms)  tasks per precision\n 0.00e+00  "));
    /* a best with counters: 16750 GFLOP/s over 1675 GB/s is 10 FLOP/B, below h100_sxm's
     * ridge of 67000 / 3350 = 20, under the slanted roof of 33500 GFLOP/s: half of it */
    SessionEvent best = { .kind = SESSION_BEST, .round = 7, .elapsed = 9,

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tune/front.h"
 #include "tune/view.h"
 #include "util/xalloc.h"
 
@@ -475,8 +476,87 @@ static void test_taskFileMoved(void **state) {
    free(dir);
 }
 
+/* a measurement of a state in precision p ("fp32": no "precision" key) with its errors */
+static SessionEvent precisionMeasure(int task, const char *p, double cost, double predicted, double measured,
+                                     const char *error) {
+   char *state = strcmp(p, "fp32") == 0 ? xAsprintf("{\"v\":1,\"sketch\":0,\"knobs\":{\"k\":%g}}", cost)
+                                        : xAsprintf("{\"v\":1,\"sketch\":2,\"precision\":\"%s\",\"knobs\":{\"k\":%g}}", p,
+                                                    cost);
+   return (SessionEvent){ .kind = SESSION_MEASURE, .round = 1, .elapsed = 1,
+                          .measure = { .task = task, .state = state, .ncosts = 1, .costs = { cost },
+                                       .error = xStrdup(error), .message = xStrdup(""), .lineage = xStrdup("random"),
+                                       .draftScore = NAN, .verifyScore = NAN, .predictedError = predicted,
+                                       .outputError = measured } };
+}
+
+/* Task 0: FP32 at 8 us (error 1e-6), FP16 at 5 us (1e-3; measured 1.2e-3 at most),
+ * TF32 at 6 us (1.1e-3: FP16 is faster and no less accurate, so it is off the front),
+ * BF16 at 4 us (8e-3). Task 1: FP32 at 20 us (2e-6) and FP16 at 25 us, off the front.
+ * The network's front: 2e-6 is the least bound both tasks meet (28 us), then 1e-3
+ * (25 us) and 8e-3 (24 us). */
+static void test_front(void **state) {
+   (void)state;
+   static const char *const keys[] = { "a", "b" };
+   SessionHeader h = header("nowhere/net.task", 2, keys);
+   TuneView v;
+   TuneView_init(&v, &h, NULL);
+   feed(&v, precisionMeasure(0, "fp32", 10e-6, 1e-6, NAN, "ok"));
+   feed(&v, precisionMeasure(0, "fp32", 8e-6, 1e-6, 7e-7, "ok"));
+   feed(&v, precisionMeasure(0, "fp16", 5e-6, 1e-3, 1.2e-3, "ok"));
+   feed(&v, precisionMeasure(0, "fp16", 7e-6, 1e-3, 9e-4, "ok"));
+   feed(&v, precisionMeasure(0, "fp16", 1e-6, 1e-3, NAN, "wrong answer"));
+   feed(&v, precisionMeasure(0, "tf32", 6e-6, 1.1e-3, NAN, "ok"));
+   feed(&v, precisionMeasure(0, "bf16", 4e-6, 8e-3, NAN, "ok"));
+   FrontPoint pts[PRECISION_COUNT];
+   /* nothing of task 1 yet: no network front */
+   int n = 0;
+   assert_null(Front_network(&v, &n));
+   assert_int_equal(n, 0);
+   feed(&v, precisionMeasure(1, "fp32", 20e-6, 2e-6, NAN, "ok"));
+   feed(&v, precisionMeasure(1, "fp16", 25e-6, 1e-3, NAN, "ok"));
+
+   assert_int_equal(Front_task(&v, 0, pts), 3);
+   static const Precision want0[] = { PRECISION_FP32, PRECISION_FP16, PRECISION_BF16 };
+   static const double lat0[] = { 8e-6, 5e-6, 4e-6 }, err0[] = { 1e-6, 1e-3, 8e-3 };
+   for (int i = 0; i < 3; i++) {
+      assert_int_equal(pts[i].precision, want0[i]);
+      assert_true(pts[i].latency == lat0[i]);
+      assert_true(pts[i].error == err0[i]);
+   }
+   assert_true(pts[0].measured == 7e-7);
+   assert_true(pts[1].measured == 1.2e-3);
+   assert_true(isnan(pts[2].measured));
+   assert_string_equal(pts[1].state, "{\"v\":1,\"sketch\":2,\"precision\":\"fp16\",\"knobs\":{\"k\":5e-06}}");
+   assert_int_equal(Front_task(&v, 1, pts), 1);
+   assert_int_equal(pts[0].precision, PRECISION_FP32);
+
+   FrontChoice **net = Front_network(&v, &n);
+   assert_int_equal(n, 3);
+   static const double bound[] = { 2e-6, 1e-3, 8e-3 }, total[] = { 0.028, 0.025, 0.024 };
+   static const Precision pick0[] = { PRECISION_FP32, PRECISION_FP16, PRECISION_BF16 };
+   for (int i = 0; i < 3; i++) {
+      assert_true(net[i]->bound == bound[i]);
+      assert_float_equal(net[i]->latencyMs, total[i], 1e-12);
+      assert_int_equal(net[i]->choice[0], pick0[i]);
+      assert_int_equal(net[i]->choice[1], PRECISION_FP32);
+   }
+   Front_free(net, n);
+
+   char *text = Front_text(&v);
+   assert_non_null(strstr(text, "\n   0  a                                 fp32        0.0080   1.00e-06   7.00e-07\n"
+                                "                                        fp16        0.0050   1.00e-03   1.20e-03\n"
+                                "                                        bf16        0.0040   8.00e-03          -\n"
+                                "   1  b                                 fp32        0.0200   2.00e-06          -\n"));
+   assert_non_null(strstr(text, "\n 2.00e-06          0.0280  fp32 2\n 1.00e-03          0.0250  fp32 1 fp16 1\n"
+                                " 8.00e-03          0.0240  fp32 1 bf16 1\n"));
+   free(text);
+   TuneView_done(&v);
+   doneHeader(&h);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_front),
       cmocka_unit_test(test_run),
       cmocka_unit_test(test_commands),
       cmocka_unit_test(test_passesOver),

@@ -578,6 +578,16 @@ static bool knownKnob(const Sketch *sk, const char *name) {
    return false;
 }
 
+Precision State_textPrecision(const char *text) {
+   cJSON *root = cJSON_Parse(text);
+   const cJSON *prec = cJSON_GetObjectItemCaseSensitive(root, "precision");
+   Precision p = PRECISION_FP32;
+   if (!cJSON_IsString(prec) || Precision_parse(prec->valuestring, &p) < 0)
+      p = PRECISION_FP32;
+   cJSON_Delete(root);
+   return p;
+}
+
 static int parseDoc(const SketchSet *set, const cJSON *root, const SchedLimits *lim, State *out,
                     char **cause) {
    if (!cJSON_IsObject(root))

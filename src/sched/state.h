@@ -105,6 +105,9 @@ bool State_equal(const State *a, const State *b);
  * Returns the length the whole text needs. */
 size_t State_format(const SketchSet *set, const State *s, char *buf, size_t size);
 /* Parses and validates the text form. */
+/* The precision a state's text names ("precision"), without its sketches: FP32 when it
+ * names none, or is not a state's text. */
+Precision State_textPrecision(const char *text);
 int State_parse(const SketchSet *set, const char *text, const SchedLimits *lim, State *out,
                 char **cause);
 

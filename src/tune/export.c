@@ -16,7 +16,9 @@
 
 #include "codegen/cuda.h"
 #include "ir/lower.h"
+#include "tune/front.h"
 #include "tune/plot.h"
+#include "tune/view.h"
 #include "tune/scheduler.h"
 #include "util/jsonl.h"
 #include "util/outfile.h"
@@ -421,14 +423,23 @@ static const Device *sessionDevice(const DeviceSet *devices, const char *name, S
    return dev;
 }
 
+/* The session's network and its device's limits, for making kernels. */
+static int kernelTarget(const SessionLog *log, const ExportRequest *a, const DeviceSet *devices, Network *net,
+                        SchedLimits *lim, const Device **dev, char **cause) {
+   if (Export_loadNetwork(log, a->session, a->network, net, cause) < 0)
+      return -1;
+   *dev = sessionDevice(devices, log->events[0].header.device, lim);
+   return 0;
+}
+
 static int makeKernels(const SessionLog *log, const ExportRequest *a, const DeviceSet *devices, KernelSet *out,
                        char **cause) {
    memset(out, 0, sizeof *out);
    Network net;
-   if (Export_loadNetwork(log, a->session, a->network, &net, cause) < 0)
-      return -1;
    SchedLimits lim;
-   const Device *dev = sessionDevice(devices, log->events[0].header.device, &lim);
+   const Device *dev;
+   if (kernelTarget(log, a, devices, &net, &lim, &dev, cause) < 0)
+      return -1;
    int *best = xCalloc((size_t)net.ntasks + 1, sizeof *best);
    int rc = Export_bestMeasures(log, a->session, best, cause);
    out->kernels = xCalloc((size_t)net.ntasks + 1, sizeof *out->kernels);
@@ -506,6 +517,111 @@ static void printMissing(FILE *out, const KernelSet *set) {
       fprintf(out, "%s %d", i ? "," : "", set->missing[i]);
 }
 
+/* The front's kernels and its files: each task's front points as kernels named
+ * task-ID-PRECISION, front.txt and front.json. */
+typedef struct {
+   KernelSet kernels;
+   char *text;
+   char *json;
+   int points, bounds;
+} FrontFiles;
+
+/* The first ok measure event of task t whose state is `state`. */
+static int eventOf(const SessionLog *log, int t, const char *state) {
+   for (int i = 1; i < log->count; i++) {
+      const SessionEvent *e = &log->events[i];
+      if (e->kind == SESSION_MEASURE && e->measure.task == t && e->measure.state &&
+          strcmp(e->measure.state, state) == 0 && strcmp(e->measure.error, MeasureError_name(MEASURE_OK)) == 0)
+         return i;
+   }
+   return -1;
+}
+
+static int makeFront(const SessionLog *log, const ExportRequest *a, const DeviceSet *devices, FrontFiles *out,
+                     char **cause) {
+   memset(out, 0, sizeof *out);
+   Network net;
+   SchedLimits lim;
+   const Device *dev;
+   if (kernelTarget(log, a, devices, &net, &lim, &dev, cause) < 0)
+      return -1;
+   TuneView v;
+   TuneView_init(&v, &log->events[0].header, &net);
+   for (int i = 1; i < log->count; i++)
+      TuneView_apply(&v, &log->events[i]);
+   out->text = Front_text(&v);
+   cJSON *root = cJSON_CreateObject();
+   cJSON_AddStringToObject(root, "network", net.name);
+   cJSON *tasks = cJSON_AddArrayToObject(root, "tasks");
+   out->kernels.kernels = xCalloc((size_t)net.ntasks * PRECISION_COUNT + 1, sizeof *out->kernels.kernels);
+   out->kernels.missing = xCalloc((size_t)net.ntasks + 1, sizeof *out->kernels.missing);
+   int rc = 0;
+   for (int t = 0; t < net.ntasks && rc == 0; t++) {
+      FrontPoint pts[PRECISION_COUNT];
+      int n = Front_task(&v, t, pts);
+      cJSON *task = cJSON_CreateObject();
+      cJSON_AddNumberToObject(task, "task", t);
+      cJSON_AddStringToObject(task, "key", net.tasks[t].key);
+      cJSON *points = cJSON_AddArrayToObject(task, "points");
+      cJSON_AddItemToArray(tasks, task);
+      if (n == 0)
+         out->kernels.missing[out->kernels.nmissing++] = t;
+      for (int i = 0; i < n && rc == 0; i++) {
+         ExportedKernel *k = &out->kernels.kernels[out->kernels.count];
+         int ev = eventOf(log, t, pts[i].state);
+         if (ev < 0 || Export_kernel(log, a->session, &net, ev, &lim, dev, k, cause) < 0) {
+            if (ev < 0)
+               rc = setCause(cause, "%s: task %d: no measure event holds its best %s state", a->session, t,
+                             Precision_name(pts[i].precision));
+            rc = -1;
+            break;
+         }
+         out->kernels.count++;
+         size_t len = strlen(k->name);
+         snprintf(k->name + len, sizeof k->name - len, "-%s", Precision_name(pts[i].precision));
+         cJSON *p = cJSON_CreateObject();
+         cJSON_AddStringToObject(p, "precision", Precision_name(pts[i].precision));
+         cJSON_AddItemToObject(p, "latency_ms", JsonLines_numberItem(pts[i].latency * 1e3));
+         cJSON_AddItemToObject(p, "error", JsonLines_numberItem(pts[i].error));
+         cJSON_AddItemToObject(p, "measured_error", JsonLines_numberItem(pts[i].measured));
+         cJSON_AddStringToObject(p, "kernel", k->name);
+         cJSON_AddItemToArray(points, p);
+         out->points++;
+      }
+   }
+   cJSON *front = cJSON_AddArrayToObject(root, "network_front");
+   int nb = 0;
+   FrontChoice **choices = rc == 0 ? Front_network(&v, &nb) : NULL;
+   for (int i = 0; i < nb; i++) {
+      cJSON *c = cJSON_CreateObject();
+      cJSON_AddItemToObject(c, "bound", JsonLines_numberItem(choices[i]->bound));
+      cJSON_AddItemToObject(c, "latency_ms", JsonLines_numberItem(choices[i]->latencyMs));
+      cJSON *pick = cJSON_AddArrayToObject(c, "choice");
+      for (int t = 0; t < net.ntasks; t++)
+         cJSON_AddItemToArray(pick, cJSON_CreateString(Precision_name(choices[i]->choice[t])));
+      cJSON_AddItemToArray(front, c);
+   }
+   out->bounds = nb;
+   Front_free(choices, nb);
+   char *json = cJSON_PrintUnformatted(root);
+   out->json = xAsprintf("%s\n", json);
+   cJSON_free(json);
+   cJSON_Delete(root);
+   TuneView_done(&v);
+   Network_done(&net);
+   return rc;
+}
+
+static int writeFront(const FrontFiles *f, const char *dir, char **cause) {
+   if (writeKernels(&f->kernels, dir, cause) < 0)
+      return -1;
+   char *txt = xAsprintf("%s/front.txt", dir), *json = xAsprintf("%s/front.json", dir);
+   int rc = replaceFile(txt, f->text, cause) < 0 || replaceFile(json, f->json, cause) < 0 ? -1 : 0;
+   free(txt);
+   free(json);
+   return rc;
+}
+
 int Export_run(const ExportRequest *args, const DeviceSet *devices, FILE *say, char **cause) {
    ExportRequest a = *args;
    SessionLog log;
@@ -531,6 +647,10 @@ int Export_run(const ExportRequest *args, const DeviceSet *devices, FILE *say, c
       rc = makeKernels(&log, &a, devices, &kernels, cause);
    if (rc == 0 && a.plot)
       plot = Plot_svg(&log, &plotPoints);
+   FrontFiles front;
+   memset(&front, 0, sizeof front);
+   if (rc == 0 && a.front)
+      rc = makeFront(&log, &a, devices, &front, cause);
 
    if (rc == 0 && a.records) {
       if (writeRecords(&records, a.records, cause) < 0)
@@ -562,6 +682,19 @@ int Export_run(const ExportRequest *args, const DeviceSet *devices, FILE *say, c
       else
          fprintf(say, "wrote the curves of %d rounds with a latency to %s\n", plotPoints, a.plot);
    }
+   if (rc == 0 && a.front) {
+      if (writeFront(&front, a.front, cause) < 0) {
+         rc = -1;
+      } else {
+         fprintf(say, "wrote the front to %s: %d points of %d tasks with their kernels, %d bound%s of the network",
+                 a.front, front.points, log.events[0].header.ntasks, front.bounds, front.bounds == 1 ? "" : "s");
+         printMissing(say, &front.kernels);
+         fprintf(say, "\n");
+      }
+   }
+   KernelSet_done(&front.kernels);
+   free(front.text);
+   free(front.json);
    free(curve);
    free(plot);
    KernelSet_done(&kernels);

@@ -71,6 +71,11 @@ void ExportedKernel_done(ExportedKernel *k);
  * task file instead of the header's. */
 typedef struct ExportRequest_ {
    const char *session, *records, *curve, *kernels, *plot, *network;
+   /* a directory: the front of latency against error (front.h) as front.txt, as
+    * front.json (each task's points with their kernels' files, and the network's
+    * bounds with each task's choice), and each point's kernel as
+    * task-ID-PRECISION.cu and .json */
+   const char *front;
 } ExportRequest;
 /* Makes everything r asks for, then writes it (devices: the GPUs known, for the
  * kernels' limits). The summary lines ("appended N records to FILE", "wrote a plot of

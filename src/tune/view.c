@@ -80,6 +80,8 @@ void TuneView_init(TuneView *v, const SessionHeader *h, const Network *net) {
          t->flops = src->flops;
       }
       t->best = t->leastMean = t->bestMedian = NAN;
+      for (int p = 0; p < PRECISION_COUNT; p++)
+         t->byPrecision[p] = (TunePrecisionBest){ NAN, NULL, NAN, NAN, 0 };
       t->priority = 1;
    }
    v->roundTask = -1;
@@ -109,6 +111,8 @@ void TuneView_done(TuneView *v) {
       free(v->tasks[i].curve);
       free(v->tasks[i].measured);
       free(v->tasks[i].bestState);
+      for (int p = 0; p < PRECISION_COUNT; p++)
+         free(v->tasks[i].byPrecision[p].state);
    }
    free(v->tasks);
    free(v->modelError);
@@ -212,6 +216,16 @@ static void applyMeasure(TuneView *v, const SessionEvent *e) {
       t->bestState = xStrdup(e->measure.state ? e->measure.state : "");
       t->bestTrial = v->trials;
       t->bestThrottled = e->measure.throttled;
+   }
+   TunePrecisionBest *pb = &t->byPrecision[State_textPrecision(e->measure.state ? e->measure.state : "")];
+   pb->ok++;
+   if (!isnan(e->measure.outputError) && !(e->measure.outputError <= pb->measured))
+      pb->measured = e->measure.outputError;
+   if (isnan(pb->median) || median < pb->median) {
+      pb->median = median;
+      free(pb->state);
+      pb->state = xStrdup(e->measure.state ? e->measure.state : "");
+      pb->predicted = e->measure.predictedError;
    }
 }
 

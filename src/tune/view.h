@@ -43,6 +43,17 @@ typedef struct TuneMean_ {
 /* sum / rounds; NAN for none */
 double TuneMean_value(const TuneMean *m);
 
+/* A task's best in one precision, for the front (front.h). */
+typedef struct TunePrecisionBest_ {
+   double median;               /* the least median of an ok measurement's costs in this
+                                   precision, seconds; NAN: none measured ok */
+   char *state;                 /* that state's text; NULL before one */
+   double predicted;            /* its predicted_error; NAN when the session has none */
+   double measured;             /* the largest output_error measured in this precision;
+                                   NAN: none compared */
+   int ok;                      /* ok measurements in this precision */
+} TunePrecisionBest;
+
 typedef struct TuneTaskView_ {
    char *key;                   /* the session's task key */
    char *label;                 /* the task file's name for it, or NULL */
@@ -65,6 +76,7 @@ typedef struct TuneTaskView_ {
    int bestTrial;
    unsigned bestThrottled;      /* GPU_THROTTLE_* reasons that slowed the GPU while that
                                    state was measured; 0: none or no GPU state */
+   TunePrecisionBest byPrecision[PRECISION_COUNT];
    double priority;             /* 1; applied pause 0, resume 1, prio TASK M */
    bool focused;
    int lastRound;               /* the last round that tuned it; 0: none yet */

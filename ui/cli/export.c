@@ -34,16 +34,20 @@ static const CliOption exportOptions[] = {
      "write the curves as an SVG image: the estimated total latency against trials and against time, the draft "
      "acceptance rate and Kendall tau per round, with the session's network, device, policy and model as its "
      "title; the file is replaced" },
-   { "devices", 'D', "FILE", "also read GPU descriptions from FILE, for --kernels' device limits" },
+   { "front", 'f', "DIR",
+     "write the front of latency against error: each task's best state per precision that no faster, no less "
+     "accurate one beats, as DIR/task-ID-PRECISION.cu and .json, the fronts as DIR/front.txt, and as "
+     "DIR/front.json with the network's total latency per error bound and each task's choice there" },
+   { "devices", 'D', "FILE", "also read GPU descriptions from FILE, for --kernels' and --front's device limits" },
    { "network", 'n', "FILE.task", "take the tasks from FILE.task instead of the session's task file" },
    { NULL, 0, NULL, NULL },
 };
 
 static const CliCommand exportCommand = {
    "export",
-   "SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n[--plot FILE.svg] [--devices FILE] [--network FILE.task]",
+   "SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n[--plot FILE.svg] [--front DIR] [--devices FILE] [--network FILE.task]",
    "Write projections of a session file (what pruner-tui --batch --session writes) without tuning: at "
-   "least one of --records, --curve, --kernels and --plot. '-' as FILE sends the records or the curve to "
+   "least one of --records, --curve, --kernels, --plot and --front. '-' as FILE sends the records or the curve to "
    "standard output, and the summary lines to standard error.",
    exportOptions,
 };
@@ -62,6 +66,7 @@ static int parseArgs(int argc, char **argv, ExportRequest *a, const char **devic
       case 'c': a->curve = optarg; break;
       case 'k': a->kernels = optarg; break;
       case 'p': a->plot = optarg; break;
+      case 'f': a->front = optarg; break;
       case 'D': *devicesFile = optarg; break;
       case 'n': a->network = optarg; break;
       }
@@ -69,15 +74,17 @@ static int parseArgs(int argc, char **argv, ExportRequest *a, const char **devic
    if (argc - optind != 1)
       return Cli_usage("export", "expected one SESSION file");
    a->session = argv[optind];
-   if (!a->records && !a->curve && !a->kernels && !a->plot)
-      return Cli_usage("export",
-                       "nothing to export: give --records FILE, --curve FILE, --kernels DIR or --plot FILE.svg");
+   if (!a->records && !a->curve && !a->kernels && !a->plot && !a->front)
+      return Cli_usage("export", "nothing to export: give --records FILE, --curve FILE, --kernels DIR, --plot "
+                                 "FILE.svg or --front DIR");
    if (a->records && a->curve && isStdout(a->records) && isStdout(a->curve))
       return Cli_usage("export", "--records and --curve cannot both go to standard output ('-')");
    if (a->kernels && isStdout(a->kernels))
       return Cli_usage("export", "--kernels takes a directory, not '-'");
    if (a->plot && isStdout(a->plot))
       return Cli_usage("export", "--plot takes a file, not '-'");
+   if (a->front && isStdout(a->front))
+      return Cli_usage("export", "--front takes a directory, not '-'");
    return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <curses.h>
 
 #include "tune/export.h"
+#include "tune/front.h"
 #include "cost/model.h"
 #include "details.h"
 #include "tune/command.h"
@@ -309,6 +310,14 @@ static int runShow(Board *b, int argc, char **argv, char **answer) {
    return 0;
 }
 
+static int runFront(Board *b, int argc, char **argv, char **answer) {
+   (void)argc;
+   (void)argv;
+   (void)answer;
+   b->actions.page(b->actions.ctx, "front", Front_text(&b->view));
+   return 0;
+}
+
 static int runStats(Board *b, int argc, char **argv, char **answer) {
    (void)argc;
    (void)argv;
@@ -374,8 +383,10 @@ static int runExport(Board *b, int argc, char **argv, char **answer) {
       a.kernels = argv[2];
    else if (strcmp(argv[1], "plot") == 0)
       a.plot = argv[2];
+   else if (strcmp(argv[1], "front") == 0)
+      a.front = argv[2];
    else
-      return refuse(answer, "export: takes records, curve, kernels or plot, not '%s'", argv[1]);
+      return refuse(answer, "export: takes records, curve, kernels, plot or front, not '%s'", argv[1]);
    if (strcmp(argv[2], "-") == 0)
       return refuse(answer, "export: takes a file, not '-' (standard output is the screen)");
    char *said = NULL, *cause = NULL;
@@ -507,7 +518,9 @@ const ConsoleCommand Commands_table[] = {
    { "explain", "TASK", "PSA's terms and the features of the task's best state", 1, 1, { ARG_TASK }, false,
      runShow },
    { "stats", "", "the run's statistics", 0, 0, { ARG_NONE }, false, runStats },
-   { "export", "WHAT FILE", "write the session's records, curve, kernels (a directory) or plot (the curves as "
+   { "front", "", "the front of latency against error: per task each precision's best that no faster, no less "
+     "accurate one beats, and the network's total latency per error bound", 0, 0, { ARG_NONE }, false, runFront },
+   { "export", "WHAT FILE", "write the session's records, curve, kernels (a directory), front (a directory) or plot (the curves as "
      "SVG) to FILE", 2, 2,
      { ARG_EXPORT, ARG_FILE }, false, runExport },
    { "goto", "ROUND|M:SS|H:MM:SS", "a replay: to the end of a round, or to a time, paused there", 1, 1,
@@ -701,6 +714,7 @@ char **Commands_complete(const Board *b, const char *word, int index, char *cons
       addIf(&w, word, "curve");
       addIf(&w, word, "kernels");
       addIf(&w, word, "plot");
+      addIf(&w, word, "front");
       break;
    case ARG_COMMAND:
       for (int i = 0; i < Commands_count; i++)
