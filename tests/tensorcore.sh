@@ -7,7 +7,7 @@
 # quick); and a bad --precision is refused. As TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..22"
+echo "1..24"
 
 run check "$src/tests/data/tc-odd.task" --precision fp16,bf16,tf32 --samples 1 --jobs 2
 last=$(echo "$out" | tail -n 1)
@@ -58,9 +58,14 @@ ok "front.json names each point's kernel and each bound's choice of all 8 tasks"
 run check --session "$tmp/tc.jsonl" --precision fp16
 ok "check --session refuses --precision" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui check: --session checks the session'"'"'s best states: not with --precision" ]' _ "$rc" "$tmp/err"
 run --resume "$tmp/tc.jsonl" --trials 30 --precision fp16
-ok "--resume keeps the session's precisions" sh -c '[ "$1" -eq 2 ] && grep -qxF "pruner-tui --resume: --resume goes on with the session'"'"'s precisions and error bound; --precision and --max-error cannot change them" "$2"' _ "$rc" "$tmp/err"
+ok "--resume keeps the session's precisions" sh -c '[ "$1" -eq 2 ] && grep -qxF "pruner-tui --resume: --resume goes on with the session'"'"'s precisions and error bound; --precision, --max-error and --error-split cannot change them" "$2"' _ "$rc" "$tmp/err"
 run --batch "$src/models/bert_tiny.task" --precision fp16,fp8 --no-session
 ok "--precision refuses a name it does not know" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui --batch: --precision: '"'"'fp8'"'"' is not a precision: expected auto, fp32, fp16, bf16 or tf32" ]' _ "$rc" "$tmp/err"
+# the bound over the network: BERT-tiny's weights sum to 23, so each task gets 1e-2 / sqrt(23)
+run --batch "$src/models/bert_tiny.task" --device sim:a100_40 --precision auto --max-error 1e-2 --error-split network --trials 8 --per-round 1 --no-compile --session "$tmp/split.jsonl"
+ok "--error-split network splits the bound over the tasks in quadrature" sh -c '[ "$1" -eq 0 ] && grep -qx "note: precision auto, max error 0.01 over the network (0.00209 a task): fp16 on 6, bf16 on 0, tf32 on 6 of 6 tasks with a matrix multiply (2 have none)" "$2" && head -n1 "$3" | grep -q ",\"max_error\":0.01,\"error_split\":\"network\","' _ "$rc" "$tmp/out" "$tmp/split.jsonl"
+run --batch "$src/models/bert_tiny.task" --error-split network --no-session
+ok "--error-split needs --max-error" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui --batch: --error-split splits the bound of --max-error, which is not given" ]' _ "$rc" "$tmp/err"
 run --batch "$src/models/bert_tiny.task" --max-error 0 --no-session
 ok "--max-error must be above 0" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui --batch: --max-error must be a number above 0 and at most 1, not '"'"'0'"'"'" ]' _ "$rc" "$tmp/err"
 

@@ -691,6 +691,10 @@ static void test_precision_bound(void **state) {
       }
       assert_int_equal(Engine_taskPrecisions(e, t), want);
    }
+   /* split over the network: 23 occurrences in all, so 3e-3 / sqrt(23) a task */
+   assert_true(Engine_taskBound(3e-3, false, net) == 3e-3);
+   assert_true(Engine_taskBound(3e-3, true, net) == 3e-3 / sqrt(23));
+   assert_true(isnan(Engine_taskBound(0, true, net)));
    assert_string_equal(Engine_precisionNote(e), "precision auto, max error 0.003: fp16 on 6, bf16 on 0, tf32 on 6 of 6 "
                                                 "tasks with a matrix multiply (2 have none)");
    while (Engine_runRound(e, &cause) > 0)

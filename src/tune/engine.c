@@ -52,6 +52,8 @@ struct Engine_ {
    char *precisionNote;         /* Engine_precisionNote's */
    char precisionSpec[64];      /* the header's "precision": "" for FP32 alone */
    double maxError;             /* the bound; NAN without one */
+   bool overNetwork;            /* --error-split network */
+   double taskBound;            /* what each task gets of it (Engine_taskBound) */
    bool overlap;                /* EngineConfig.overlap */
    EngineCounters counters;     /* Engine_counters' */
    int modelRounds;             /* the online model's rounds a model event was written for */
@@ -288,6 +290,8 @@ static int tensorCorePrecisions(Engine *e, const EngineConfig *cfg, const Device
    unsigned has = Sketch_tensorCorePrecisions(dev->cc_major, dev->cc_minor);
    *tc = asked & has;
    e->maxError = cfg->maxError > 0 ? cfg->maxError : NAN;
+   e->overNetwork = cfg->errorOverNetwork && !isnan(e->maxError);
+   e->taskBound = Engine_taskBound(e->maxError, e->overNetwork, &e->net);
    e->precisionSpec[0] = '\0';
    if (asked || cfg->precisionAuto)
       Precision_specText(cfg->precisions | PRECISION_BIT(PRECISION_FP32), cfg->precisionAuto, e->precisionSpec,
@@ -308,7 +312,7 @@ static unsigned offeredPrecisions(const Engine *e, EngineTask *et, const OpParam
       if (tc == 0)
          continue;
       et->predicted[p] = Verify_predictOpError(op, (Precision)p);
-      if (p != PRECISION_FP32 && (tc & PRECISION_BIT(p)) && !(et->predicted[p] > e->maxError))
+      if (p != PRECISION_FP32 && (tc & PRECISION_BIT(p)) && !(et->predicted[p] > e->taskBound))
          keep |= PRECISION_BIT(p);
    }
    return keep;
@@ -321,6 +325,8 @@ static char *precisionNote(const Engine *e, unsigned tc) {
    int at = snprintf(text, sizeof text, "precision %s", e->precisionSpec);
    if (!isnan(e->maxError))
       at += snprintf(text + at, sizeof text - (size_t)at, ", max error %g", e->maxError);
+   if (e->overNetwork)
+      at += snprintf(text + at, sizeof text - (size_t)at, " over the network (%.3g a task)", e->taskBound);
    if (tc == 0)
       return xAsprintf("%s: the device has none of these Tensor-Core precisions; FP32 alone", text);
    int matmuls = 0, n = e->net.ntasks;
@@ -790,6 +796,9 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
       h.fleetSize = Measurer_count(e->measurer);
       h.precision = e->precisionSpec;
       h.maxError = e->maxError;
+      char split[16];
+      snprintf(split, sizeof split, "%s", e->overNetwork ? "network" : "");
+      h.errorSplit = split;
       h.ntasks = ntasks;
       h.tasks = xCalloc((size_t)ntasks, sizeof *h.tasks);
       for (int t = 0; t < ntasks; t++)
@@ -1350,6 +1359,17 @@ const char *Engine_costModel(const Engine *e) {
 
 const char *Engine_checkpoint(const Engine *e) {
    return e->checkpoint;
+}
+
+double Engine_taskBound(double maxError, bool overNetwork, const Network *net) {
+   if (!(maxError > 0))
+      return NAN;
+   if (!overNetwork)
+      return maxError;
+   double weights = 0;
+   for (int t = 0; t < net->ntasks; t++)
+      weights += net->tasks[t].weight;
+   return weights > 0 ? maxError / sqrt(weights) : maxError;
 }
 
 unsigned Engine_taskPrecisions(const Engine *e, int t) {

@@ -75,6 +75,9 @@ typedef struct EngineConfig_ {
     * task's output (Verify_predictOpError) exceeds it is not offered, so the search
     * never draws its states; <= 0 or NAN: no bound */
    double maxError;
+   /* --error-split network: maxError bounds the network's output instead, split over
+    * its tasks (Engine_taskBound) */
+   bool errorOverNetwork;
    /* --resume: the session read back (Session_read), whose file sessionPath names;
     * NULL for a new session. The caller fills the rest from its header. */
    const SessionLog *resume;
@@ -177,6 +180,11 @@ const char *Engine_checkpoint(const Engine *e);
 /* What EngineConfig.pretrained found: "pam-moa from the shipped checkpoint ..." or why
  * none was used; "" when it was not asked for. */
 const char *Engine_modelNote(const Engine *e);
+/* The bound each task of net gets from --max-error E: E itself, or with --error-split
+ * network E / sqrt(the sum of the tasks' weights), the tasks' errors taken as
+ * independent and adding in quadrature through the network, every occurrence of a
+ * task counted; NAN without a bound. */
+double Engine_taskBound(double maxError, bool overNetwork, const Network *net);
 /* The precisions task t's search draws states in (PRECISION_BITs; FP32 always). */
 unsigned Engine_taskPrecisions(const Engine *e, int t);
 /* One line on what --precision and --max-error left each task, e.g. "precision auto,

@@ -85,6 +85,7 @@ static const Field headerFields[] = {
    { "fleet_size", F_FLEET_SIZE, AT(header.fleetSize) },
    { "precision", F_MESSAGE, AT(header.precision) },
    { "max_error", F_BOUND, AT(header.maxError) },
+   { "error_split", F_MESSAGE, AT(header.errorSplit) },
    { "tasks", F_TASKS, 0 },
 };
 

@@ -94,6 +94,7 @@ typedef struct SessionHeader_ {
     * files) */
    char *precision;
    double maxError;             /* --max-error; NAN (or 0) without a bound */
+   char *errorSplit;            /* --error-split: "network", or "" (per task) */
    int ntasks;
    char **tasks;                /* the task keys (Task.key); events name tasks by index */
 } SessionHeader;

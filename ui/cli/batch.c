@@ -158,7 +158,7 @@ static bool sessionState(const SessionLog *log, int *done, int *budget, SessionE
 int Cli_tune(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
           O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION, O_OVERLAP, O_VERIFY_EVERY,
-          O_ALLOW_MIXED, O_SIM_REALTIME, O_MPI, O_PRECISION, O_MAX_ERROR };
+          O_ALLOW_MIXED, O_SIM_REALTIME, O_MPI, O_PRECISION, O_MAX_ERROR, O_ERROR_SPLIT };
    static const struct option options[] = {
       { "batch", required_argument, NULL, O_BATCH },
       { "trials", required_argument, NULL, O_TRIALS },
@@ -181,6 +181,7 @@ int Cli_tune(int argc, char **argv) {
       { "mpi", no_argument, NULL, O_MPI },
       { "precision", required_argument, NULL, O_PRECISION },
       { "max-error", required_argument, NULL, O_MAX_ERROR },
+      { "error-split", required_argument, NULL, O_ERROR_SPLIT },
       { NULL, 0, NULL, 0 },
    };
    /* messages name the mode the user asked for */
@@ -194,6 +195,7 @@ int Cli_tune(int argc, char **argv) {
    const char *taskFile = NULL, *devicesFile = NULL, *resume = NULL;
    bool noSession = false, policyGiven = false, trialsGiven = false, perRoundGiven = false, seedGiven = false;
    bool deviceGiven = false, modelGiven = false, batch = false, mpi = false, precisionGiven = false;
+   bool splitGiven = false;
    int rank = 0;
    optind = 1;
    opterr = 0;
@@ -256,6 +258,12 @@ int Cli_tune(int argc, char **argv) {
          bad = Cli_parseReal(cmd, "--max-error", optarg, 0, 1, CLI_ABOVE_MIN, &cfg.maxError);
          precisionGiven = true;
          break;
+      case O_ERROR_SPLIT:
+         if (strcmp(optarg, "task") != 0 && strcmp(optarg, "network") != 0)
+            return Cli_usage(cmd, "--error-split takes task or network, not '%s'", optarg);
+         cfg.errorOverNetwork = strcmp(optarg, "network") == 0;
+         splitGiven = precisionGiven = true;
+         break;
       case O_VERIFY_EVERY: {
          long every;
          bad = Cli_parseCount(cmd, "--verify-every", optarg, 1, 1000000, &every);
@@ -296,8 +304,10 @@ int Cli_tune(int argc, char **argv) {
       if (policyGiven)
          return Cli_usage(cmd, "--resume goes on with the session's policy; --policy cannot change it");
       if (precisionGiven)
-         return Cli_usage(cmd, "--resume goes on with the session's precisions and error bound; --precision and "
-                               "--max-error cannot change them");
+         return Cli_usage(cmd, "--resume goes on with the session's precisions and error bound; --precision, "
+                               "--max-error and --error-split cannot change them");
+   } else if (splitGiven && !(cfg.maxError > 0)) {
+      return Cli_usage(cmd, "--error-split splits the bound of --max-error, which is not given");
    } else if (!taskFile)
       return Cli_usage(cmd, "expected FILE.task, --batch FILE.task or --resume SESSION");
    if (Cli_checkDevice(cmd, cfg.device))
@@ -375,6 +385,7 @@ int Cli_tune(int argc, char **argv) {
          }
       }
       cfg.maxError = h->maxError;
+      cfg.errorOverNetwork = h->errorSplit && strcmp(h->errorSplit, "network") == 0;
       cfg.trials = h->trialBudget;
       cfg.perRound = h->measuresPerRound;
       cfg.seed = (uint64_t)h->seed;

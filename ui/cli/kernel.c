@@ -20,6 +20,7 @@
 #include "measure/nvrtc.h"
 #include "measure/verify.h"
 #include "te/network.h"
+#include "tune/engine.h"
 #include "tune/export.h"
 #include "tune/session.h"
 #include "util/paths.h"
@@ -445,12 +446,15 @@ static int checkSession(const CheckConfig *cfg, const char *path, const char *ta
       SessionLog_done(&log);
       return EXIT_INPUT;
    }
-   double bound = h->maxError > 0 ? h->maxError : NAN;
+   bool overNetwork = h->errorSplit && strcmp(h->errorSplit, "network") == 0;
+   double bound = Engine_taskBound(h->maxError, overNetwork, &net);
    printf("checking the best state of each task of %s (%s, %s) on the CPU executor against the C reference\n", path,
           net.name, h->precision && *h->precision ? h->precision : "fp32");
    printf("error: the largest |output - reference| over the reference's RMS; predicted: the largest expected of\n"
           "the elements compared; bound: the session's --max-error%s\n\n",
-          isnan(bound) ? " (none: the verification's own bound)" : "");
+          isnan(bound)  ? " (none: the verification's own bound)"
+          : overNetwork ? ", split over the network's tasks"
+                        : "");
    printf("%3s  %-19s  %-4s  %12s  %9s  %9s  %9s  %-17s  %s\n", "ID", "op", "prec", "latency (ms)", "error",
           "predicted", "bound", "blocks run", "verdict");
    int checked = 0, failed = 0, over = 0, none = 0, worstTask = -1;
