@@ -7,7 +7,7 @@
 # quick); and a bad --precision is refused. As TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..24"
+echo "1..27"
 
 run check "$src/tests/data/tc-odd.task" --precision fp16,bf16,tf32 --samples 1 --jobs 2
 last=$(echo "$out" | tail -n 1)
@@ -39,7 +39,7 @@ ok "check refuses a precision it does not know" [ "$rc" -eq 2 -a "$(head -n1 "$t
 # tuning under a bound: the start line says what each task was left, the header keeps
 # the precisions and the bound, and TC states' events carry their predicted error
 run --batch "$src/models/bert_tiny.task" --device sim:a100_40 --precision auto --max-error 3e-3 --trials 20 --per-round 5 --no-compile --session "$tmp/tc.jsonl"
-ok "--precision auto --max-error: the note names what each task was left" sh -c '[ "$1" -eq 0 ] && grep -qx "note: precision auto, max error 0.003: fp16 on 6, bf16 on 0, tf32 on 6 of 6 tasks with a matrix multiply (2 have none)" "$2"' _ "$rc" "$tmp/out"
+ok "--precision auto --max-error: the note names what each task was left" sh -c '[ "$1" -eq 0 ] && grep -qx "note: precision auto, max error 0.003: fp16 on 6, bf16 on 0, tf32 on 6 of 6 tasks with a matrix multiply (2 have none); the verify model'"'"'s checkpoint learned no fp16, tf32 state: the tasks that offer one verify by PSA until this run has measured 10 of each" "$2"' _ "$rc" "$tmp/out"
 ok "the header keeps the precision and the bound" sh -c 'head -n1 "$1" | grep -q ",\"precision\":\"auto\",\"max_error\":0.003,\"tasks\":"' _ "$tmp/tc.jsonl"
 ok "every measure event has a predicted error; states compute in fp16, none in bf16" sh -c '[ "$(grep -c "\"event\":\"measure\"" "$1")" -eq 20 ] && [ "$(grep "\"event\":\"measure\"" "$1" | grep -c "\"predicted_error\":")" -eq 20 ] && grep -q "fp16" "$1" && ! grep -q "bf16" "$1"' _ "$tmp/tc.jsonl"
 run check --session "$tmp/tc.jsonl"
@@ -63,9 +63,17 @@ run --batch "$src/models/bert_tiny.task" --precision fp16,fp8 --no-session
 ok "--precision refuses a name it does not know" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui --batch: --precision: '"'"'fp8'"'"' is not a precision: expected auto, fp32, fp16, bf16 or tf32" ]' _ "$rc" "$tmp/err"
 # the bound over the network: BERT-tiny's weights sum to 23, so each task gets 1e-2 / sqrt(23)
 run --batch "$src/models/bert_tiny.task" --device sim:a100_40 --precision auto --max-error 1e-2 --error-split network --trials 8 --per-round 1 --no-compile --session "$tmp/split.jsonl"
-ok "--error-split network splits the bound over the tasks in quadrature" sh -c '[ "$1" -eq 0 ] && grep -qx "note: precision auto, max error 0.01 over the network (0.00209 a task): fp16 on 6, bf16 on 0, tf32 on 6 of 6 tasks with a matrix multiply (2 have none)" "$2" && head -n1 "$3" | grep -q ",\"max_error\":0.01,\"error_split\":\"network\","' _ "$rc" "$tmp/out" "$tmp/split.jsonl"
+ok "--error-split network splits the bound over the tasks in quadrature" sh -c '[ "$1" -eq 0 ] && grep -qx "note: precision auto, max error 0.01 over the network (0.00209 a task): fp16 on 6, bf16 on 0, tf32 on 6 of 6 tasks with a matrix multiply (2 have none); the verify model'"'"'s checkpoint learned no fp16, tf32 state: the tasks that offer one verify by PSA until this run has measured 10 of each" "$2" && head -n1 "$3" | grep -q ",\"max_error\":0.01,\"error_split\":\"network\","' _ "$rc" "$tmp/out" "$tmp/split.jsonl"
 run --batch "$src/models/bert_tiny.task" --error-split network --no-session
 ok "--error-split needs --max-error" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui --batch: --error-split splits the bound of --max-error, which is not given" ]' _ "$rc" "$tmp/err"
+# models that learn Tensor-Core states: dataset samples them, train records their
+# precisions, and the engine ranks by the model what it learned
+run dataset "$src/models/bert_tiny.task" --out "$tmp/tcrec.jsonl" --states 12 --per-batch 12 --device sim:a100_40 --no-compile --no-progress --precision fp16,tf32
+ok "dataset --precision samples Tensor-Core states of those precisions" sh -c '[ "$1" -eq 0 ] && grep -q "fp16" "$2" && grep -q "tf32" "$2" && ! grep -q "bf16" "$2"' _ "$rc" "$tmp/tcrec.jsonl"
+run train --records "$tmp/tcrec.jsonl" --network "$src/models/bert_tiny.task" --model mlp --epochs 1 --out "$tmp/tc.ckpt"
+ok "train records the precisions of its states" sh -c '[ "$1" -eq 0 ] && grep -qx "learned from tasks of: dense batch_matmul softmax layer_norm; states in: fp32 fp16 tf32" "$2"' _ "$rc" "$tmp/out"
+run --batch "$src/models/bert_tiny.task" --device sim:a100_40 --precision auto --max-error 3e-3 --load-model "$tmp/tc.ckpt" --trials 8 --per-round 1 --no-compile --no-session
+ok "a checkpoint that learned fp16 and tf32 verifies them itself" sh -c '[ "$1" -eq 0 ] && grep -qx "note: precision auto, max error 0.003: fp16 on 6, bf16 on 0, tf32 on 6 of 6 tasks with a matrix multiply (2 have none)" "$2"' _ "$rc" "$tmp/out"
 run --batch "$src/models/bert_tiny.task" --max-error 0 --no-session
 ok "--max-error must be above 0" sh -c '[ "$1" -eq 2 ] && [ "$(head -n1 "$2")" = "pruner-tui --batch: --max-error must be a number above 0 and at most 1, not '"'"'0'"'"'" ]' _ "$rc" "$tmp/err"
 

@@ -695,6 +695,9 @@ static void test_precision_bound(void **state) {
    assert_true(Engine_taskBound(3e-3, false, net) == 3e-3);
    assert_true(Engine_taskBound(3e-3, true, net) == 3e-3 / sqrt(23));
    assert_true(isnan(Engine_taskBound(0, true, net)));
+   /* a model from nothing knows every precision as well as any: no round verifies by PSA */
+   for (int t = 0; t < net->ntasks; t++)
+      assert_false(Engine_verifiesByPsa(e, t));
    assert_string_equal(Engine_precisionNote(e), "precision auto, max error 0.003: fp16 on 6, bf16 on 0, tf32 on 6 of 6 "
                                                 "tasks with a matrix multiply (2 have none)");
    while (Engine_runRound(e, &cause) > 0)
@@ -766,8 +769,53 @@ static void test_precision_bound(void **state) {
    doneConfig(&c);
 }
 
+/* The shipped PAM checkpoint learned FP32 states alone: the tasks that offer fp16 or
+ * tf32 verify by PSA until the run has measured ENGINE_PRECISION_LEARNED states of
+ * each; the layer norm and the softmax, which offer FP32 alone, by the model. */
+static void test_precision_fallback(void **state) {
+   (void)state;
+   TestConfig c;
+   config(&c, "models/bert_tiny.task", "fallback.jsonl", 96, NULL, NULL);
+   char *ckpt = TestUtil_srcPath("models/pam-sim-t4-holdout5.ckpt");
+   c.cfg.costModel = NULL;
+   c.cfg.loadModel = ckpt;
+   c.cfg.precisionAuto = true;
+   c.cfg.precisions = (1u << PRECISION_COUNT) - 1;
+   c.cfg.maxError = 3e-3;
+   char *cause = NULL;
+   Engine *e = Engine_new(&c.cfg, &cause);
+   if (!e)
+      fail_msg("%s", cause);
+   const Network *net = Engine_network(e);
+   for (int t = 0; t < net->ntasks; t++) {
+      bool matmul = net->tasks[t].op.kind == OP_DENSE || net->tasks[t].op.kind == OP_BATCH_MATMUL;
+      assert_int_equal(Engine_verifiesByPsa(e, t), matmul);
+   }
+   assert_non_null(strstr(Engine_precisionNote(e), "; the verify model's checkpoint learned no fp16, tf32 state: the "
+                                                   "tasks that offer one verify by PSA until this run has measured 10 "
+                                                   "of each"));
+   while (Engine_runRound(e, &cause) > 0)
+      ;
+   /* after the run: PSA verifies exactly while fp16 or tf32 has fewer than 10 */
+   SessionLog log;
+   readSession("fallback.jsonl", &log);
+   int ok[PRECISION_COUNT] = { 0 };
+   for (int i = 1; i < log.count; i++)
+      if (log.events[i].kind == SESSION_MEASURE && strcmp(log.events[i].measure.error, "ok") == 0)
+         ok[statePrecision(log.events[i].measure.state)]++;
+   bool few = ok[PRECISION_FP16] < ENGINE_PRECISION_LEARNED || ok[PRECISION_TF32] < ENGINE_PRECISION_LEARNED;
+   assert_true(ok[PRECISION_FP16] + ok[PRECISION_TF32] > 0);
+   assert_int_equal(Engine_verifiesByPsa(e, 1), few);
+   assert_false(Engine_verifiesByPsa(e, 0));
+   SessionLog_done(&log);
+   Engine_free(e);
+   free(ckpt);
+   doneConfig(&c);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_precision_fallback),
       cmocka_unit_test(test_precision_bound),
       cmocka_unit_test(test_commands_between_rounds),
       cmocka_unit_test(test_stop_from_a_thread),

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "te/precision.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
 
@@ -271,6 +272,11 @@ FILE *Checkpoint_open(const char *path, ModelKind *kind, uint32_t *opKinds, char
 
 static int byName(const void *a, const void *b) {
    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+unsigned Checkpoint_precisions(uint32_t opKinds) {
+   unsigned p = (opKinds >> CHECKPOINT_PRECISION_SHIFT) & ((1u << PRECISION_COUNT) - 1);
+   return p ? p : PRECISION_BIT(PRECISION_FP32);
 }
 
 char *Checkpoint_findShipped(ModelKind kind, uint32_t opKinds) {

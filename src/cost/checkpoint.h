@@ -9,7 +9,10 @@
  *   byte 16  u32      header bytes: where the payload starts (28 in version 2; a
  *                     reader skips header fields it does not know, up to there)
  *   byte 20  u32      op kinds: bit k set when the model learned from tasks of op
- *                     kind k (te/op.h's OpKind); 0 when unknown
+ *                     kind k (te/op.h's OpKind); 0 when unknown. Bits 24 and up
+ *                     (CHECKPOINT_PRECISION_SHIFT): bit 24 + p set when it learned
+ *                     from states computing in Precision p (te/precision.h); none
+ *                     set in files written before them, which learned FP32 alone
  *   byte 24  u32      CRC-32 (zlib's crc32) of every other byte of the file: bytes 0
  *                     to 23, then byte 28 to the end
  *   byte 28  ...      the payload, which each model's file describes:
@@ -77,6 +80,12 @@ int Checkpoint_putF32s(FILE *f, const float *v, size_t n);
 int Checkpoint_putBytes(FILE *f, const void *v, size_t n);
 
 /* ---- reading a checkpoint ---- */
+
+/* Where the precisions learned start in the op kinds' word. */
+#define CHECKPOINT_PRECISION_SHIFT 24
+/* The precisions (PRECISION_BITs) a checkpoint's op kinds' word says it learned: FP32
+ * alone when it names none. */
+unsigned Checkpoint_precisions(uint32_t opKinds);
 
 /* Opens path and reads its header; NULL with *cause when either fails. */
 FILE *Checkpoint_open(const char *path, ModelKind *kind, uint32_t *opKinds, char **cause);

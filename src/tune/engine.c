@@ -53,6 +53,11 @@ struct Engine_ {
    char precisionSpec[64];      /* the header's "precision": "" for FP32 alone */
    double maxError;             /* the bound; NAN without one */
    bool overNetwork;            /* --error-split network */
+   /* the precisions the verify model knows: its checkpoint's (Checkpoint_precisions),
+    * every one for a model that learns from nothing or does not learn */
+   unsigned modelKnows;
+   int measuredIn[PRECISION_COUNT]; /* ok measurements of this run in each precision */
+   Scorer *fallback;            /* PSA, verifying where the model does not know */
    double taskBound;            /* what each task gets of it (Engine_taskBound) */
    bool overlap;                /* EngineConfig.overlap */
    EngineCounters counters;     /* Engine_counters' */
@@ -318,6 +323,23 @@ static unsigned offeredPrecisions(const Engine *e, EngineTask *et, const OpParam
    return keep;
 }
 
+/* The precisions a verify model knows: a checkpoint's that learns knows what it
+ * learned; a fresh model, PSA and the random model know every one. */
+static unsigned knownPrecisions(const CostModel *m, const char *checkpoint) {
+   bool learns = m->kind == MODEL_XGB || m->kind == MODEL_MLP || m->kind == MODEL_PAM || m->kind == MODEL_PAM_MOA;
+   if (!learns || !checkpoint || !*checkpoint)
+      return (1u << PRECISION_COUNT) - 1;
+   return Checkpoint_precisions(m->opKinds);
+}
+
+/* The precisions some task's search draws states in. */
+static unsigned offeredAnywhere(const Engine *e) {
+   unsigned m = 0;
+   for (int t = 0; t < e->net.ntasks; t++)
+      m |= Engine_taskPrecisions(e, t);
+   return m;
+}
+
 static char *precisionNote(const Engine *e, unsigned tc) {
    if (!e->precisionSpec[0])
       return xStrdup("");
@@ -343,8 +365,18 @@ static char *precisionNote(const Engine *e, unsigned tc) {
       at += snprintf(text + at, sizeof text - (size_t)at, "%s %s on %d", sep, Precision_name((Precision)p), on);
       sep = ",";
    }
-   snprintf(text + at, sizeof text - (size_t)at, " of %d tasks with a matrix multiply (%d %s none)", matmuls,
-            n - matmuls, n - matmuls == 1 ? "has" : "have");
+   at += snprintf(text + at, sizeof text - (size_t)at, " of %d tasks with a matrix multiply (%d %s none)", matmuls,
+                  n - matmuls, n - matmuls == 1 ? "has" : "have");
+   unsigned unknown = offeredAnywhere(e) & ~e->modelKnows;
+   if (unknown) {
+      at += snprintf(text + at, sizeof text - (size_t)at, "; the verify model's checkpoint learned no");
+      for (int p = PRECISION_FP16, k = 0; p < PRECISION_COUNT; p++)
+         if (unknown & PRECISION_BIT(p))
+            at += snprintf(text + at, sizeof text - (size_t)at, "%s %s", k++ ? "," : "", Precision_name((Precision)p));
+      snprintf(text + at, sizeof text - (size_t)at,
+               " state: the tasks that offer one verify by PSA until this run has measured %d of each",
+               ENGINE_PRECISION_LEARNED);
+   }
    return xStrdup(text);
 }
 
@@ -686,6 +718,7 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
       goto fail;
    }
    e->costModel = xStrdup(ModelKind_name(model->kind));
+   e->modelKnows = knownPrecisions(model, load);
    /* absolute, so that a resume from another directory finds it again */
    char *resolved = load ? realpath(load, NULL) : NULL;
    e->checkpoint = xStrdup(resolved ? resolved : load ? load : "");
@@ -737,6 +770,16 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
       SearchTask_init(&et->search, &e->net.tasks[t], &et->set, &e->limits, taskSeed(cfg->seed, t));
    }
    e->precisionNote = precisionNote(e, tc);
+   if (offeredAnywhere(e) & ~e->modelKnows) {
+      if (e->draft) {
+         e->fallback = e->draft;
+      } else {
+         PsaParams psa;
+         if (PsaParams_fromDevice(&psa, dev, cause) < 0)
+            goto fail;
+         e->fallback = Scorer_psa(&psa, cfg->threads);
+      }
+   }
 
    SchedulerConfig sc;
    SchedulerConfig_default(&sc);
@@ -855,6 +898,8 @@ void Engine_free(Engine *e) {
    clearEvents(e);
    free(e->events);
    TaskScheduler_free(e->sched);
+   if (e->fallback != e->draft)
+      Scorer_free(e->fallback);
    Scorer_free(e->draft);
    Scorer_free(e->verify);
    if (e->online)
@@ -975,6 +1020,7 @@ static int swapModel(Engine *e, const char *name, const char *checkpoint, char *
       return -1;
    /* the trainer owns m from here on and may replace it with a trained copy */
    ModelKind chosen = m->kind;
+   unsigned knows = knownPrecisions(m, checkpoint);
    OnlineModel *o = OnlineModel_new(m, &e->train);
    OnlineModel_wait(e->online);
    const Dataset *data = OnlineModel_data(e->online);
@@ -988,6 +1034,7 @@ static int swapModel(Engine *e, const char *name, const char *checkpoint, char *
    OnlineModel_free(e->online);
    e->verify = verify;
    e->online = o;
+   e->modelKnows = knows;
    free(e->costModel);
    free(e->checkpoint);
    e->costModel = xStrdup(ModelKind_name(chosen));
@@ -1227,9 +1274,10 @@ int Engine_runRound(Engine *e, char **cause) {
    }
    /* a task that cannot be set up or searched measures nothing: the scheduler then
     * retires it */
+   Scorer *verify = Engine_verifiesByPsa(e, t) ? e->fallback : e->verify;
    bool searched = e->currentTask == t &&
-                   Search_round(&et->search, &e->params, e->draft, e->verify, e->measuresPerRound, e->picks, &n,
-                                &st, &why) == 0;
+                   Search_round(&et->search, &e->params, e->draft, verify, e->measuresPerRound, e->picks, &n, &st,
+                                &why) == 0;
    free(why);
    if (!searched)
       n = 0;
@@ -1281,6 +1329,7 @@ int Engine_runRound(Engine *e, char **cause) {
       ev->measure.throttled = r.throttled;
       Precision prec = et->set.sketches[e->states[i].sketch].precision;
       ev->measure.predictedError = et->predicted[prec];
+      e->measuredIn[prec] += good;
       ev->measure.outputError = e->precisionSpec[0] ? o->outputError : NAN;
       char *fcause = NULL;
       if (Featurizer_addRecord(e->featurizer, &r, &fresh, &fcause) < 0)
@@ -1370,6 +1419,16 @@ double Engine_taskBound(double maxError, bool overNetwork, const Network *net) {
    for (int t = 0; t < net->ntasks; t++)
       weights += net->tasks[t].weight;
    return weights > 0 ? maxError / sqrt(weights) : maxError;
+}
+
+bool Engine_verifiesByPsa(const Engine *e, int t) {
+   if (!e->fallback)
+      return false;
+   unsigned unknown = Engine_taskPrecisions(e, t) & ~e->modelKnows;
+   for (int p = 0; p < PRECISION_COUNT; p++)
+      if (unknown & PRECISION_BIT(p) && e->measuredIn[p] < ENGINE_PRECISION_LEARNED)
+         return true;
+   return false;
 }
 
 unsigned Engine_taskPrecisions(const Engine *e, int t) {

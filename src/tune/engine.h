@@ -185,6 +185,14 @@ const char *Engine_modelNote(const Engine *e);
  * independent and adding in quadrature through the network, every occurrence of a
  * task counted; NAN without a bound. */
 double Engine_taskBound(double maxError, bool overNetwork, const Network *net);
+/* Measurements in a precision after which a verify model whose checkpoint never saw it
+ * (Checkpoint_precisions) ranks its states, having trained on them. */
+#define ENGINE_PRECISION_LEARNED 10
+/* Whether task t's next round verifies by PSA instead of the verify model: it offers a
+ * precision the model's checkpoint never learned (a checkpoint that learns: xgb, mlp,
+ * pam, pam-moa) and the run has measured fewer than ENGINE_PRECISION_LEARNED states in
+ * it. */
+bool Engine_verifiesByPsa(const Engine *e, int t);
 /* The precisions task t's search draws states in (PRECISION_BITs; FP32 always). */
 unsigned Engine_taskPrecisions(const Engine *e, int t);
 /* One line on what --precision and --max-error left each task, e.g. "precision auto,

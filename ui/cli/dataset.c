@@ -257,6 +257,9 @@ static const CliOption datasetOptions[] = {
    { "exclude", 'x', "FILE.task",
      "leave out every task that FILE.task also has (held-out networks); repeatable" },
    { "seed", 's', "N", "the seed of the sampling (default 1)" },
+   { "precision", 'R', "LIST|auto",
+     "also sample the Tensor-Core states of these precisions (fp16, bf16, tf32, separated by commas; auto: "
+     "every one) that the device has, beside FP32's; default fp32 alone" },
    { "device", 'd', "D",
      "auto (default: CUDA device 0, else the simulator for --sim-profile), cuda:N, or sim:PROFILE; "
      "several devices of one model share the states: cuda:N,M,..., cuda:all, sim:PROFILE*N" },
@@ -293,6 +296,8 @@ typedef struct DatasetArgs_ {
    bool progress;
    bool mpi;
    bool cluster;                /* --select cluster */
+   unsigned precisions;         /* --precision: PRECISION_BITs (FP32 always) */
+   bool precisionAuto;
 } DatasetArgs;
 
 static int parseArgs(int argc, char **argv, DatasetArgs *a) {
@@ -330,6 +335,15 @@ static int parseArgs(int argc, char **argv, DatasetArgs *a) {
       case 'P': a->progress = false; break;
       case 'm': a->mpi = true; break;
       case 'u': bad = Cli_parseCount("dataset", "--budget", optarg, 1, 1000000, &a->states); break;
+      case 'R': {
+         char *why = NULL;
+         if (Precision_parseSpec(optarg, &a->precisions, &a->precisionAuto, &why) < 0) {
+            Cli_usage("dataset", "--precision: %s", why);
+            free(why);
+            return EXIT_USAGE;
+         }
+         break;
+      }
       case 'S':
          if (strcmp(optarg, "random") != 0 && strcmp(optarg, "cluster") != 0)
             return Cli_usage("dataset", "--select takes random or cluster, not '%s'", optarg);
@@ -409,8 +423,14 @@ static long collectTask(const DatasetArgs *a, Measurer *m, RecordWriter *rw, con
                         DatasetTask *dt, DatasetProgress *prog, long *okCount, Featurizer *fz) {
    SchedLimits lim;
    SchedLimits_fromDevice(&lim, Measurer_device(m));
+   /* the Tensor-Core sketches of the precisions asked for that the device has are
+    * sampled beside Ansor's */
+   const Device *dev = Measurer_device(m);
+   SketchOptions opt = { a->precisions & ~PRECISION_BIT(PRECISION_FP32) &
+                            Sketch_tensorCorePrecisions(dev->cc_major, dev->cc_minor),
+                         true };
    SketchSet set;
-   SketchSet_forOpWith(&set, &dt->task->op, &Sketch_readAny);
+   SketchSet_forOpWith(&set, &dt->task->op, &opt);
    Measured meas;
    Measured_init(&meas);
    for (int r = 0; r < records->count; r++) {

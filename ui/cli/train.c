@@ -12,12 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cost/checkpoint.h"
 #include "cost/latency.h"
 #include "cost/metrics.h"
 #include "cost/model.h"
 #include "cost/models.h"
 #include "measure/featurize.h"
 #include "measure/record.h"
+#include "sched/state.h"
 #include "te/op.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
@@ -36,6 +38,7 @@ typedef struct {
    Network nets[MAX_FILES + CLI_SHIPPED_NETWORKS];
    DeviceSet devices;
    Dataset data;
+   unsigned precisions;         /* PRECISION_BITs of the records' states */
 } Offline;
 
 static int addFile(const char *cmd, const char *what, const char **files, int *n, const char *arg) {
@@ -75,6 +78,8 @@ static int offlineLoad(Offline *o) {
          fprintf(stderr, "pruner-tui %s: %s\n", o->cmd, notice);
          free(notice);
       }
+      for (int r = 0; r < set.count; r++)
+         o->precisions |= PRECISION_BIT(State_textPrecision(set.records[r].state));
       for (int r = 0; r < set.count && rc == 0; r++)
          if (Featurizer_addRecord(fz, &set.records[r], &o->data, &cause) < 0) {
             fprintf(stderr, "pruner-tui %s: %s: record %d: %s (add its task file with --network)\n", o->cmd,
@@ -364,10 +369,17 @@ int Cli_train(int argc, char **argv) {
          if (k >= 0)
             m->opKinds |= 1u << k;
       }
+      /* and the precisions of the states: a model that has seen no Tensor-Core state
+       * says so to the engine, which ranks those by PSA until it has */
+      m->opKinds |= (uint32_t)o.precisions << CHECKPOINT_PRECISION_SHIFT;
       printf("learned from tasks of:");
       for (int k = 0; k < OP_KIND_COUNT; k++)
          if (m->opKinds & 1u << k)
             printf(" %s", Op_name((OpKind)k));
+      printf("; states in:");
+      for (int p = 0; p < PRECISION_COUNT; p++)
+         if (Checkpoint_precisions(m->opKinds) & PRECISION_BIT(p))
+            printf(" %s", Precision_name((Precision)p));
       printf("\n");
       if (CostModel_save(m, out, &cause) < 0) {
          fprintf(stderr, "pruner-tui train: %s\n", cause);
