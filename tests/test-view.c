@@ -550,6 +550,20 @@ static void test_front(void **state) {
    assert_non_null(strstr(text, "\n 2.00e-06          0.0280  fp32 2\n 1.00e-03          0.0250  fp32 1 fp16 1\n"
                                 " 8.00e-03          0.0240  fp32 1 bf16 1\n"));
    free(text);
+   /* the task's details: its front alone */
+   text = Front_taskText(&v, 0);
+   assert_string_equal(text, "fp32  0.0080 ms  error 1.00e-06  measured 7.00e-07\n"
+                             "fp16  0.0050 ms  error 1.00e-03  measured 1.20e-03\n"
+                             "bf16  0.0040 ms  error 8.00e-03\n");
+   free(text);
+   text = Front_taskText(&v, 1);
+   assert_string_equal(text, "fp32  0.0200 ms  error 2.00e-06\n");
+   free(text);
+   TuneView_done(&v);
+   /* FP32 alone: nothing to show */
+   TuneView_init(&v, &h, NULL);
+   feed(&v, precisionMeasure(0, "fp32", 10e-6, NAN, NAN, "ok"));
+   assert_null(Front_taskText(&v, 0));
    TuneView_done(&v);
    doneHeader(&h);
 }

@@ -101,6 +101,29 @@ FrontChoice **Front_network(const TuneView *v, int *n) {
    return out;
 }
 
+char *Front_taskText(const TuneView *v, int t) {
+   bool other = false;
+   for (int p = PRECISION_FP16; p < PRECISION_COUNT; p++)
+      other |= v->tasks[t].byPrecision[p].ok > 0;
+   if (!other)
+      return NULL;
+   FrontPoint pts[PRECISION_COUNT];
+   int n = Front_task(v, t, pts);
+   char *text = NULL;
+   size_t len = 0;
+   FILE *f = open_memstream(&text, &len);
+   if (!f)
+      fatal("out of memory");
+   for (int i = 0; i < n; i++) {
+      fprintf(f, "%-4s  %.4f ms  error %.2e", Precision_name(pts[i].precision), pts[i].latency * 1e3, pts[i].error);
+      if (!isnan(pts[i].measured))
+         fprintf(f, "  measured %.2e", pts[i].measured);
+      fprintf(f, "\n");
+   }
+   fclose(f);
+   return text;
+}
+
 char *Front_text(const TuneView *v) {
    char *text = NULL;
    size_t len = 0;

@@ -41,5 +41,9 @@ void Front_free(FrontChoice **f, int n);
 /* The fronts as text: a table per task with a point a row, then the network's front
  * with each bound's choice, as the console's `front` and export's --front print them. */
 char *Front_text(const TuneView *v);
+/* Task t's front alone, a point a row ("fp16  0.0050 ms  error 1.00e-03  measured
+ * 1.20e-03"), for the task's details; NULL when no state computing in a precision
+ * other than FP32 was measured ok. */
+char *Front_taskText(const TuneView *v, int t);
 
 #endif

@@ -207,6 +207,9 @@ static void summary(const Board *b, int task, FILE *out) {
                                          : "its best was measured without them (a session written before they were "
                                            "kept, or a GPU whose CUPTI could not profile it)";
    addSection(out, "counters of the best kernel", Details_counters(&tv->bestCounters, b->device, missing));
+   char *front = Front_taskText(v, task);
+   if (front)
+      addSection(out, "front: each precision's best that no faster, no less accurate one beats", front);
 }
 
 /* The parts of the best state's text that `what` asks for; -1 with *cause when one
