@@ -281,12 +281,6 @@ static int emit(Engine *e, char **cause) {
 static int applyCommand(Engine *e, const char *text, bool *stop, char **cause);
 static int swapModel(Engine *e, const char *name, const char *checkpoint, char **cause);
 
-/* The verify model: of kind `name` (NULL: the checkpoint's, or pam for a fresh one),
- * fresh from the seed, or from checkpoint when it is not NULL or "": the same kind, or
- * pam-moa from a pam
- * checkpoint (MoA: its network becomes the slow network). Another kind is an error,
- * never a silent switch. `what` names the request in messages ("--load-model" or
- * "model pam-moa"). */
 /* The Tensor-Core precisions of --precision that the device has, into *tc; with an
  * explicit list, one it lacks is refused. Fills the header's precision and bound. */
 static int tensorCorePrecisions(Engine *e, const EngineConfig *cfg, const Device *dev, unsigned *tc,
@@ -380,6 +374,12 @@ static char *precisionNote(const Engine *e, unsigned tc) {
    return xStrdup(text);
 }
 
+/* The verify model: of kind `name` (NULL: the checkpoint's, or pam for a fresh one),
+ * fresh from the seed, or from checkpoint when it is not NULL or "": the same kind, or
+ * pam-moa from a pam
+ * checkpoint (MoA: its network becomes the slow network). Another kind is an error,
+ * never a silent switch. `what` names the request in messages ("--load-model" or
+ * "model pam-moa"). */
 static CostModel *verifyModel(const char *name, const char *checkpoint, uint64_t seed, const char *what,
                               char **cause) {
    int asked = name ? ModelKind_parse(name) : -2;
@@ -450,6 +450,7 @@ static int replayMeasure(Engine *e, const SessionLog *log, const SessionEvent *e
       bool good = rec.error == MEASURE_OK;
       double latency = good ? Measure_median(rec.costs, rec.ncosts) : MEASURE_FAILED_COST;
       SearchTask_addMeasured(&et->search, &st, latency);
+      e->measuredIn[et->set.sketches[st.sketch].precision] += good;
       if (r->n == r->cap) {
          r->cap = r->cap ? 2 * r->cap : 16;
          r->costs = xReallocArray(r->costs, (size_t)r->cap, sizeof *r->costs);
