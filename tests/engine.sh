@@ -165,7 +165,7 @@ batch "$tmp/rec-src.jsonl" --cost-model pam
 "$bin" export "$tmp/rec-src.jsonl" --records "$tmp/rec.jsonl" >/dev/null 2>&1
 "$bin" train --records "$tmp/rec.jsonl" --network "$src/tests/data/tiny2.task" --model pam --epochs 2 \
    --out "$tmp/pam.ckpt" >"$tmp/train.out" 2>&1
-ok "train says which operators the checkpoint learned from" grep -qx "learned from tasks of: conv2d dense" "$tmp/train.out"
+ok "train says which operators and precisions the checkpoint learned from" grep -qx "learned from tasks of: conv2d dense; states in: fp32" "$tmp/train.out"
 ckpt=$(cd "$tmp" && pwd)/pam.ckpt
 batch "$tmp/moa.jsonl" --cost-model pam-moa --load-model "$tmp/pam.ckpt"
 ok "--cost-model pam-moa --load-model PAM.ckpt tunes with MoA from it, and says so" \
