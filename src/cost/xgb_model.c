@@ -339,6 +339,136 @@ CostModel *XgbModel_newDevice(uint64_t seed, char **cause) {
    return m;
 }
 
+/* ---- the model's UBJSON, checked before XGBoost reads it ----
+ *
+ * XGBoost's parser allocates what a length or count in its input says before it looks
+ * for the bytes, so a damaged checkpoint of a few bytes could make it ask for
+ * gigabytes. Every length, count and nesting of the UBJSON (its draft 12, as XGBoost
+ * writes it) is checked against the bytes left first. */
+
+#define UBJSON_MAX_DEPTH 64
+
+typedef struct {
+   const unsigned char *p, *start, *end;
+   int depth;
+} Ubjson;
+
+static size_t ubLeft(const Ubjson *u) {
+   return (size_t)(u->end - u->p);
+}
+
+static bool ubSkip(Ubjson *u, uint64_t n) {
+   if (n > ubLeft(u))
+      return false;
+   u->p += n;
+   return true;
+}
+
+/* An integer with its marker (a length or a count), big-endian. */
+static bool ubInt(Ubjson *u, int64_t *v) {
+   if (ubLeft(u) < 1)
+      return false;
+   int m = *u->p++;
+   int bytes = m == 'i' || m == 'U' ? 1 : m == 'I' ? 2 : m == 'l' ? 4 : m == 'L' ? 8 : 0;
+   if (bytes == 0 || ubLeft(u) < (size_t)bytes)
+      return false;
+   uint64_t x = 0;
+   for (int i = 0; i < bytes; i++)
+      x = x << 8 | u->p[i];
+   u->p += bytes;
+   if (m == 'U')
+      *v = (int64_t)x;
+   else if (bytes < 8 && (x >> (8 * bytes - 1)) & 1)
+      *v = (int64_t)x - ((int64_t)1 << (8 * bytes));
+   else
+      *v = (int64_t)x;
+   return true;
+}
+
+/* The payload bytes of a fixed-size type, 0 for a type without any, -1 for one whose
+ * size is in its payload (strings, containers) or that is not a type. */
+static int ubFixed(int m) {
+   switch (m) {
+   case 'Z': case 'N': case 'T': case 'F': return 0;
+   case 'i': case 'U': case 'C': return 1;
+   case 'I': return 2;
+   case 'l': case 'd': return 4;
+   case 'L': case 'D': return 8;
+   default: return -1;
+   }
+}
+
+static bool ubContainer(Ubjson *u, bool object);
+
+static bool ubPayload(Ubjson *u, int m) {
+   int fixed = ubFixed(m);
+   if (fixed >= 0)
+      return ubSkip(u, (uint64_t)fixed);
+   int64_t len;
+   switch (m) {
+   case 'S':
+   case 'H': return ubInt(u, &len) && len >= 0 && ubSkip(u, (uint64_t)len);
+   case '[': return ubContainer(u, false);
+   case '{': return ubContainer(u, true);
+   default: return false;
+   }
+}
+
+static bool ubElement(Ubjson *u, bool object, int type) {
+   int64_t len;
+   if (object && !(ubInt(u, &len) && len >= 0 && ubSkip(u, (uint64_t)len)))
+      return false;
+   if (type)
+      return ubPayload(u, type);
+   return ubLeft(u) >= 1 && ubPayload(u, *u->p++);
+}
+
+static bool ubContainer(Ubjson *u, bool object) {
+   if (++u->depth > UBJSON_MAX_DEPTH)
+      return false;
+   int type = 0;
+   int64_t count = -1;
+   if (ubLeft(u) >= 2 && *u->p == '$') {
+      type = u->p[1];
+      u->p += 2;
+      if (ubLeft(u) < 1 || *u->p != '#')
+         return false;
+   }
+   if (ubLeft(u) >= 1 && *u->p == '#') {
+      u->p++;
+      /* each element takes a byte at least, a fixed-size one its size */
+      int fixed = type ? ubFixed(type) : -1;
+      if (!ubInt(u, &count) || count < 0 || (uint64_t)count > ubLeft(u) ||
+          (fixed > 0 && (uint64_t)count > ubLeft(u) / (uint64_t)fixed))
+         return false;
+      for (int64_t i = 0; i < count; i++)
+         if (!ubElement(u, object, type))
+            return false;
+   } else {
+      for (;;) {
+         if (ubLeft(u) < 1)
+            return false;
+         if (*u->p == (object ? '}' : ']')) {
+            u->p++;
+            break;
+         }
+         if (!ubElement(u, object, 0))
+            return false;
+      }
+   }
+   u->depth--;
+   return true;
+}
+
+/* Whether bytes are one UBJSON value whose lengths and counts all fit; -1 with the
+ * offset where it goes wrong in *at otherwise. */
+static int ubjsonCheck(const char *bytes, size_t len, size_t *at) {
+   Ubjson u = { (const unsigned char *)bytes, (const unsigned char *)bytes, (const unsigned char *)bytes + len, 0 };
+   bool ok = ubLeft(&u) >= 1 && ubPayload(&u, *u.p++);
+   *at = (size_t)(u.p - u.start);
+   return ok ? 0 : -1;
+}
+
 CostModel *XgbModel_load(FILE *f, const char *path, char **cause) {
    uint64_t len;
    if (Checkpoint_getU64(f, path, "the length of the XGBoost model", &len, cause) < 0)
@@ -357,6 +487,11 @@ CostModel *XgbModel_load(FILE *f, const char *path, char **cause) {
    XgbModel *x = m->impl;
    char *bytes = xMalloc((size_t)len);
    int rc = Checkpoint_getBytes(f, path, "the XGBoost model", bytes, (size_t)len, cause);
+   size_t at = 0;
+   if (rc == 0 && ubjsonCheck(bytes, (size_t)len, &at) < 0)
+      rc = setCause(cause, "%s: the XGBoost model is not well-formed UBJSON: a marker, length or count at its byte %zu "
+                           "does not fit in its %llu bytes",
+                    path, at, (unsigned long long)len);
    if (rc == 0 && (XGBoosterCreate(NULL, 0, &x->booster) != 0 ||
                    XGBoosterLoadModelFromBuffer(x->booster, bytes, (bst_ulong)len) != 0)) {
       char *why = xgbLastError();
