@@ -664,20 +664,31 @@ static Precision statePrecision(const char *text) {
    return p;
 }
 
+/* BERT-tiny with --precision auto --max-error 3e-3, its engine built */
+static Engine *autoEngine(TestConfig *c, const char *session, int trials, const char *checkpoint) {
+   config(c, "models/bert_tiny.task", session, trials, NULL, NULL);
+   if (checkpoint) {
+      c->cfg.costModel = NULL;
+      c->cfg.loadModel = checkpoint;
+   }
+   c->cfg.precisionAuto = true;
+   c->cfg.precisions = (1u << PRECISION_COUNT) - 1;
+   c->cfg.maxError = 3e-3;
+   char *cause = NULL;
+   Engine *e = Engine_new(&c->cfg, &cause);
+   if (!e)
+      fail_msg("%s", cause);
+   return e;
+}
+
 /* --precision auto --max-error 3e-3 on BERT-tiny: BF16 (unit roundoff 2^-8) is predicted
  * above the bound on every dense and batch_matmul, FP16 and TF32 (2^-11) below it; the
  * layer norm and the softmax have no matrix multiply. */
 static void test_precision_bound(void **state) {
    (void)state;
    TestConfig c;
-   config(&c, "models/bert_tiny.task", "tc.jsonl", 60, NULL, NULL);
-   c.cfg.precisionAuto = true;
-   c.cfg.precisions = (1u << PRECISION_COUNT) - 1;
-   c.cfg.maxError = 3e-3;
+   Engine *e = autoEngine(&c, "tc.jsonl", 60, NULL);
    char *cause = NULL;
-   Engine *e = Engine_new(&c.cfg, &cause);
-   if (!e)
-      fail_msg("%s", cause);
    const Network *net = Engine_network(e);
    assert_int_equal(net->ntasks, 8);
    for (int t = 0; t < net->ntasks; t++) {
@@ -775,17 +786,9 @@ static void test_precision_bound(void **state) {
 static void test_precision_fallback(void **state) {
    (void)state;
    TestConfig c;
-   config(&c, "models/bert_tiny.task", "fallback.jsonl", 96, NULL, NULL);
    char *ckpt = TestUtil_srcPath("models/pam-sim-t4-holdout5.ckpt");
-   c.cfg.costModel = NULL;
-   c.cfg.loadModel = ckpt;
-   c.cfg.precisionAuto = true;
-   c.cfg.precisions = (1u << PRECISION_COUNT) - 1;
-   c.cfg.maxError = 3e-3;
+   Engine *e = autoEngine(&c, "fallback.jsonl", 96, ckpt);
    char *cause = NULL;
-   Engine *e = Engine_new(&c.cfg, &cause);
-   if (!e)
-      fail_msg("%s", cause);
    const Network *net = Engine_network(e);
    for (int t = 0; t < net->ntasks; t++) {
       bool matmul = net->tasks[t].op.kind == OP_DENSE || net->tasks[t].op.kind == OP_BATCH_MATMUL;

@@ -40,6 +40,29 @@ int Precision_parse(const char *name, Precision *out) {
    return -1;
 }
 
+int Precision_parseList(const char *text, unsigned *mask, const char **bad, size_t *badLen) {
+   for (const char *p = text;;) {
+      size_t n = strcspn(p, ",");
+      char name[16];
+      Precision prec;
+      bool ok = n < sizeof name;
+      if (ok) {
+         memcpy(name, p, n);
+         name[n] = '\0';
+         ok = Precision_parse(name, &prec) == 0;
+      }
+      if (!ok) {
+         *bad = p;
+         *badLen = n;
+         return -1;
+      }
+      *mask |= PRECISION_BIT(prec);
+      if (!p[n])
+         return 0;
+      p += n + 1;
+   }
+}
+
 int Precision_parseSpec(const char *text, unsigned *mask, bool *isAuto, char **cause) {
    *mask = PRECISION_BIT(PRECISION_FP32);
    *isAuto = false;
@@ -48,23 +71,14 @@ int Precision_parseSpec(const char *text, unsigned *mask, bool *isAuto, char **c
       *mask = (1u << PRECISION_COUNT) - 1;
       return 0;
    }
-   const char *p = text;
-   for (;;) {
-      size_t n = strcspn(p, ",");
-      char name[16];
-      Precision prec;
-      if (n == 0 || n >= sizeof name)
-         return setCause(cause, "'%s' is not a precision list: expected auto, or names from fp32, fp16, bf16 and tf32 "
-                                "separated by commas", text);
-      memcpy(name, p, n);
-      name[n] = '\0';
-      if (Precision_parse(name, &prec) < 0)
-         return setCause(cause, "'%s' is not a precision: expected auto, fp32, fp16, bf16 or tf32", name);
-      *mask |= PRECISION_BIT(prec);
-      if (!p[n])
-         return 0;
-      p += n + 1;
-   }
+   const char *bad;
+   size_t n;
+   if (Precision_parseList(text, mask, &bad, &n) == 0)
+      return 0;
+   if (n == 0 || n >= 16)
+      return setCause(cause, "'%s' is not a precision list: expected auto, or names from fp32, fp16, bf16 and tf32 "
+                             "separated by commas", text);
+   return setCause(cause, "'%.*s' is not a precision: expected auto, fp32, fp16, bf16 or tf32", (int)n, bad);
 }
 
 void Precision_specText(unsigned mask, bool isAuto, char *out, size_t size) {

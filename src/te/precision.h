@@ -30,6 +30,9 @@ int Precision_parse(const char *name, Precision *out);
 /* x rounded to the precision (a float holds every value of each); NaN stays NaN. */
 float Precision_round(Precision p, float x);
 
+/* Precision names separated by commas ("fp16,tf32") added to *mask as PRECISION_BITs;
+ * -1 with the first token that is not a name (*bad, *badLen bytes, maybe empty). */
+int Precision_parseList(const char *text, unsigned *mask, const char **bad, size_t *badLen);
 /* The precisions a search may compute in, from --precision's text: "auto" (every
  * precision; *isAuto set) or a comma-separated list of names ("fp16,tf32"). FP32 is
  * always in the mask: the CUDA-core sketches compute in it, and an op that is not a

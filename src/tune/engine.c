@@ -345,10 +345,13 @@ static char *precisionNote(const Engine *e, unsigned tc) {
       at += snprintf(text + at, sizeof text - (size_t)at, " over the network (%.3g a task)", e->taskBound);
    if (tc == 0)
       return xAsprintf("%s: the device has none of these Tensor-Core precisions; FP32 alone", text);
+   /* a task has a matrix multiply when its sketches include Tensor-Core ones (built in
+    * every precision, offered or not) */
    int matmuls = 0, n = e->net.ntasks;
-   for (int t = 0; t < n; t++)
-      matmuls += e->tasks[t].set.count > SketchSet_offeredCount(&e->tasks[t].set) ||
-                 SketchSet_offeredPrecisions(&e->tasks[t].set) != PRECISION_BIT(PRECISION_FP32);
+   for (int t = 0; t < n; t++) {
+      const SketchSet *set = &e->tasks[t].set;
+      matmuls += set->count > 0 && set->sketches[set->count - 1].precision != PRECISION_FP32;
+   }
    const char *sep = ":";
    for (int p = PRECISION_FP16; p < PRECISION_COUNT; p++) {
       if (!(tc & PRECISION_BIT(p)))

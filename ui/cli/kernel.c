@@ -228,26 +228,12 @@ static int parsePrecisions(const char *text, unsigned *mask) {
       *mask = (1u << PRECISION_COUNT) - 1;
       return 0;
    }
-   const char *p = text;
-   for (;;) {
-      const char *end = strchr(p, ',');
-      size_t len = end ? (size_t)(end - p) : strlen(p);
-      char name[8];
-      Precision prec;
-      bool ok = len < sizeof name;
-      if (ok) {
-         memcpy(name, p, len);
-         name[len] = '\0';
-         ok = Precision_parse(name, &prec) == 0;
-      }
-      if (!ok)
-         return Cli_usage("check", "--precision takes fp32, tf32, fp16, bf16 or all, or several separated by commas; '%.*s' is not one",
-                          (int)len, p);
-      *mask |= PRECISION_BIT(prec);
-      if (!end)
-         return 0;
-      p = end + 1;
-   }
+   const char *bad;
+   size_t len;
+   if (Precision_parseList(text, mask, &bad, &len) < 0)
+      return Cli_usage("check", "--precision takes fp32, tf32, fp16, bf16 or all, or several separated by commas; '%.*s' is not one",
+                       (int)len, bad);
+   return 0;
 }
 
 /* What the rows of one precision found, for the summary. */
