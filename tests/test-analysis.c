@@ -952,8 +952,9 @@ static void test_tensor_core_states(void **state) {
                      continue;
                   TcTile tile;
                   State_tcTile(&set, &st, k, &tile);
+                  /* the padded work: split-K's blocks each run stagesPerSplit stages */
                   double volume = (double)tile.batch * tile.gridM * tile.blockM * tile.gridN * tile.blockN *
-                                  tile.stagesK * tile.blockK;
+                                  tile.split * tile.stagesPerSplit * tile.blockK;
                   assert_true(psa->rows[r].sym[PSA_COMPUTE_WORKLOAD] == 2 * volume);
                }
             }

@@ -1,9 +1,10 @@
 /* Tensor-Core sketches: offered only when asked for and only for matrix multiplies,
  * their states' text with the precision, the CPU executor's emulation bit for bit (a
  * hand-rounded reference on shapes that are not multiples of the tile, dense and conv2d
- * as an implicit GEMM with padding and stride) and within the rounding bound of the FP32
- * reference, and NVRTC compiles of every precision for sm_80 and sm_90 (when NVRTC is
- * present). */
+ * as an implicit GEMM with padding and stride, split-K's partial sums in order) and
+ * within the rounding bound of the FP32 reference, split-K's two kernels, their sampled
+ * check and their simulated gain on a batch-1 convolution, and NVRTC compiles of every
+ * precision for sm_80 and sm_90 (when NVRTC is present). */
 #include "config.h"
 
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "ir/exec.h"
 #include "ir/lower.h"
 #include "measure/nvrtc.h"
+#include "measure/verify.h"
 #include "sim/sim.h"
 #include "te/network.h"
 #include "te/ref.h"
@@ -191,7 +193,121 @@ static void test_state_text_names_the_precision(void **state) {
    expectBad(&t, bf, "bf16", "[3,1]", "state: knob 'T_batch_matmul_NT.tc.m' is [3,1]; every part must be a power of two from 1 to 8");
    /* m is 20: a block tile of 64 rows is larger than the 32 that cover it */
    expectBad(&t, bf, "bf16", "[2,2]", "state: the tensor-core kernel of T_batch_matmul_NT has a block tile of 64 along m, whose extent is 20; at most 32");
+
+   /* split-K: named when above 1 (the unsplit text above leaves it out), 2 blocks per
+    * tile of the 3 stages of 16 that k = 40 takes, at most one block a stage */
+   snprintf(want, sizeof want,
+            "{\"v\":1,\"sketch\":%d,\"precision\":\"bf16\",\"knobs\":{\"T_batch_matmul_NT.tc.m\":[1,2],"
+            "\"T_batch_matmul_NT.tc.n\":[2,1],\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.split\":2}}", bf);
+   parse(&t, want, &s);
+   State_format(&t.set, &s, text, sizeof text);
+   assert_string_equal(text, want);
+   State_kernelShape(&t.set, &s, 0, &ks);
+   assert_int_equal(ks.blocks, 8);
+   static const struct {
+      int split;
+      const char *message;
+   } bad[] = {
+      { 3, "state: knob 'T_batch_matmul_NT.tc.split' is 3; every part must be a power of two from 1 to 64" },
+      { 4, "state: the tensor-core kernel of T_batch_matmul_NT splits its 3 k stages of 16 among 4 blocks; at most one block a stage" },
+      { 0, "state: knob 'T_batch_matmul_NT.tc.split' is 0; every factor must be at least 1" },
+   };
+   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      snprintf(text, sizeof text,
+               "{\"v\":1,\"sketch\":%d,\"precision\":\"bf16\",\"knobs\":{\"T_batch_matmul_NT.tc.m\":[1,2],"
+               "\"T_batch_matmul_NT.tc.n\":[2,1],\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.split\":%d}}",
+               bf, bad[i].split);
+      char *cause = NULL;
+      assert_int_equal(State_parse(&t.set, text, &limits, &s, &cause), -1);
+      assert_string_equal(cause, bad[i].message);
+      free(cause);
+   }
    unload(&t);
+}
+
+/* Split-K's two kernels on dense 33x47x700 in FP16 with 16x8 tiles (3 x 6 = 18 tiles; 44
+ * stages of 16 over 8 blocks, 6 each): the partials' kernel of 8 x 18 blocks writes
+ * 8 x 18 x 16 x 8 floats of scratch, the sum's kernel has a block per tile and gathers
+ * 8; the sampled check runs the sampled tiles' partial blocks alone and passes (the sum
+ * would read zeros from any other). */
+static void test_split_k(void **state) {
+   (void)state;
+   TcTask t;
+   load(&t, "{op: dense, m: 33, n: 47, k: 700, weight: 1}", &everyPrecision);
+   State s;
+   parseTc(&t, PRECISION_FP16, "{\"T_dense.tc.m\":[1,1],\"T_dense.tc.n\":[1,1],\"T_dense.tc.k\":1,\"T_dense.tc.split\":8}", &s);
+   Lower_state(&t.set, &s, &t.ln);
+   assert_int_equal(t.ln.nkernels, 2);
+   assert_string_equal(t.ln.kernels[0].name, "T_dense_partial_kernel");
+   assert_int_equal(t.ln.kernels[0].grid, 8 * 18);
+   assert_int_equal(t.ln.kernels[0].block, 32);
+   assert_int_equal(t.ln.kernels[0].gathers, 0);
+   assert_string_equal(t.ln.kernels[1].name, "T_dense_kernel");
+   assert_int_equal(t.ln.kernels[1].grid, 18);
+   assert_int_equal(t.ln.kernels[1].block, 128);
+   assert_int_equal(t.ln.kernels[1].gathers, 8);
+   int scratch = -1;
+   for (int b = 0; b < t.ln.nbuffers; b++)
+      if (strcmp(t.ln.buffers[b].name, "T_dense_split") == 0)
+         scratch = b;
+   assert_true(scratch >= 0);
+   assert_int_equal(t.ln.buffers[scratch].scope, SCOPE_GLOBAL);
+   assert_int_equal(t.ln.buffers[scratch].elems, 8 * 18 * 16 * 8);
+   assert_false(t.ln.buffers[scratch].input);
+   assert_false(t.ln.buffers[scratch].output);
+   /* the partials' kernel reads the operands and writes the scratch; the sum's reads the
+    * scratch and writes the output */
+   assert_int_equal(t.ln.kernels[0].nparams, 3);
+   assert_int_equal(t.ln.kernels[1].nparams, 2);
+
+   /* sampled down to the first and the last tile: 16 x 8 outputs, and 1 x 7 (row 32,
+    * columns 40 to 46) */
+   VerifyTask *vt = VerifyTask_new(&t.net.tasks[0].op, 7, VERIFY_TOLERANCE, 0, false);
+   VerifyResult res;
+   assert_int_equal(Verify_loopNest(vt, &t.ln, 1, &res), 0);
+   assert_true(res.ok);
+   assert_int_equal(res.grid, 18);
+   assert_int_equal(res.blocksRun, 2);
+   assert_int_equal(res.compared, 16 * 8 + 7);
+   assert_true(res.maxError > 0);
+   VerifyResult_done(&res);
+   VerifyTask_free(vt);
+   unload(&t);
+}
+
+/* On a simulated H100, ResNet-50's last 3x3 convolution at batch 1 (m = 49, n = 512,
+ * k = 4608) has 32 tiles of 32x32, a quarter of the SMs, each running 288 stages in a
+ * row: split 8 ways its partials fill 256 blocks and the whole, sum included, runs in
+ * less than half the time. */
+static void test_split_k_fills_the_gpu(void **state) {
+   (void)state;
+   DeviceSet devices;
+   TestUtil_loadDevices(&devices);
+   const Device *h100 = DeviceSet_find(&devices, "h100_sxm");
+   assert_non_null(h100);
+   TcTask t;
+   load(&t, "{op: conv2d, input: [512, 7, 7], filters: 512, kernel: 3, pad: 1, epilogue: [bias, relu], weight: 1}",
+        &everyPrecision);
+   double latency[2];
+   for (int i = 0; i < 2; i++) {
+      char knobs[256];
+      snprintf(knobs, sizeof knobs,
+               "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[4,1],\"conv2d_nchw.tc.k\":1,\"conv2d_nchw.tc.split\":%d}",
+               i ? 8 : 1);
+      State s;
+      parseTc(&t, PRECISION_FP16, knobs, &s);
+      Lower_state(&t.set, &s, &t.ln);
+      SimReport r;
+      char *cause = NULL;
+      latency[i] = Sim_latency(h100, &t.ln, NULL, 1, &r, &cause);
+      if (latency[i] < 0)
+         fail_msg("%s", cause);
+      assert_int_equal(r.nkernels, i ? 2 : 1);
+      assert_int_equal(t.ln.kernels[0].grid, i ? 256 : 32);
+   }
+   assert_true(latency[1] < 0.5 * latency[0]);
+   unload(&t);
+   DeviceSet_done(&devices);
 }
 
 /* One output element of a TC state: equal to `rounded`, the hand-rounded reference, and
@@ -208,9 +324,10 @@ static double checkElement(Precision p, const char *knobs, const char *where, fl
 }
 
 /* dense 33x47x70 in FP16: the executor equals a reference that rounds each operand to
- * FP16 and adds the products in FP32 in k order, exactly; and it lies within
+ * FP16 and adds the products in FP32 in k order, exactly (split-K: each run of splitK
+ * terms from zero, then the partials in order; 0 when unsplit); and it lies within
  * Precision_dotErrorBound of the FP32 reference at every output. */
-static void checkDense(Precision p, const char *knobs) {
+static void checkDense(Precision p, const char *knobs, int splitK) {
    TcTask t;
    load(&t, "{op: dense, m: 33, n: 47, k: 70, weight: 1}", &everyPrecision);
    State s;
@@ -222,13 +339,18 @@ static void checkDense(Precision p, const char *knobs) {
    double worst = 0;
    for (int i = 0; i < 33; i++)
       for (int j = 0; j < 47; j++) {
-         float acc = 0;
+         float acc = 0, part = 0;
          double P = 0, Q = 0;
          for (int k = 0; k < 70; k++) {
-            acc += Precision_round(p, A[i * 70 + k]) * Precision_round(p, B[j * 70 + k]);
+            if (splitK && k % splitK == 0) {
+               acc += part;
+               part = 0;
+            }
+            part += Precision_round(p, A[i * 70 + k]) * Precision_round(p, B[j * 70 + k]);
             P += fabs((double)A[i * 70 + k] * B[j * 70 + k]);
             Q += fabs(A[i * 70 + k]) + fabs(B[j * 70 + k]);
          }
+         acc += part;
          char where[64];
          snprintf(where, sizeof where, "[%d, %d]", i, j);
          worst = fmax(worst, checkElement(p, knobs, where, got[i * 47 + j], acc, fp32[i * 47 + j], 70, P, Q));
@@ -242,10 +364,15 @@ static void checkDense(Precision p, const char *knobs) {
 
 static void test_executor_rounds_exactly(void **state) {
    (void)state;
-   checkDense(PRECISION_FP16, "{\"T_dense.tc.m\":[2,1],\"T_dense.tc.n\":[2,2],\"T_dense.tc.k\":2}");
-   checkDense(PRECISION_FP16, "{\"T_dense.tc.m\":[1,4],\"T_dense.tc.n\":[4,1],\"T_dense.tc.k\":4}");
-   checkDense(PRECISION_BF16, "{\"T_dense.tc.m\":[1,1],\"T_dense.tc.n\":[1,8],\"T_dense.tc.k\":1}");
-   checkDense(PRECISION_TF32, "{\"T_dense.tc.m\":[2,2],\"T_dense.tc.n\":[1,2],\"T_dense.tc.k\":4}");
+   checkDense(PRECISION_FP16, "{\"T_dense.tc.m\":[2,1],\"T_dense.tc.n\":[2,2],\"T_dense.tc.k\":2}", 0);
+   checkDense(PRECISION_FP16, "{\"T_dense.tc.m\":[1,4],\"T_dense.tc.n\":[4,1],\"T_dense.tc.k\":4}", 0);
+   checkDense(PRECISION_BF16, "{\"T_dense.tc.m\":[1,1],\"T_dense.tc.n\":[1,8],\"T_dense.tc.k\":1}", 0);
+   checkDense(PRECISION_TF32, "{\"T_dense.tc.m\":[2,2],\"T_dense.tc.n\":[1,2],\"T_dense.tc.k\":4}", 0);
+   /* split-K: 3 stages of 32 over 2 blocks, 2 stages each; 5 stages of 16 over 4 (the
+    * last block's 2 stages lie past k = 70 and add zeros); 9 stages of 8 over 8 */
+   checkDense(PRECISION_FP16, "{\"T_dense.tc.m\":[2,1],\"T_dense.tc.n\":[2,2],\"T_dense.tc.k\":2,\"T_dense.tc.split\":2}", 64);
+   checkDense(PRECISION_BF16, "{\"T_dense.tc.m\":[1,2],\"T_dense.tc.n\":[2,1],\"T_dense.tc.k\":1,\"T_dense.tc.split\":4}", 32);
+   checkDense(PRECISION_TF32, "{\"T_dense.tc.m\":[1,1],\"T_dense.tc.n\":[1,1],\"T_dense.tc.k\":1,\"T_dense.tc.split\":8}", 16);
 }
 
 /* conv2d as an implicit GEMM: batch 2, 5 channels of 9x11, 13 filters of 3x3, stride 2,
@@ -253,7 +380,7 @@ static void test_executor_rounds_exactly(void **state) {
  * none a multiple of the tile. The executor equals a reference that adds the products of
  * rounded operands in FP32 in (c, ky, kx) order, the padding's zeros included, exactly;
  * and it lies within Precision_dotErrorBound of the FP32 reference at every output. */
-static void checkConv(Precision p, const char *knobs) {
+static void checkConv(Precision p, const char *knobs, int splitK) {
    enum { NB = 2, C = 5, H = 9, W = 11, F = 13, R = 3, STRIDE = 2, PAD = 1, OH = 5, OW = 6 };
    TcTask t;
    loadBatch(&t, NB, "{op: conv2d, input: [5, 9, 11], filters: 13, kernel: 3, stride: 2, pad: 1, weight: 1}",
@@ -275,7 +402,7 @@ static void checkConv(Precision p, const char *knobs) {
       for (int f = 0; f < F; f++)
          for (int y = 0; y < OH; y++)
             for (int x = 0; x < OW; x++) {
-               float acc = 0;
+               float acc = 0, part = 0;
                double P = 0, Q = 0;
                for (int c = 0; c < C; c++)
                   for (int ky = 0; ky < R; ky++)
@@ -283,10 +410,15 @@ static void checkConv(Precision p, const char *knobs) {
                         int iy = y * STRIDE - PAD + ky, ix = x * STRIDE - PAD + kx;
                         float d = iy >= 0 && iy < H && ix >= 0 && ix < W ? D[((n * C + c) * H + iy) * W + ix] : 0.0f;
                         float w = K[((f * C + c) * R + ky) * R + kx];
-                        acc += Precision_round(p, d) * Precision_round(p, w);
+                        if (splitK && ((c * R + ky) * R + kx) % splitK == 0) {
+                           acc += part;
+                           part = 0;
+                        }
+                        part += Precision_round(p, d) * Precision_round(p, w);
                         P += fabs((double)d * w);
                         Q += fabs(d) + fabs(w);
                      }
+               acc += part;
                int64_t e = ((n * F + f) * OH + y) * OW + x;
                char where[64];
                snprintf(where, sizeof where, "[%d, %d, %d, %d]", n, f, y, x);
@@ -300,10 +432,14 @@ static void checkConv(Precision p, const char *knobs) {
 
 static void test_conv2d_as_implicit_gemm(void **state) {
    (void)state;
-   checkConv(PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[1,2],\"conv2d_nchw.tc.k\":2}");
-   checkConv(PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[1,4],\"conv2d_nchw.tc.n\":[2,1],\"conv2d_nchw.tc.k\":1}");
-   checkConv(PRECISION_BF16, "{\"conv2d_nchw.tc.m\":[4,1],\"conv2d_nchw.tc.n\":[1,1],\"conv2d_nchw.tc.k\":4}");
-   checkConv(PRECISION_TF32, "{\"conv2d_nchw.tc.m\":[1,2],\"conv2d_nchw.tc.n\":[2,1],\"conv2d_nchw.tc.k\":4}");
+   checkConv(PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[1,2],\"conv2d_nchw.tc.k\":2}", 0);
+   checkConv(PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[1,4],\"conv2d_nchw.tc.n\":[2,1],\"conv2d_nchw.tc.k\":1}", 0);
+   checkConv(PRECISION_BF16, "{\"conv2d_nchw.tc.m\":[4,1],\"conv2d_nchw.tc.n\":[1,1],\"conv2d_nchw.tc.k\":4}", 0);
+   checkConv(PRECISION_TF32, "{\"conv2d_nchw.tc.m\":[1,2],\"conv2d_nchw.tc.n\":[2,1],\"conv2d_nchw.tc.k\":4}", 0);
+   /* split-K over the windows: k = 45 in 3 stages of 16, 2 blocks of 2 stages; TF32's 6
+    * stages of 8 over 2 blocks of 3 */
+   checkConv(PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[1,4],\"conv2d_nchw.tc.n\":[2,1],\"conv2d_nchw.tc.k\":1,\"conv2d_nchw.tc.split\":2}", 32);
+   checkConv(PRECISION_TF32, "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[1,2],\"conv2d_nchw.tc.k\":1,\"conv2d_nchw.tc.split\":2}", 24);
    /* depthwise and grouped convolutions are no matrix multiply of this kind */
    TcTask t;
    load(&t, "{op: conv2d, input: [12, 7, 7], filters: 12, kernel: 3, pad: 1, groups: 3, weight: 1}", &everyPrecision);
@@ -392,12 +528,14 @@ static int compileEvery(const char *task, const char *knobs) {
          NvrtcResult r;
          if (Nvrtc_compile(src, "tc.cu", archs[a], &r, &cause) < 0)
             fail_msg("%s\n%s", cause, src);
-         assert_int_equal(r.nkernels, 1);
-         const NvrtcKernelInfo *ki = NvrtcResult_kernel(&r, t.ln.kernels[0].name);
-         assert_non_null(ki);
-         assert_int_equal(ki->sharedBytes, t.ln.kernels[0].sharedBytes);
-         /* 2x2 fragments per warp fit in registers */
-         assert_int_equal(ki->spillStores, 0);
+         assert_int_equal(r.nkernels, t.ln.nkernels);
+         for (int k = 0; k < t.ln.nkernels; k++) {
+            const NvrtcKernelInfo *ki = NvrtcResult_kernel(&r, t.ln.kernels[k].name);
+            assert_non_null(ki);
+            assert_int_equal(ki->sharedBytes, t.ln.kernels[k].sharedBytes);
+            /* 2x2 fragments per warp fit in registers */
+            assert_int_equal(ki->spillStores, 0);
+         }
          NvrtcResult_done(&r);
          compiled++;
       }
@@ -415,7 +553,10 @@ static void test_every_precision_compiles(void **state) {
    /* the implicit GEMM gathers the padded windows into the shared tile */
    compiled += compileEvery("{op: conv2d, input: [5, 9, 11], filters: 13, kernel: 3, stride: 2, pad: 1, epilogue: [bias, relu], weight: 1}",
                             "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[1,2],\"conv2d_nchw.tc.k\":2}");
-   assert_int_equal(compiled, 12);
+   /* split-K: the partials' kernel and the sum's, both in one module */
+   compiled += compileEvery("{op: dense, m: 33, n: 47, k: 700, epilogue: [bias, relu], weight: 1}",
+                            "{\"T_dense.tc.m\":[1,2],\"T_dense.tc.n\":[2,2],\"T_dense.tc.k\":1,\"T_dense.tc.split\":4}");
+   assert_int_equal(compiled, 18);
 }
 
 int main(void) {
@@ -427,6 +568,8 @@ int main(void) {
       cmocka_unit_test(test_conv2d_as_implicit_gemm),
       cmocka_unit_test(test_random_states_within_bound),
       cmocka_unit_test(test_simulator_uses_the_tensor_rate),
+      cmocka_unit_test(test_split_k),
+      cmocka_unit_test(test_split_k_fills_the_gpu),
       cmocka_unit_test(test_every_precision_compiles),
    };
    size_t n = sizeof tests / sizeof tests[0];

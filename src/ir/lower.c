@@ -651,7 +651,7 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
    int32_t inside = -1;
    if (((extent + rows - 1) / rows) * rows != extent)
       inside = Ir_binary(L->ln, EXPR_LT, row, num(L, extent));
-   if (t->stagesK * t->blockK != t->K) {
+   if (t->split * t->stagesPerSplit * t->blockK != t->K) {
       int32_t kin = Ir_binary(L->ln, EXPR_LT, kk, num(L, t->K));
       inside = inside < 0 ? kin : Ir_binary(L->ln, EXPR_AND, inside, kin);
    }
@@ -676,6 +676,9 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
    return vr >= 0 ? Ir_for(L->ln, vr, LOOP_UNROLL, body) : body;
 }
 
+static void finishKernel(LoopNest *ln, int k);
+static void lowerTcSum(Lower *L, int ki, const TcTile *t, int scratch);
+
 static void lowerTc(Lower *L, int ki) {
    const KernelPlan *k = &L->sk->kernels[ki];
    const Dag *g = L->g;
@@ -684,18 +687,29 @@ static void lowerTc(Lower *L, int ki) {
    TcTile t;
    State_tcTile(L->set, L->st, ki, &t);
    int64_t threads = SKETCH_WARP_SIZE * t.warpsM * t.warpsN;
-   IrKernel *kn = newKernel(L, k->root, t.batch * t.gridM * t.gridN, threads);
+   int64_t tiles = t.batch * t.gridM * t.gridN;
+   bool split = t.split > 1;
+   char name[IR_NAME_MAX];
+   IrKernel *kn;
+   if (split) {
+      /* the partial tiles' kernel, named for the anchor: the sum's takes the root's name */
+      join(name, sizeof name, a->name, "partial_kernel");
+      kn = Ir_kernel(L->ln, name, k->anchor, t.split * tiles, threads);
+   } else {
+      kn = newKernel(L, k->root, tiles, threads);
+   }
    int kv = (int)(kn - L->ln->kernels);
    int32_t items[TE_MAX_DIMS + 16];
    int ni = 0;
-   char name[IR_NAME_MAX];
 
-   /* blockIdx.x over (batch, m blocks, n blocks); threadIdx.x over (m warps, n warps, lane) */
-   int64_t gext[3] = { t.batch, t.gridM, t.gridN };
+   /* blockIdx.x over (k split, batch, m blocks, n blocks); threadIdx.x over (m warps, n
+    * warps, lane) */
+   int64_t gext[4] = { t.split, t.batch, t.gridM, t.gridN };
    int64_t text[3] = { t.warpsM, t.warpsN, SKETCH_WARP_SIZE };
-   int32_t bb = bind(L, items, &ni, "b_block", coordinate(L, var(L, kn->blockVar), gext, 3, 0));
-   int32_t bm = bind(L, items, &ni, "m_block", coordinate(L, var(L, kn->blockVar), gext, 3, 1));
-   int32_t bn = bind(L, items, &ni, "n_block", coordinate(L, var(L, kn->blockVar), gext, 3, 2));
+   int32_t ks = bind(L, items, &ni, "k_split", coordinate(L, var(L, kn->blockVar), gext, 4, 0));
+   int32_t bb = bind(L, items, &ni, "b_block", coordinate(L, var(L, kn->blockVar), gext, 4, 1));
+   int32_t bm = bind(L, items, &ni, "m_block", coordinate(L, var(L, kn->blockVar), gext, 4, 2));
+   int32_t bn = bind(L, items, &ni, "n_block", coordinate(L, var(L, kn->blockVar), gext, 4, 3));
    int32_t wm = bind(L, items, &ni, "m_warp", coordinate(L, var(L, kn->threadVar), text, 3, 0));
    int32_t wn = bind(L, items, &ni, "n_warp", coordinate(L, var(L, kn->threadVar), text, 3, 1));
    int32_t lane = bind(L, items, &ni, "lane", coordinate(L, var(L, kn->threadVar), text, 3, 2));
@@ -721,9 +735,10 @@ static void lowerTc(Lower *L, int ki) {
    int vz = Ir_var(L->ln, VAR_LOOP, "acc_i", accSize);
    items[ni++] = Ir_for(L->ln, vz, LOOP_UNROLL, Ir_store(L->ln, L->accBuf, var(L, vz), Ir_float(L->ln, 0.0)));
 
-   /* each k stage: stage both tiles, then every warp's fragments take the stage's steps */
-   int vk = t.stagesK > 1 ? Ir_var(L->ln, VAR_LOOP, "k_outer", t.stagesK) : -1;
-   int32_t ko = varOrZero(L, vk);
+   /* each k stage (of the block's split): stage both tiles, then every warp's fragments
+    * take the stage's steps */
+   int vk = t.stagesPerSplit > 1 ? Ir_var(L->ln, VAR_LOOP, "k_outer", t.stagesPerSplit) : -1;
+   int32_t ko = split ? mad(L, ks, t.stagesPerSplit, varOrZero(L, vk)) : varOrZero(L, vk);
    int32_t rowA = mul(L, bm, num(L, t.blockM)), rowB = mul(L, bn, num(L, t.blockN));
    int32_t step[5];
    step[0] = Ir_barrier(L->ln);
@@ -747,7 +762,8 @@ static void lowerTc(Lower *L, int ki) {
    int32_t stage = Ir_seq(L->ln, step, 5);
    items[ni++] = vk >= 0 ? Ir_for(L->ln, vk, LOOP_SERIAL, stage) : stage;
 
-   /* store: each accumulator where the fragment layout puts it, through the fused chain */
+   /* store: each accumulator where the fragment layout puts it, through the fused chain;
+    * split, the block's partial tile as it is, row-major, to its place in the scratch */
    int sfm = t.fragsM > 1 ? Ir_var(L->ln, VAR_LOOP, "m_frag", t.fragsM) : -1;
    int sfn = t.fragsN > 1 ? Ir_var(L->ln, VAR_LOOP, "n_frag", t.fragsN) : -1;
    int sc = Ir_var(L->ln, VAR_LOOP, "c", 4);
@@ -755,37 +771,120 @@ static void lowerTc(Lower *L, int ki) {
    fm = varOrZero(L, sfm);
    fn = varOrZero(L, sfn);
    int32_t half = Ir_binary(L->ln, EXPR_FLOORDIV, c, num(L, 2));
-   int32_t row = add(L, mad(L, add(L, rowA, mad(L, mad(L, wm, t.fragsM, fm), SKETCH_MMA_M, num(L, 0))), 1,
-                            Ir_binary(L->ln, EXPR_FLOORDIV, lane, num(L, 4))),
-                     mul(L, half, num(L, 8)));
-   int32_t col = add(L, add(L, rowB, mad(L, mad(L, wn, t.fragsN, fn), SKETCH_MMA_N, num(L, 0))),
-                     mad(L, Ir_binary(L->ln, EXPR_FLOORMOD, lane, num(L, 4)), 2,
-                         Ir_binary(L->ln, EXPR_FLOORMOD, c, num(L, 2))));
+   int32_t tileRow = add(L, mad(L, mad(L, mad(L, wm, t.fragsM, fm), SKETCH_MMA_M, num(L, 0)), 1,
+                                Ir_binary(L->ln, EXPR_FLOORDIV, lane, num(L, 4))),
+                         mul(L, half, num(L, 8)));
+   int32_t tileCol = add(L, mad(L, mad(L, wn, t.fragsN, fn), SKETCH_MMA_N, num(L, 0)),
+                         mad(L, Ir_binary(L->ln, EXPR_FLOORMOD, lane, num(L, 4)), 2,
+                             Ir_binary(L->ln, EXPR_FLOORMOD, c, num(L, 2))));
    int32_t inner[2 * TE_MAX_DIMS + 3];
    int nin = 0;
-   int32_t out[TE_MAX_AXES];
-   memcpy(out, axis, sizeof out);
-   row = bind(L, inner, &nin, "row", row);
-   col = bind(L, inner, &nin, "col", col);
-   groupAxes(L, inner, &nin, a, gm->mAxis, gm->nm, row, out);
-   groupAxes(L, inner, &nin, a, gm->nAxis, gm->nn, col, out);
+   int32_t store, scratch = -1;
    L->accIndex = mad(L, mad(L, fm, t.fragsN, fn), 4, c);
-   int32_t value = storedValue(L, k, out);
-   int32_t store = Ir_storeAt(L->ln, L->global[k->root], flatten(L, root->ndim, out, root->shape), out, value);
-   int32_t guard = -1;
-   if (t.gridM * t.blockM != t.M)
-      guard = Ir_binary(L->ln, EXPR_LT, row, num(L, t.M));
-   if (t.gridN * t.blockN != t.N) {
-      int32_t inN = Ir_binary(L->ln, EXPR_LT, col, num(L, t.N));
-      guard = guard < 0 ? inN : Ir_binary(L->ln, EXPR_AND, guard, inN);
+   if (split) {
+      int64_t elems = t.split * tiles * t.blockM * t.blockN;
+      join(name, sizeof name, a->name, "split");
+      scratch = Ir_buffer(L->ln, name, SCOPE_GLOBAL, -1, -1, 1, &elems);
+      int32_t at = mad(L, mad(L, var(L, kn->blockVar), t.blockM, tileRow), t.blockN, tileCol);
+      store = Ir_store(L->ln, scratch, at, Ir_load(L->ln, L->accBuf, L->accIndex));
+   } else {
+      int32_t row = bind(L, inner, &nin, "row", add(L, rowA, tileRow));
+      int32_t col = bind(L, inner, &nin, "col", add(L, rowB, tileCol));
+      int32_t out[TE_MAX_AXES];
+      memcpy(out, axis, sizeof out);
+      groupAxes(L, inner, &nin, a, gm->mAxis, gm->nm, row, out);
+      groupAxes(L, inner, &nin, a, gm->nAxis, gm->nn, col, out);
+      int32_t value = storedValue(L, k, out);
+      store = Ir_storeAt(L->ln, L->global[k->root], flatten(L, root->ndim, out, root->shape), out, value);
+      int32_t guard = -1;
+      if (t.gridM * t.blockM != t.M)
+         guard = Ir_binary(L->ln, EXPR_LT, row, num(L, t.M));
+      if (t.gridN * t.blockN != t.N) {
+         int32_t inN = Ir_binary(L->ln, EXPR_LT, col, num(L, t.N));
+         guard = guard < 0 ? inN : Ir_binary(L->ln, EXPR_AND, guard, inN);
+      }
+      if (guard >= 0)
+         store = Ir_if(L->ln, guard, store);
    }
-   inner[nin++] = guard >= 0 ? Ir_if(L->ln, guard, store) : store;
+   inner[nin++] = store;
    int32_t st = Ir_for(L->ln, sc, LOOP_UNROLL, Ir_seq(L->ln, inner, nin));
    if (sfn >= 0)
       st = Ir_for(L->ln, sfn, LOOP_UNROLL, st);
    if (sfm >= 0)
       st = Ir_for(L->ln, sfm, LOOP_UNROLL, st);
    items[ni++] = st;
+   kn->body = Ir_seq(L->ln, items, ni);
+   if (split) {
+      finishKernel(L->ln, kv);
+      lowerTcSum(L, ki, &t, scratch);
+   }
+}
+
+/* Split-K's second kernel: a block per output tile, SKETCH_TC_SUM_THREADS threads taking
+ * its elements in turn; each element is the sum of the tile's partials in split order,
+ * stored through the fused chain. */
+static void lowerTcSum(Lower *L, int ki, const TcTile *t, int scratch) {
+   const KernelPlan *k = &L->sk->kernels[ki];
+   const Stage *a = &L->g->stages[k->anchor];
+   const Stage *root = &L->g->stages[k->root];
+   const SketchGemm *gm = &k->gemm;
+   int64_t tiles = t->batch * t->gridM * t->gridN, elems = t->blockM * t->blockN;
+   int64_t threads = elems < SKETCH_TC_SUM_THREADS ? elems : SKETCH_TC_SUM_THREADS;
+   IrKernel *kn = newKernel(L, k->root, tiles, threads);
+   kn->gathers = t->split;
+   int kv = (int)(kn - L->ln->kernels);
+   int32_t items[TE_MAX_DIMS + 8];
+   int ni = 0;
+   char name[IR_NAME_MAX];
+   int64_t gext[3] = { t->batch, t->gridM, t->gridN };
+   int32_t block = var(L, kn->blockVar);
+   int32_t bb = bind(L, items, &ni, "b_block", coordinate(L, block, gext, 3, 0));
+   int32_t bm = bind(L, items, &ni, "m_block", coordinate(L, block, gext, 3, 1));
+   int32_t bn = bind(L, items, &ni, "n_block", coordinate(L, block, gext, 3, 2));
+   int32_t axis[TE_MAX_AXES];
+   for (int i = 0; i < TE_MAX_AXES; i++)
+      axis[i] = num(L, 0);
+   groupAxes(L, items, &ni, a, gm->batchAxis, gm->nbatch, bb, axis);
+   int64_t one = 1;
+   localName(name, sizeof name, a->name, "local");
+   L->accBuf = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->anchor, kv, 1, &one);
+   L->accIndex = num(L, 0);
+
+   int64_t rounds = (elems + threads - 1) / threads;
+   int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, "sum_round", rounds) : -1;
+   int32_t tid = var(L, kn->threadVar);
+   int32_t body[2 * TE_MAX_DIMS + 8];
+   int nb = 0;
+   int32_t e = bind(L, body, &nb, "e", vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid);
+   int32_t row = bind(L, body, &nb, "row", mad(L, bm, t->blockM, Ir_binary(L->ln, EXPR_FLOORDIV, e, num(L, t->blockN))));
+   int32_t col = bind(L, body, &nb, "col", mad(L, bn, t->blockN, Ir_binary(L->ln, EXPR_FLOORMOD, e, num(L, t->blockN))));
+   int32_t sum[TE_MAX_DIMS + 6];
+   int ns = 0;
+   sum[ns++] = Ir_store(L->ln, L->accBuf, L->accIndex, Ir_float(L->ln, 0.0));
+   int vs = Ir_var(L->ln, VAR_LOOP, "k_split", t->split);
+   int32_t at = mad(L, mad(L, var(L, vs), tiles, block), elems, e);
+   sum[ns++] = Ir_for(L->ln, vs, LOOP_SERIAL,
+                      Ir_store(L->ln, L->accBuf, L->accIndex,
+                               add(L, Ir_load(L->ln, L->accBuf, L->accIndex), Ir_load(L->ln, scratch, at))));
+   int32_t out[TE_MAX_AXES];
+   memcpy(out, axis, sizeof out);
+   groupAxes(L, sum, &ns, a, gm->mAxis, gm->nm, row, out);
+   groupAxes(L, sum, &ns, a, gm->nAxis, gm->nn, col, out);
+   sum[ns++] = Ir_storeAt(L->ln, L->global[k->root], flatten(L, root->ndim, out, root->shape), out,
+                          storedValue(L, k, out));
+   int32_t guard = elems % threads ? Ir_binary(L->ln, EXPR_LT, e, num(L, elems)) : -1;
+   if (t->gridM * t->blockM != t->M) {
+      int32_t inM = Ir_binary(L->ln, EXPR_LT, row, num(L, t->M));
+      guard = guard < 0 ? inM : Ir_binary(L->ln, EXPR_AND, guard, inM);
+   }
+   if (t->gridN * t->blockN != t->N) {
+      int32_t inN = Ir_binary(L->ln, EXPR_LT, col, num(L, t->N));
+      guard = guard < 0 ? inN : Ir_binary(L->ln, EXPR_AND, guard, inN);
+   }
+   int32_t element = Ir_seq(L->ln, sum, ns);
+   body[nb++] = guard >= 0 ? Ir_if(L->ln, guard, element) : element;
+   int32_t each = Ir_seq(L->ln, body, nb);
+   items[ni++] = vr >= 0 ? Ir_for(L->ln, vr, LOOP_SERIAL, each) : each;
    kn->body = Ir_seq(L->ln, items, ni);
 }
 

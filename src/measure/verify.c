@@ -227,22 +227,37 @@ int Verify_loopNest(const VerifyTask *t, const LoopNest *ln, uint64_t sampleSeed
    char *cause = NULL;
    int rc = 0;
    int last = ln->nkernels - 1;
-   res->grid = ln->kernels[last].grid;
+   const IrKernel *lk = &ln->kernels[last];
+   res->grid = lk->grid;
+   bool sample = !t->fullGrid && lk->grid > t->sampleBlocks + 2;
+   int64_t *blocks = NULL, *fed = NULL;
+   int n = 0, nfed = 0;
+   if (sample) {
+      blocks = xCalloc((size_t)t->sampleBlocks + 2, sizeof *blocks);
+      n = pickBlocks(t, lk->grid, sampleSeed, blocks);
+      if (lk->gathers > 0 && last > 0) {
+         /* a split-K sum reads only its own tile's partials: those blocks alone run */
+         fed = xCalloc((size_t)n * (size_t)lk->gathers, sizeof *fed);
+         for (int b = 0; b < n; b++)
+            for (int64_t i = 0; i < lk->gathers; i++)
+               fed[nfed++] = blocks[b] + i * lk->grid;
+      }
+   }
    for (int k = 0; k < ln->nkernels && rc == 0; k++) {
-      int64_t grid = ln->kernels[k].grid;
-      if (k < last || t->fullGrid || grid <= t->sampleBlocks + 2) {
+      if (k == last && sample) {
+         rc = Exec_run(x, k, globals, blocks, n, written, &cause);
+         res->blocksRun = n;
+      } else if (k == last - 1 && fed) {
+         rc = Exec_run(x, k, globals, fed, nfed, NULL, &cause);
+      } else {
          /* kernels before the last produce what the last one reads anywhere */
          rc = Exec_run(x, k, globals, NULL, 0, k == last ? written : NULL, &cause);
          if (k == last)
-            res->blocksRun = grid;
-         continue;
+            res->blocksRun = lk->grid;
       }
-      int64_t *blocks = xCalloc((size_t)t->sampleBlocks + 2, sizeof *blocks);
-      int n = pickBlocks(t, grid, sampleSeed, blocks);
-      rc = Exec_run(x, k, globals, blocks, n, written, &cause);
-      res->blocksRun = n;
-      free(blocks);
    }
+   free(blocks);
+   free(fed);
    if (rc < 0) {
       res->why = xAsprintf("CPU executor: %s", cause);
       free(cause);

@@ -19,8 +19,12 @@
  *           rounded to the precision as the warps load them), products accumulate in
  *           FP32 registers, and the fused elementwise chain is applied at the store.
  *           Rows, columns and reduction steps past the operands' ends are zero-padded,
- *           so no extent needs to be a multiple of the tile. Offered only when the
- *           sketch options ask for the precision (SketchOptions).
+ *           so no extent needs to be a multiple of the tile. With a split-K knob S > 1
+ *           the k stages are divided among S blocks per tile, which store their partial
+ *           tiles to a scratch buffer, and a second kernel sums the S partials of each
+ *           element in order and applies the fused chain (a small output with a long
+ *           reduction, batch-1 inference's case, then fills the GPU). Offered only when
+ *           the sketch options ask for the precision (SketchOptions).
  *   CTR     cross-thread reduction: the reduce axes fused and split across `threads`
  *           threads of a block, which then combine their partial results. Either the
  *           reduction is the root (one output element per block), or it is computed
@@ -65,6 +69,10 @@ typedef enum {
 /* Floats of padding after each staged row of a TC kernel's operand tiles: the rows the
  * warps read start on different banks. */
 #define SKETCH_TC_ROW_PAD 4
+/* The most blocks a TC kernel's k stages are split among (split-K), and the threads per
+ * block of the kernel that sums their partial tiles. */
+#define SKETCH_TC_MAX_SPLIT 64
+#define SKETCH_TC_SUM_THREADS 128
 
 typedef enum {
    SPLIT_TILE,      /* an MLT axis: exact; spatial 4 parts (vthread, thread, inner, innermost),
@@ -72,7 +80,8 @@ typedef enum {
    SPLIT_THREADS,   /* a kernel's threads per block: 1 part, the outer part rounded up */
    SPLIT_VECTOR,    /* a cooperative fetch's vector width: 1 part over the shared buffer */
    SPLIT_TC,        /* a TC kernel's tile: each part a power of two from 1 to `extent`;
-                     * m and n [warps, fragments per warp], k [fragments per stage] */
+                     * m and n [warps, fragments per warp], k [fragments per stage],
+                     * split [blocks the k stages are divided among] */
 } SplitKind;
 
 typedef struct SplitSlot_ {
@@ -86,6 +95,9 @@ typedef struct SplitSlot_ {
    int64_t extent;              /* constant extent; 0 for VECTOR (the shared buffer's size);
                                  * TC: the largest value of a part */
    const FactorSchemes *schemes;/* TILE: what sampling picks from */
+   int32_t byDefault;           /* a one-part knob a state's text may leave out (TC split:
+                                 * 1): its value then, and the text leaves it out when it
+                                 * has it; 0 when every text names it */
    char name[SKETCH_KNOB_NAME_MAX];
 } SplitSlot;
 
@@ -120,7 +132,7 @@ typedef struct KernelPlan_ {
    int attached[SKETCH_MAX_ATTACHED];  /* CTR: reductions computed inside this kernel */
    int threadSplit;             /* SIMPLE, CTR: the THREADS slot; -1 when all space is one block */
    int firstTile, ntiles;       /* MLT: the TILE slots, spatial axes then reduce axes;
-                                 * TC: the m, n and k slots */
+                                 * TC: the m, n, k and split slots */
    SketchGemm gemm;             /* TC: the anchor as a matrix multiply */
 } KernelPlan;
 

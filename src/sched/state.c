@@ -112,6 +112,7 @@ void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out)
    const int32_t *m = &s->knob[sk->splits[k->firstTile].knob];
    const int32_t *n = &s->knob[sk->splits[k->firstTile + 1].knob];
    const int32_t *kk = &s->knob[sk->splits[k->firstTile + 2].knob];
+   int32_t split = s->knob[sk->splits[k->firstTile + 3].knob];
    out->precision = sk->precision;
    out->batch = k->gemm.batch;
    out->M = k->gemm.M;
@@ -130,6 +131,8 @@ void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out)
    out->gridM = ceilDiv(out->M, out->blockM);
    out->gridN = ceilDiv(out->N, out->blockN);
    out->stagesK = ceilDiv(out->K, out->blockK);
+   out->split = split > 1 ? split : 1;
+   out->stagesPerSplit = ceilDiv(out->stagesK, out->split);
 }
 
 void State_kernelShape(const SketchSet *set, const State *s, int kernel, KernelShape *out) {
@@ -151,7 +154,7 @@ static void kernelShape(const SketchSet *set, const State *s, int kernel, Kernel
    case KERNEL_TC: {
       TcTile t;
       State_tcTile(set, s, kernel, &t);
-      out->blocks = t.batch * t.gridM * t.gridN;
+      out->blocks = t.split * t.batch * t.gridM * t.gridN;
       out->threads = SKETCH_WARP_SIZE * t.warpsM * t.warpsN;
       out->outputsPerThread = t.fragsM * t.fragsN * 4;
       if (shared)
@@ -276,6 +279,9 @@ static int checkTc(const SketchSet *set, const State *s, int ki, const char *nam
       int64_t tile, extent, fragment;
    } axes[3] = { { "m", t.blockM, t.M, SKETCH_MMA_M }, { "n", t.blockN, t.N, SKETCH_MMA_N },
                  { "k", t.blockK, t.K, t.mmaK } };
+   if (t.split > t.stagesK)
+      return setCause(cause, "state: the tensor-core kernel of %s splits its %lld k stage%s of %lld among %lld blocks; at most one block a stage",
+                      name, (long long)t.stagesK, t.stagesK == 1 ? "" : "s", (long long)t.blockK, (long long)t.split);
    for (int i = 0; i < 3; i++) {
       int64_t most = pow2Above(axes[i].extent);
       most = most > axes[i].fragment ? most : axes[i].fragment;
@@ -365,10 +371,18 @@ void State_sample(const SketchSet *set, int sketch, Rng *rng, State *out) {
       case SPLIT_VECTOR:
          out->knob[sl->knob] = 1;
          break;
-      case SPLIT_TC:
+      case SPLIT_TC: {
+         int64_t most = sl->extent;
+         if (sl->byDefault) {
+            /* split-K: a power of two up to the k stages the tile parts drawn give */
+            TcTile t;
+            State_tcTile(set, out, sl->kernel, &t);
+            most = t.stagesK < most ? t.stagesK : most;
+         }
          for (int p = 0; p < sl->nparts; p++)
-            out->knob[sl->knob + p] = (int32_t)1 << Rng_below(rng, (uint64_t)log2Of(sl->extent) + 1);
+            out->knob[sl->knob + p] = (int32_t)1 << Rng_below(rng, (uint64_t)log2Of(most) + 1);
          break;
+      }
       }
    }
    for (int i = 0; i < sk->nunrolls; i++)
@@ -536,14 +550,17 @@ size_t State_format(const SketchSet *set, const State *s, char *buf, size_t size
    if (sk->precision != PRECISION_FP32)
       TextBuf_add(&t, "\"precision\":\"%s\",", Precision_name(sk->precision));
    TextBuf_add(&t, "\"knobs\":{");
+   int named = 0;
    for (int i = 0; i < sk->nsplits; i++) {
       const SplitSlot *sl = &sk->splits[i];
+      if (sl->byDefault && s->knob[sl->knob] == sl->byDefault)
+         continue;
       char knob[96];
       formatKnob(s, sl, knob, sizeof knob);
-      TextBuf_add(&t, "%s\"%s\":%s", i ? "," : "", sl->name, knob);
+      TextBuf_add(&t, "%s\"%s\":%s", named++ ? "," : "", sl->name, knob);
    }
    for (int i = 0; i < sk->nunrolls; i++)
-      TextBuf_add(&t, "%s\"%s\":%d", sk->nsplits || i ? "," : "", sk->unrolls[i].name,
+      TextBuf_add(&t, "%s\"%s\":%d", named++ ? "," : "", sk->unrolls[i].name,
                   (int)s->knob[sk->unrolls[i].knob]);
    TextBuf_add(&t, "}}");
    return t.len;
@@ -629,6 +646,10 @@ static int parseDoc(const SketchSet *set, const cJSON *root, const SchedLimits *
    for (int i = 0; i < sk->nsplits; i++) {
       const SplitSlot *sl = &sk->splits[i];
       const cJSON *item = cJSON_GetObjectItemCaseSensitive(knobs, sl->name);
+      if (!item && sl->byDefault) {
+         out->knob[sl->knob] = sl->byDefault;
+         continue;
+      }
       if (!item)
          return setCause(cause, "state: missing knob '%s'", sl->name);
       if (sl->nparts == 1) {
