@@ -1887,6 +1887,70 @@ static void testComparison(void **state) {
    CompareSet_done(&set);
 }
 
+static SessionEvent frontMeasure(int task, const char *p, double cost, double predicted) {
+   char *state = strcmp(p, "fp32") == 0 ? xAsprintf("{\"v\":1,\"sketch\":0,\"knobs\":{\"k\":%g}}", cost)
+                                        : xAsprintf("{\"v\":1,\"sketch\":2,\"precision\":\"%s\",\"knobs\":{\"k\":%g}}", p,
+                                                    cost);
+   return (SessionEvent){ .kind = SESSION_MEASURE, .round = 1, .elapsed = 1,
+                          .measure = { .task = task, .state = state, .ncosts = 1, .costs = { cost },
+                                       .error = xStrdup("ok"), .message = xStrdup(""), .lineage = xStrdup("random"),
+                                       .draftScore = NAN, .verifyScore = NAN, .predictedError = predicted,
+                                       .outputError = NAN } };
+}
+
+/* The console's front chart: task 0 at 8 us in FP32 (error 1e-6), 5 us in FP16 (1e-3)
+ * and 4 us in BF16 (8e-3), task 1 at 20 us in FP32 (2e-6): the network's total is
+ * 0.028 ms from the bound 2e-6, 0.025 from 1e-3 and 0.024 from 8e-3. On a log axis
+ * from 2e-6 to 1e-2 (3.70 decades over columns 0 to 59) the points sit in columns 0,
+ * round(59 x 2.70 / 3.70) = 43 and round(59 x 3.60 / 3.70) = 57, and on rows 0,
+ * round(11 x 3 / 4) = 8 and 11 of 0 to 11 (0.028 down to 0.024 ms). A run in FP32
+ * alone has nothing to chart. */
+static void testFrontChart(void **state) {
+   (void)state;
+   SessionHeader h = { .version = SESSION_FORMAT_VERSION, .network = xStrdup("net"),
+                       .networkFile = xStrdup("nowhere/net.task"), .device = xStrdup("h100_sxm"), .simulated = true,
+                       .policy = xStrdup("pruner"), .costModel = xStrdup("pam"), .trialBudget = 20,
+                       .measuresPerRound = 2, .seed = 7, .startTime = 1700000000, .ntasks = 2,
+                       .tasks = xCalloc(2, sizeof(char *)) };
+   h.tasks[0] = xStrdup("a");
+   h.tasks[1] = xStrdup("b");
+   TuneView v;
+   TuneView_init(&v, &h, NULL);
+   static const struct {
+      int task;
+      const char *precision;
+      double cost, predicted;
+   } measures[] = { { 0, "fp32", 8e-6, 1e-6 }, { 1, "fp32", 20e-6, 2e-6 } , { 0, "fp16", 5e-6, 1e-3 },
+                    { 0, "bf16", 4e-6, 8e-3 } };
+   for (int i = 0; i < 4; i++) {
+      if (i == 2)
+         assert_null(Commands_frontChart(&v));
+      SessionEvent e = frontMeasure(measures[i].task, measures[i].precision, measures[i].cost, measures[i].predicted);
+      TuneView_apply(&v, &e);
+      SessionEvent_done(&e);
+   }
+   char *chart = Commands_frontChart(&v);
+   assert_string_equal(chart, "the network's front: estimated total latency (ms) against the error bound (log scale)\n"
+                       "  0.028 |o...........................................                \n"
+                       "        |                                           .                \n"
+                       "        |                                           .                \n"
+                       "  0.027 |                                           .                \n"
+                       "        |                                           .                \n"
+                       "        |                                           .                \n"
+                       "  0.026 |                                           .                \n"
+                       "        |                                           .                \n"
+                       "  0.025 |                                           o..............  \n"
+                       "        |                                                         .  \n"
+                       "        |                                                         .  \n"
+                       "  0.024 |                                                         o  \n"
+                       "        +------------------------------------------------------------\n"
+                       "         2e-6                                                    0.01\n");
+   free(chart);
+   TuneView_done(&v);
+   SessionEvent he = { .kind = SESSION_HEADER, .header = h };
+   SessionEvent_done(&he);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(testHeader, setUpScreen, tearDownScreen),
@@ -1916,6 +1980,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(testCompletion, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testConsole, setUp, tearDown),
       cmocka_unit_test_setup_teardown(testComparison, setUpScreen, tearDownScreen),
+      cmocka_unit_test(testFrontChart),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

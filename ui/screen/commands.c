@@ -16,6 +16,7 @@
 #include "tune/export.h"
 #include "tune/front.h"
 #include "cost/model.h"
+#include "chart.h"
 #include "details.h"
 #include "tune/command.h"
 #include "util/textbuf.h"
@@ -313,11 +314,75 @@ static int runShow(Board *b, int argc, char **argv, char **answer) {
    return 0;
 }
 
+enum { FRONT_CHART_W = 60, FRONT_CHART_H = 12 };
+
+char *Commands_frontChart(const TuneView *v) {
+   int n = 0;
+   FrontChoice **f = Front_network(v, &n);
+   double *sx = xCalloc(2 * (size_t)n + 1, sizeof *sx), *sy = xCalloc(2 * (size_t)n + 1, sizeof *sy);
+   double *px = xCalloc((size_t)n + 1, sizeof *px), *py = xCalloc((size_t)n + 1, sizeof *py);
+   int np = 0, ns = 0;
+   double lo = INFINITY, hi = -INFINITY;
+   for (int i = 0; i < n; i++) {
+      if (!(f[i]->bound > 0))
+         continue;
+      if (ns > 0) {
+         sx[ns] = log10(f[i]->bound);
+         sy[ns] = sy[ns - 1];
+         ns++;
+      }
+      px[np] = sx[ns] = log10(f[i]->bound);
+      py[np++] = sy[ns++] = f[i]->latencyMs;
+      lo = fmin(lo, f[i]->latencyMs);
+      hi = fmax(hi, f[i]->latencyMs);
+   }
+   char *text = NULL;
+   if (np >= 2) {
+      AxisScale xs = Axis_scale(pow(10, px[0]), pow(10, px[np - 1]), true), ys = Axis_scale(lo, hi, false);
+      ChartSeries series[2] = { { sx, sy, ns, true, 0 }, { px, py, np, false, 'o' } };
+      char *rows[FRONT_CHART_H];
+      char labels[FRONT_CHART_H][CHART_LABEL_MAX];
+      for (int r = 0; r < FRONT_CHART_H; r++)
+         rows[r] = xMalloc(3 * FRONT_CHART_W + 1);
+      Chart_plotSeries(series, 2, log10(xs.lo), log10(xs.hi), ys.lo, ys.hi, FRONT_CHART_W, FRONT_CHART_H,
+                       CHART_ASCII, rows, NULL);
+      Chart_yLabels(&ys, FRONT_CHART_H, CHART_ASCII, labels);
+      char buf[(FRONT_CHART_W + 16) * (FRONT_CHART_H + 4)];
+      TextBuf t = TextBuf_over(buf, sizeof buf);
+      TextBuf_add(&t, "the network's front: estimated total latency (ms) against the error bound (log scale)\n");
+      for (int r = 0; r < FRONT_CHART_H; r++) {
+         TextBuf_add(&t, "%7s |%s\n", labels[r], rows[r]);
+         free(rows[r]);
+      }
+      char left[16], right[16];
+      Axis_label(xs.lo, left, sizeof left);
+      Axis_label(xs.hi, right, sizeof right);
+      TextBuf_add(&t, "        +");
+      for (int c = 0; c < FRONT_CHART_W; c++)
+         TextBuf_add(&t, "-");
+      TextBuf_add(&t, "\n         %-*s%s\n", FRONT_CHART_W - (int)strlen(right), left, right);
+      text = xStrdup(buf);
+   }
+   free(sx);
+   free(sy);
+   free(px);
+   free(py);
+   Front_free(f, n);
+   return text;
+}
+
 static int runFront(Board *b, int argc, char **argv, char **answer) {
    (void)argc;
    (void)argv;
    (void)answer;
-   b->actions.page(b->actions.ctx, "front", Front_text(&b->view));
+   char *chart = Commands_frontChart(&b->view), *tables = Front_text(&b->view);
+   if (chart) {
+      char *both = xAsprintf("%s\n%s", chart, tables);
+      free(chart);
+      free(tables);
+      tables = both;
+   }
+   b->actions.page(b->actions.ctx, "front", tables);
    return 0;
 }
 
@@ -521,8 +586,9 @@ const ConsoleCommand Commands_table[] = {
    { "explain", "TASK", "PSA's terms and the features of the task's best state", 1, 1, { ARG_TASK }, false,
      runShow },
    { "stats", "", "the run's statistics", 0, 0, { ARG_NONE }, false, runStats },
-   { "front", "", "the front of latency against error: per task each precision's best that no faster, no less "
-     "accurate one beats, and the network's total latency per error bound", 0, 0, { ARG_NONE }, false, runFront },
+   { "front", "", "the front of latency against error: a chart of the network's total latency against the error "
+     "bound, then per task each precision's best that no faster, no less accurate one beats, and the network's total "
+     "latency per error bound", 0, 0, { ARG_NONE }, false, runFront },
    { "export", "WHAT FILE", "write the session's records, curve, kernels (a directory), front (a directory) or plot (the curves as "
      "SVG) to FILE", 2, 2,
      { ARG_EXPORT, ARG_FILE }, false, runExport },

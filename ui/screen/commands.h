@@ -59,4 +59,11 @@ char *Commands_help(void);
  * not parse. */
 char *Commands_details(const Board *b, int task, const char *what, char **cause);
 
+/* The network's front of a view as an ASCII chart for the pager (front.h): the
+ * estimated total latency in ms (up, linear) against the error bound (across, log),
+ * one point 'o' per bound where the total falls, joined as steps (a total holds from
+ * its bound to the next); labelled axes. NULL when fewer than two bounds above zero
+ * make the front (a run in one precision has nothing to chart). */
+char *Commands_frontChart(const TuneView *v);
+
 #endif
