@@ -818,33 +818,35 @@ static void test_tensor_core_features(void **state) {
    setUpTc(&f);
    /* outer_prod of the mma: 8 x 32 x 2 = 512. Per execution 64 float adds and 64 muls
     * (its indices are constants: no integer operations): 32768 each. The zero fill
-    * computes nothing. Accesses of the last store, the mma, sorted by (lines, bytes):
-    * every stride is 0, so 1 line each; data_shared reads 16 x 16 / 32 = 8 elements per
-    * execution, 512 x 8 x 4 = 16384 bytes, over the region 0 .. 15 x 20 + 15 (316
-    * elements, 1264 bytes; the row is not covered whole: 316 unique lines);
-    * the accumulators (readwrite) 4 per execution, 8192 bytes, 4 elements = 16 bytes,
-    * the whole buffer (one line); weight_shared 8 x 16 / 32 = 4 per execution, 8192
-    * bytes, 7 x 20 + 16 = 156 elements, 624 bytes. Each is reused by k_outer (2), at 7
-    * recorded accesses x 4 bytes under it (the two copies' 2 each and the mma's 3).
-    * Allocation of T_dense_local: 4 floats, live under blockIdx.x and threadIdx.x (256),
-    * the mma's 512 over 256: 2. */
+    * computes nothing. The FP16 tiles hold 2-byte elements in rows of 16 + 8. Accesses
+    * of the last store, the mma, sorted by (lines, bytes), ties in buffer order: every
+    * stride is 0, so 1 line each; the accumulators (readwrite, made first) 4 floats per
+    * execution, 512 x 4 x 4 = 8192 bytes, 4 elements = 16 bytes, the whole buffer (one
+    * line); data_shared reads 16 x 16 / 32 = 8 elements per execution, 512 x 8 x 2 =
+    * 8192 bytes, over the region 0 .. 15 x 24 + 15 (376 elements, 752 bytes; the row is
+    * not covered whole: 376 unique lines); weight_shared 8 x 16 / 32 = 4 per execution,
+    * 4096 bytes, 7 x 24 + 16 = 184 elements, 368 bytes. Each is reused by k_outer (2),
+    * which moves none of them: at 7 recorded accesses x 4 bytes under it (the two
+    * copies' 2 each and the mma's 3; Ansor counts a float an access there whatever the
+    * element). Allocation of T_dense_local: 4 floats, live under blockIdx.x and
+    * threadIdx.x (256), the mma's 512 over 256: 2. */
    RowExpect local = {
       "T_dense_local",
       { { 1, 32768 }, { 2, 32768 },
         { FEAT_GROUP4, 16 }, { FEAT_GROUP4 + 1, 1024 }, { FEAT_GROUP4 + 2, 256 }, { FEAT_GROUP4 + 3, 2 },
         { FEAT_GROUP5, 512 }, { FEAT_GROUP5 + 1, 3 }, { 0, 0 } },
       3,
-      { { 0, 16384, 1264, 1, 316, 0, 1, 28, 2, 0 },
-        { 2, 8192, 16, 1, 1, 0, 1, 28, 2, 0 },
-        { 0, 8192, 624, 1, 156, 0, 1, 28, 2, 0 } },
+      { { 2, 8192, 16, 1, 1, 0, 1, 28, 2, 0 },
+        { 0, 8192, 752, 1, 376, 0, 1, 28, 2, 0 },
+        { 0, 4096, 368, 1, 184, 0, 1, 28, 2, 0 } },
    };
    checkRow(&f, &local, 8, 32, 1);
-   /* arithmetic intensity: 128 operations per mma over (316 + 4 + 156) x 4 = 1904 bytes
-    * at every level (no loop moves an access); the last point, over the whole kernel,
-    * 65536 / 1904 */
+   /* arithmetic intensity: 128 operations per mma over 376 x 2 + 4 x 4 + 184 x 2 = 1136
+    * bytes at every level (no loop moves an access); the last point, over the whole
+    * kernel, 65536 / 1136 */
    const float *row = f.f.row[rowOf(&f, "T_dense_local")];
-   assert_true(fabsf(row[FEAT_GROUP3 + 9] - Features_slog(65536.0 / 1904)) < 1e-5f);
-   assert_true(fabsf(row[FEAT_GROUP3] - Features_slog(256.0 / 1904 + (8192.0 / 1904 - 256.0 / 1904) *
+   assert_true(fabsf(row[FEAT_GROUP3 + 9] - Features_slog(65536.0 / 1136)) < 1e-5f);
+   assert_true(fabsf(row[FEAT_GROUP3] - Features_slog(256.0 / 1136 + (8192.0 / 1136 - 256.0 / 1136) *
                                                                          (6553.6 - 256) / (8192 - 256))) < 1e-5f);
    tearDown(&f);
 }

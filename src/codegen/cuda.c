@@ -355,15 +355,17 @@ static const char *ptxType(Precision p) {
    return p == PRECISION_FP16 ? "f16" : Precision_name(p);
 }
 
-/* One operand register: two elements of a 16-bit precision packed, or one TF32. */
+/* One operand register: two elements of a 16-bit precision, already rounded and
+ * adjacent in the tile, as one 4-byte load (the index is even: ld, the fragment's k and
+ * 2 tc_t are), or one TF32 rounded from its float. */
 static void operandRegister(Gen *g, const char *tile, Precision p, int reg, int row, int col, int32_t ld, int depth) {
    indent(g, depth);
    if (p == PRECISION_TF32) {
       out(g, "const unsigned r%d = tc_tf32(%s[(tc_g + %d) * %d + tc_t + %d]);\n", reg, tile, row, (int)ld, col);
       return;
    }
-   out(g, "const unsigned r%d = tc_pack_%s(%s[(tc_g + %d) * %d + tc_t * 2 + %d], %s[(tc_g + %d) * %d + tc_t * 2 + %d]);\n",
-       reg, Precision_name(p), tile, row, (int)ld, col, tile, row, (int)ld, col + 1);
+   out(g, "const unsigned r%d = *(const unsigned *)&%s[(tc_g + %d) * %d + tc_t * 2 + %d];\n", reg, tile, row, (int)ld,
+       col);
 }
 
 static void accumulators(Gen *g, const IrStmt *st) {
@@ -385,7 +387,8 @@ static void mma(Gen *g, const IrStmt *st, int depth) {
    static const char *const tiles[2] = { "tc_a", "tc_b" };
    for (int i = 0; i < 2; i++) {
       indent(g, depth + 1);
-      out(g, "const float *%s = %s + ", tiles[i], ln->buffers[st->operand[i]].name);
+      out(g, "const %s *%s = %s + ", Ir_elemBytes(&ln->buffers[st->operand[i]]) == 2 ? "unsigned short" : "float",
+          tiles[i], ln->buffers[st->operand[i]].name);
       operand(g, st->operandIndex[i], 5, false);
       out(g, ";\n");
    }
@@ -477,6 +480,10 @@ static void stmt(Gen *g, int32_t s, int depth) {
       if (lhs && lhs->kind == EXPR_LOAD && lhs->ref == st->buffer && lhs->args[0] == st->index) {
          out(g, "] += ");
          expr(g, v->args[1]);
+      } else if (Ir_elemBytes(&ln->buffers[st->buffer]) == 2) {
+         out(g, "] = tc_round_%s(", Precision_name((Precision)ln->buffers[st->buffer].precision));
+         expr(g, st->value);
+         out(g, ")");
       } else {
          out(g, "] = ");
          expr(g, st->value);
@@ -578,13 +585,13 @@ static void helpers(Gen *g, unsigned precisions, bool async) {
    }
    for (int p = PRECISION_FP16; p <= PRECISION_BF16; p++)
       if (precisions & PRECISION_BIT(p))
-         out(g, "\n__device__ __forceinline__ unsigned tc_pack_%s(float lo, float hi) {\n"
-                "  unsigned short l, h;\n"
-                "  asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(l) : \"f\"(lo));\n"
-                "  asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(hi));\n"
-                "  return (unsigned)l | (unsigned)h << 16;\n"
+         out(g, "\n// a float rounded to %s as a 16-bit tile stores it\n"
+                "__device__ __forceinline__ unsigned short tc_round_%s(float x) {\n"
+                "  unsigned short h;\n"
+                "  asm(\"cvt.rn.%s.f32 %%0, %%1;\" : \"=h\"(h) : \"f\"(x));\n"
+                "  return h;\n"
                 "}\n",
-             Precision_name((Precision)p), ptxType((Precision)p), ptxType((Precision)p));
+             Precision_name((Precision)p), Precision_name((Precision)p), ptxType((Precision)p));
    if (precisions & PRECISION_BIT(PRECISION_TF32))
       out(g, "\n// TF32 to nearest even on the bits; a NaN stays one (the Tensor Cores ignore the low 13 bits)\n"
              "__device__ __forceinline__ unsigned tc_tf32(float x) {\n"
@@ -633,7 +640,8 @@ static void kernel(Gen *g, int k) {
       if (bf->kernel != k)
          continue;
       if (bf->scope == SCOPE_SHARED)
-         out(g, "  __shared__ __align__(16) float %s[%lld];\n", bf->name, (long long)bf->elems);
+         out(g, "  __shared__ __align__(16) %s %s[%lld];\n", Ir_elemBytes(bf) == 2 ? "unsigned short" : "float",
+             bf->name, (long long)bf->elems);
       else
          out(g, "  float %s[%lld];\n", bf->name, (long long)bf->elems);
    }

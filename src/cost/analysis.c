@@ -20,7 +20,7 @@
 #define MAX_COPIES 16            /* virtual threads per thread (the schedule allows 8) */
 #define MAX_SEQUENCE 96          /* accesses kept for the pattern search */
 #define VAR_WORDS ((IR_MAX_VARS + 63) / 64)
-#define BYTES 4                  /* float32 */
+#define BYTES 4                  /* float32: global memory, and where no buffer is known */
 #define CACHE_LINE 64
 
 typedef struct {
@@ -698,6 +698,11 @@ static void psaStatement(Analysis *a, int row, const OpCount *ops, Precision pre
    sym[PSA_VTHREAD] = (double)a->vthreads;
 }
 
+/* The bytes of an element of buffer b: 2 in a 16-bit Tensor-Core tile, else 4. */
+static double elemBytes(const Analysis *a, int b) {
+   return Ir_elemBytes(&a->ln->buffers[b]);
+}
+
 /* ---- features ---- */
 
 static void recordTouches(Analysis *a) {
@@ -707,7 +712,7 @@ static void recordTouches(Analysis *a) {
          double n = touchedAt(a, t, i, i == 0 ? t->region0 : NULL);
          t->touched[i] = n;
          Level *l = &a->level[i];
-         l->bytes += n * BYTES;
+         l->bytes += n * elemBytes(a, t->buffer);
          l->accesses++;
          if (l->count[t->buffer] == 0 || n < l->minTouched[t->buffer])
             l->minTouched[t->buffer] = n;
@@ -744,8 +749,9 @@ static Reuse reuseOf(const Analysis *a, const Access *t) {
 
 static void accessFeatures(Analysis *a, Access *t, double outer) {
    int depth = a->depth;
-   double bytes = outer * t->elems * BYTES;
-   double uniqueBytes = t->touched[0] * BYTES;
+   double e = elemBytes(a, t->buffer);
+   double bytes = outer * t->elems * e;
+   double uniqueBytes = t->touched[0] * e;
    int64_t stride = 0;
    double reduceRatio = 1;
    int i;
@@ -756,13 +762,13 @@ static void accessFeatures(Analysis *a, Access *t, double outer) {
       /* Ansor multiplies by the innermost loop's extent at every step (not loop i's) */
       reduceRatio *= (double)a->level[depth - 1].extent;
    }
-   double lines = outer / reduceRatio * fmin(1.0, (double)stride * BYTES / CACHE_LINE);
+   double lines = outer / reduceRatio * fmin(1.0, (double)stride * e / CACHE_LINE);
    lines = fmax(lines, 1.0);
    if (i != depth - 1)
       stride = 0;
    /* Ansor reads the region left over from its last loop, which belongs to whichever
     * buffer its hash map visited last; we use this access's own region */
-   double cont = BYTES;
+   double cont = e;
    for (int d = t->ndim - 1; d >= 0; d--)
       if (t->region0[d] == t->shape[d]) {
          cont *= (double)t->region0[d];
@@ -825,7 +831,7 @@ static void appendSequence(Analysis *a, const Access *t, double floatOps) {
    memcpy(&e->v[7], &t->fea[FBUF_BYTES], 4 * sizeof(float));
    memcpy(&e->v[11], &t->fea[FBUF_REUSE_LOOP], 3 * sizeof(float));
    memcpy(&e->v[14], &t->fea[FBUF_REUSE_DIS_ITER], 8 * sizeof(float));
-   e->v[22] = b->scope == SCOPE_GLOBAL ? 0 : Features_slog((double)b->elems * BYTES);
+   e->v[22] = b->scope == SCOPE_GLOBAL ? 0 : Features_slog((double)b->elems * Ir_elemBytes(b));
 }
 
 static void featureStatement(Analysis *a, int row, const OpCount *ops) {
@@ -889,7 +895,7 @@ static void featureStatement(Analysis *a, int row, const OpCount *ops) {
          int i = depth - 1 - k;
          double m = 0;
          for (int j = 0; j < a->nacc; j++)
-            m += a->acc[j].touched[i] * BYTES;
+            m += a->acc[j].touched[i] * elemBytes(a, a->acc[j].buffer);
          cur *= (double)a->level[i].extent;
          comp[k] = cur;
          mem[k] = m;
@@ -1070,7 +1076,7 @@ static void finishFeatures(Analysis *a) {
          for (int i = 0; i < a->lcaDepth[b]; i++)
             outer *= (double)a->lcaExtent[b][i];
          double elems = (double)buf->elems;
-         f[FEAT_GROUP4] = Features_slog(elems * BYTES);
+         f[FEAT_GROUP4] = Features_slog(elems * Ir_elemBytes(buf));
          f[FEAT_GROUP4 + 1] = Features_slog(elems * outer);
          f[FEAT_GROUP4 + 2] = Features_slog(outer);
          f[FEAT_GROUP4 + 3] = Features_slog(raw->outerProd / outer);

@@ -374,6 +374,8 @@ static void exec(Exec *x, int32_t s, const uint8_t *mask) {
    case STMT_STORE: {
       IVal idx = evalI(x, st->index, mask);
       float *v = evalF(x, st->value, mask);
+      /* a 16-bit buffer holds its elements rounded to its precision */
+      Precision rounding = (Precision)x->ln->buffers[st->buffer].precision;
       for (int64_t t = 0; t < T && !x->failed; t++) {
          if (!mask[t])
             continue;
@@ -381,7 +383,7 @@ static void exec(Exec *x, int32_t s, const uint8_t *mask) {
          float *c = cell(x, st->buffer, t, i, "store to");
          if (!c)
             break;
-         *c = v[t];
+         *c = rounding ? Precision_round(rounding, v[t]) : v[t];
          if (x->written && st->buffer == x->outBuf)
             x->written[i] = 1;
       }

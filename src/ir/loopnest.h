@@ -49,7 +49,15 @@ typedef struct IrBuffer_ {
    int64_t elems;
    bool input;                  /* global: a placeholder of the task */
    bool output;                 /* global: the task's output */
+   uint8_t precision;           /* shared: FP16 or BF16 stores its elements in 2 bytes,
+                                 * rounded to the precision as they are stored; FP32
+                                 * otherwise (4 bytes) */
 } IrBuffer;
+
+/* The bytes of one element of b. */
+static inline int Ir_elemBytes(const IrBuffer *b) {
+   return b->precision == PRECISION_FP16 || b->precision == PRECISION_BF16 ? 2 : 4;
+}
 
 typedef enum {
    VAR_LOOP,

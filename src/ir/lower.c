@@ -620,8 +620,9 @@ static void groupAxes(Lower *L, int32_t *items, int *ni, const Stage *a, const i
 }
 
 /* One factor's tile for k stage `ko`: rows [row0, row0 + rows) of side `side` (0 A, 1
- * B) of the anchor's matrix multiply, copied as FP32 into shared[row][ld] by the
- * block's threads, one element each per round. The element is the factor's te load at
+ * B) of the anchor's matrix multiply, copied into shared[row][ld] by the block's
+ * threads, one element each per round (rounded as stored where the tile is 16-bit,
+ * asynchronously where it holds floats). The element is the factor's te load at
  * the anchor's axes that the row and k index give (the batch axes from `axis`), which
  * gathers conv2d's windows; elements past the matrix (rows past `extent`, k past K) and
  * the zeros of an inlined select (padding) are zero fills of the copy. */
@@ -665,7 +666,8 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
       inside = inside < 0 ? cond : Ir_binary(L->ln, EXPR_AND, inside, cond);
       value = taken;
    }
-   bool copy = Ir_expr(L->ln, value)->kind == EXPR_LOAD;
+   /* a 16-bit tile rounds what it stores: no asynchronous copy */
+   bool copy = Ir_expr(L->ln, value)->kind == EXPR_LOAD && Ir_elemBytes(&L->ln->buffers[shared]) == 4;
    if (inside >= 0)
       value = Ir_select(L->ln, inside, value, Ir_float(L->ln, 0.0));
    int32_t sidx[2] = { r, c };
@@ -730,6 +732,8 @@ static void lowerTc(Lower *L, int ki) {
    int sharedA = Ir_buffer(L->ln, name, SCOPE_SHARED, opA, kv, 2, shapeA);
    localName(name, sizeof name, g->stages[opB].name, "shared");
    int sharedB = Ir_buffer(L->ln, name, SCOPE_SHARED, opB, kv, 2, shapeB);
+   if (Sketch_tcElemBytes(t.precision) == 2)
+      L->ln->buffers[sharedA].precision = L->ln->buffers[sharedB].precision = (uint8_t)t.precision;
 
    /* the accumulators start at zero */
    int vz = Ir_var(L->ln, VAR_LOOP, "acc_i", accSize);
@@ -1100,7 +1104,7 @@ static void finishKernel(LoopNest *ln, int k) {
    kn->sharedBytes = 0;
    for (int b = 0; b < ln->nbuffers; b++)
       if (ln->buffers[b].scope == SCOPE_SHARED && ln->buffers[b].kernel == k)
-         kn->sharedBytes = Sketch_sharedAfter(kn->sharedBytes, 4 * ln->buffers[b].elems);
+         kn->sharedBytes = Sketch_sharedAfter(kn->sharedBytes, Ir_elemBytes(&ln->buffers[b]) * ln->buffers[b].elems);
    /* a cross-thread reduction over more than a warp (or a width that is not a power
     * of two) combines through one float of shared memory per thread */
    if (ln->allreduce && !Sketch_reduceWithShuffles(kn->block))

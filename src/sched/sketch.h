@@ -15,8 +15,10 @@
  *   TC      a matrix multiply (dense, batch_matmul, conv2d as an implicit GEMM; see
  *           SketchGemm) on the Tensor Cores in one precision:
  *           each warp owns a tile of 16x8 mma.sync fragments, the block stages tiles of
- *           both operands in shared memory (FP32, asynchronously where the device can;
- *           rounded to the precision as the warps load them), products accumulate in
+ *           both operands in shared memory (FP16 and BF16 rounded once as they are
+ *           stored, in 2 bytes, so that a fragment register is one 4-byte load; TF32 in
+ *           FP32, asynchronously where the device can, rounded as the warps load
+ *           them), products accumulate in
  *           FP32 registers, and the fused elementwise chain is applied at the store.
  *           Rows, columns and reduction steps past the operands' ends are zero-padded,
  *           so no extent needs to be a multiple of the tile. With a split-K knob S > 1
@@ -66,9 +68,17 @@ typedef enum {
 /* The mma.sync fragment of a TC kernel: 16 rows by 8 columns, Precision_mmaDepth deep. */
 #define SKETCH_MMA_M 16
 #define SKETCH_MMA_N 8
-/* Floats of padding after each staged row of a TC kernel's operand tiles: the rows the
- * warps read start on different banks. */
+/* Elements of padding after each staged row of a TC kernel's operand tiles, so that the
+ * 8 rows a fragment reads start on different banks: 4 floats (FP32 tiles, TF32's), 8
+ * halves (16-bit tiles: a row of 16 k multiple bytes plus 16 puts row r's 4-byte words
+ * 4r banks on). */
 #define SKETCH_TC_ROW_PAD 4
+#define SKETCH_TC_ROW_PAD16 8
+/* The bytes of a staged element of a TC kernel in precision p: FP16 and BF16 tiles are
+ * stored rounded, in 2 bytes; TF32's in FP32, copied as they are. */
+static inline int Sketch_tcElemBytes(Precision p) {
+   return p == PRECISION_FP16 || p == PRECISION_BF16 ? 2 : 4;
+}
 /* The most blocks a TC kernel's k stages are split among (split-K), and the threads per
  * block of the kernel that sums their partial tiles. */
 #define SKETCH_TC_MAX_SPLIT 64

@@ -127,7 +127,7 @@ void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out)
    out->blockM = SKETCH_MMA_M * out->warpsM * out->fragsM;
    out->blockN = SKETCH_MMA_N * out->warpsN * out->fragsN;
    out->blockK = out->mmaK * out->stepsK;
-   out->ld = out->blockK + SKETCH_TC_ROW_PAD;
+   out->ld = out->blockK + (Sketch_tcElemBytes(sk->precision) == 2 ? SKETCH_TC_ROW_PAD16 : SKETCH_TC_ROW_PAD);
    out->gridM = ceilDiv(out->M, out->blockM);
    out->gridN = ceilDiv(out->N, out->blockN);
    out->stagesK = ceilDiv(out->K, out->blockK);
@@ -157,8 +157,10 @@ static void kernelShape(const SketchSet *set, const State *s, int kernel, Kernel
       out->blocks = t.split * t.batch * t.gridM * t.gridN;
       out->threads = SKETCH_WARP_SIZE * t.warpsM * t.warpsN;
       out->outputsPerThread = t.fragsM * t.fragsN * 4;
-      if (shared)
-         out->sharedBytes = Sketch_sharedAfter(Sketch_sharedAfter(0, 4 * t.blockM * t.ld), 4 * t.blockN * t.ld);
+      if (shared) {
+         int64_t e = Sketch_tcElemBytes(t.precision);
+         out->sharedBytes = Sketch_sharedAfter(Sketch_sharedAfter(0, e * t.blockM * t.ld), e * t.blockN * t.ld);
+      }
       break;
    }
    case KERNEL_MLT:

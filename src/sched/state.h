@@ -63,7 +63,7 @@ typedef struct TcTile_ {
    int64_t warpsM, fragsM, warpsN, fragsN;
    int64_t mmaK, stepsK;           /* the fragment's depth; fragments per staged k tile */
    int64_t blockM, blockN, blockK; /* 16 warpsM fragsM, 8 warpsN fragsN, mmaK stepsK */
-   int64_t ld;                     /* floats per staged row: blockK + SKETCH_TC_ROW_PAD */
+   int64_t ld;                     /* elements per staged row: blockK + SKETCH_TC_ROW_PAD(16) */
    int64_t gridM, gridN, stagesK;  /* blocks along m and n, stages along k */
    int64_t split, stagesPerSplit;  /* blocks each tile's k stages are divided among (split-K;
                                     * 1 when unsplit), and the stages each takes */

@@ -879,6 +879,8 @@ static bool readsBuffer(const LoopNest *ln, int32_t e, int buffer) {
  * shorter than FP_LATENCY stalls the warp for the rest. */
 static void store(Walk *w, const IrStmt *st) {
    ValueCost c = arithmetic(w, st->value);
+   if (Ir_elemBytes(&w->ln->buffers[st->buffer]) == 2)
+      issue(w, 1, w->trip, w->staticMult);   /* the cvt to a 16-bit tile's precision */
    access(w, st->buffer, st->index, false);
    if (c.fp <= 0)
       return;
@@ -893,15 +895,15 @@ static void store(Walk *w, const IrStmt *st) {
       w->path += c.fp * w->trip * (FP_LATENCY / ilp - 1);
 }
 
-/* A warp's mma.sync: each thread loads its share of the two fragments from shared
- * memory (2 elements per 16-bit operand register, 1 per TF32 one; conflict-free), converts
- * and packs them (cvt and a shift-or per element), and issues the mma; the Tensor Cores
- * do 2 x 16 x 8 x depth FLOPs. */
+/* A warp's mma.sync: each thread loads its 6 operand registers from shared memory
+ * (conflict-free) and issues the mma; a 16-bit tile holds them rounded and packed (one
+ * 4-byte load a register), a TF32 register is a float rounded on its bits (about 2 more
+ * instructions); the Tensor Cores do 2 x 16 x 8 x depth FLOPs. */
 static void mma(Walk *w, const IrStmt *st) {
    Precision p = (Precision)st->precision;
    int depth = Precision_mmaDepth(p);
-   double loads = p == PRECISION_TF32 ? 6 : 12;
-   issue(w, 3 * loads + 1, w->trip, w->staticMult);
+   double loads = 6;
+   issue(w, (p == PRECISION_TF32 ? 3 * loads : loads) + 1, w->trip, w->staticMult);
    w->wavefronts += loads * w->trip * (double)w->warps;
    w->sharedTrips += w->trip;
    double flops = 2.0 * SKETCH_MMA_M * SKETCH_MMA_N * depth * w->trip;
