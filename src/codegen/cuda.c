@@ -355,6 +355,11 @@ static const char *ptxType(Precision p) {
    return p == PRECISION_FP16 ? "f16" : Precision_name(p);
 }
 
+/* The C type of an element of a shared tile. */
+static const char *elemType(const IrBuffer *b) {
+   return Ir_elemBytes(b) == 2 ? "unsigned short" : "float";
+}
+
 /* One operand register: two elements of a 16-bit precision, already rounded and
  * adjacent in the tile, as one 4-byte load (the index is even: ld, the fragment's k and
  * 2 tc_t are), or one TF32 rounded from its float. */
@@ -387,7 +392,7 @@ static void mma(Gen *g, const IrStmt *st, int depth) {
    static const char *const tiles[2] = { "tc_a", "tc_b" };
    for (int i = 0; i < 2; i++) {
       indent(g, depth + 1);
-      out(g, "const %s *%s = %s + ", Ir_elemBytes(&ln->buffers[st->operand[i]]) == 2 ? "unsigned short" : "float",
+      out(g, "const %s *%s = %s + ", elemType(&ln->buffers[st->operand[i]]),
           tiles[i], ln->buffers[st->operand[i]].name);
       operand(g, st->operandIndex[i], 5, false);
       out(g, ";\n");
@@ -640,7 +645,7 @@ static void kernel(Gen *g, int k) {
       if (bf->kernel != k)
          continue;
       if (bf->scope == SCOPE_SHARED)
-         out(g, "  __shared__ __align__(16) %s %s[%lld];\n", Ir_elemBytes(bf) == 2 ? "unsigned short" : "float",
+         out(g, "  __shared__ __align__(16) %s %s[%lld];\n", elemType(bf),
              bf->name, (long long)bf->elems);
       else
          out(g, "  float %s[%lld];\n", bf->name, (long long)bf->elems);

@@ -56,7 +56,7 @@ typedef struct IrBuffer_ {
 
 /* The bytes of one element of b. */
 static inline int Ir_elemBytes(const IrBuffer *b) {
-   return b->precision == PRECISION_FP16 || b->precision == PRECISION_BF16 ? 2 : 4;
+   return Precision_storageBytes((Precision)b->precision);
 }
 
 typedef enum {

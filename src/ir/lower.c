@@ -681,6 +681,19 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
 static void finishKernel(LoopNest *ln, int k);
 static void lowerTcSum(Lower *L, int ki, const TcTile *t, int scratch);
 
+/* `guard` (-1: none) and, where the tiles overhang the matrix, row < M and col < N. */
+static int32_t inMatrix(Lower *L, const TcTile *t, int32_t row, int32_t col, int32_t guard) {
+   const int64_t tiled[2] = { t->gridM * t->blockM, t->gridN * t->blockN }, extent[2] = { t->M, t->N };
+   const int32_t at[2] = { row, col };
+   for (int i = 0; i < 2; i++) {
+      if (tiled[i] == extent[i])
+         continue;
+      int32_t in = Ir_binary(L->ln, EXPR_LT, at[i], num(L, extent[i]));
+      guard = guard < 0 ? in : Ir_binary(L->ln, EXPR_AND, guard, in);
+   }
+   return guard;
+}
+
 static void lowerTc(Lower *L, int ki) {
    const KernelPlan *k = &L->sk->kernels[ki];
    const Dag *g = L->g;
@@ -732,7 +745,7 @@ static void lowerTc(Lower *L, int ki) {
    int sharedA = Ir_buffer(L->ln, name, SCOPE_SHARED, opA, kv, 2, shapeA);
    localName(name, sizeof name, g->stages[opB].name, "shared");
    int sharedB = Ir_buffer(L->ln, name, SCOPE_SHARED, opB, kv, 2, shapeB);
-   if (Sketch_tcElemBytes(t.precision) == 2)
+   if (Precision_storageBytes(t.precision) == 2)
       L->ln->buffers[sharedA].precision = L->ln->buffers[sharedB].precision = (uint8_t)t.precision;
 
    /* the accumulators start at zero */
@@ -800,13 +813,7 @@ static void lowerTc(Lower *L, int ki) {
       groupAxes(L, inner, &nin, a, gm->nAxis, gm->nn, col, out);
       int32_t value = storedValue(L, k, out);
       store = Ir_storeAt(L->ln, L->global[k->root], flatten(L, root->ndim, out, root->shape), out, value);
-      int32_t guard = -1;
-      if (t.gridM * t.blockM != t.M)
-         guard = Ir_binary(L->ln, EXPR_LT, row, num(L, t.M));
-      if (t.gridN * t.blockN != t.N) {
-         int32_t inN = Ir_binary(L->ln, EXPR_LT, col, num(L, t.N));
-         guard = guard < 0 ? inN : Ir_binary(L->ln, EXPR_AND, guard, inN);
-      }
+      int32_t guard = inMatrix(L, &t, row, col, -1);
       if (guard >= 0)
          store = Ir_if(L->ln, guard, store);
    }
@@ -876,15 +883,7 @@ static void lowerTcSum(Lower *L, int ki, const TcTile *t, int scratch) {
    groupAxes(L, sum, &ns, a, gm->nAxis, gm->nn, col, out);
    sum[ns++] = Ir_storeAt(L->ln, L->global[k->root], flatten(L, root->ndim, out, root->shape), out,
                           storedValue(L, k, out));
-   int32_t guard = elems % threads ? Ir_binary(L->ln, EXPR_LT, e, num(L, elems)) : -1;
-   if (t->gridM * t->blockM != t->M) {
-      int32_t inM = Ir_binary(L->ln, EXPR_LT, row, num(L, t->M));
-      guard = guard < 0 ? inM : Ir_binary(L->ln, EXPR_AND, guard, inM);
-   }
-   if (t->gridN * t->blockN != t->N) {
-      int32_t inN = Ir_binary(L->ln, EXPR_LT, col, num(L, t->N));
-      guard = guard < 0 ? inN : Ir_binary(L->ln, EXPR_AND, guard, inN);
-   }
+   int32_t guard = inMatrix(L, t, row, col, elems % threads ? Ir_binary(L->ln, EXPR_LT, e, num(L, elems)) : -1);
    int32_t element = Ir_seq(L->ln, sum, ns);
    body[nb++] = guard >= 0 ? Ir_if(L->ln, guard, element) : element;
    int32_t each = Ir_seq(L->ln, body, nb);

@@ -74,11 +74,6 @@ typedef enum {
  * 4r banks on). */
 #define SKETCH_TC_ROW_PAD 4
 #define SKETCH_TC_ROW_PAD16 8
-/* The bytes of a staged element of a TC kernel in precision p: FP16 and BF16 tiles are
- * stored rounded, in 2 bytes; TF32's in FP32, copied as they are. */
-static inline int Sketch_tcElemBytes(Precision p) {
-   return p == PRECISION_FP16 || p == PRECISION_BF16 ? 2 : 4;
-}
 /* The most blocks a TC kernel's k stages are split among (split-K), and the threads per
  * block of the kernel that sums their partial tiles. */
 #define SKETCH_TC_MAX_SPLIT 64

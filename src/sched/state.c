@@ -127,7 +127,7 @@ void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out)
    out->blockM = SKETCH_MMA_M * out->warpsM * out->fragsM;
    out->blockN = SKETCH_MMA_N * out->warpsN * out->fragsN;
    out->blockK = out->mmaK * out->stepsK;
-   out->ld = out->blockK + (Sketch_tcElemBytes(sk->precision) == 2 ? SKETCH_TC_ROW_PAD16 : SKETCH_TC_ROW_PAD);
+   out->ld = out->blockK + (Precision_storageBytes(sk->precision) == 2 ? SKETCH_TC_ROW_PAD16 : SKETCH_TC_ROW_PAD);
    out->gridM = ceilDiv(out->M, out->blockM);
    out->gridN = ceilDiv(out->N, out->blockN);
    out->stagesK = ceilDiv(out->K, out->blockK);
@@ -158,7 +158,7 @@ static void kernelShape(const SketchSet *set, const State *s, int kernel, Kernel
       out->threads = SKETCH_WARP_SIZE * t.warpsM * t.warpsN;
       out->outputsPerThread = t.fragsM * t.fragsN * 4;
       if (shared) {
-         int64_t e = Sketch_tcElemBytes(t.precision);
+         int64_t e = Precision_storageBytes(t.precision);
          out->sharedBytes = Sketch_sharedAfter(Sketch_sharedAfter(0, e * t.blockM * t.ld), e * t.blockN * t.ld);
       }
       break;

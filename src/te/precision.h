@@ -56,6 +56,12 @@ double Precision_subnormalError(Precision p);
  * BF16 and TF32 from sm_80. FP32 is always available (the CUDA cores). */
 bool Precision_onTensorCores(Precision p, int ccMajor, int ccMinor);
 /* The reduction depth of one mma.sync of 16x8 outputs: 16 for FP16 and BF16, 8 for TF32. */
+/* The bytes an element in precision p takes in memory: 2 for FP16 and BF16, 4 for FP32
+ * and TF32 (held in a float). */
+static inline int Precision_storageBytes(Precision p) {
+   return p == PRECISION_FP16 || p == PRECISION_BF16 ? 2 : 4;
+}
+
 static inline int Precision_mmaDepth(Precision p) {
    return p == PRECISION_TF32 ? 8 : 16;
 }
