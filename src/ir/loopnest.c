@@ -95,6 +95,7 @@ IrKernel *Ir_kernel(LoopNest *ln, const char *name, int root, int64_t grid, int6
    kn->grid = grid;
    kn->block = block;
    kn->vthreads = 1;
+   kn->gatherSpan = 1;
    Ir_kernelBegin(ln);
    kn->blockVar = Ir_var(ln, VAR_BLOCK, "blockIdx.x", grid);
    kn->threadVar = Ir_var(ln, VAR_THREAD, "threadIdx.x", block);

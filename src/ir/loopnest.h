@@ -121,9 +121,12 @@ typedef struct IrKernel_ {
    int64_t sharedBytes;
    int64_t vthreads;            /* virtual threads per thread (1 when none) */
    int unrollStep;              /* Ansor's auto_unroll_max_step for the kernel's loops */
-   int64_t gathers;             /* > 0: block j reads only what blocks j + i grid (i below
-                                 * gathers) of the kernel before it wrote (a split-K sum);
-                                 * 0: it may read anything the kernels before it wrote */
+   int64_t gathers;             /* > 0: block j reads only what blocks t + i tiles (i
+                                 * below gathers; t = j / gatherSpan, tiles = grid /
+                                 * gatherSpan) of the kernel before it wrote (a split-K
+                                 * sum, gatherSpan blocks a tile); 0: it may read
+                                 * anything the kernels before it wrote */
+   int64_t gatherSpan;
    int32_t body;
    int blockVar, threadVar;
    int nparams;

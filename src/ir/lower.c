@@ -831,9 +831,10 @@ static void lowerTc(Lower *L, int ki) {
    }
 }
 
-/* Split-K's second kernel: a block per output tile, SKETCH_TC_SUM_THREADS threads taking
- * its elements in turn; each element is the sum of the tile's partials in split order,
- * stored through the fused chain. */
+/* Split-K's second kernel: a thread per element of the output tiles, in blocks of
+ * SKETCH_TC_SUM_THREADS (a tile of more elements takes several blocks, so that the sum
+ * spreads over the SMs and no thread sums more than one element); each element is the
+ * sum of the tile's partials in split order, stored through the fused chain. */
 static void lowerTcSum(Lower *L, int ki, const TcTile *t, int scratch) {
    const KernelPlan *k = &L->sk->kernels[ki];
    const Stage *a = &L->g->stages[k->anchor];
@@ -841,17 +842,21 @@ static void lowerTcSum(Lower *L, int ki, const TcTile *t, int scratch) {
    const SketchGemm *gm = &k->gemm;
    int64_t tiles = t->batch * t->gridM * t->gridN, elems = t->blockM * t->blockN;
    int64_t threads = elems < SKETCH_TC_SUM_THREADS ? elems : SKETCH_TC_SUM_THREADS;
-   IrKernel *kn = newKernel(L, k->root, tiles, threads);
+   int64_t chunks = (elems + threads - 1) / threads;
+   IrKernel *kn = newKernel(L, k->root, tiles * chunks, threads);
    kn->gathers = t->split;
+   kn->gatherSpan = chunks;
    int kv = (int)(kn - L->ln->kernels);
    int32_t items[TE_MAX_DIMS + 8];
    int ni = 0;
    char name[IR_NAME_MAX];
-   int64_t gext[3] = { t->batch, t->gridM, t->gridN };
+   int64_t gext[4] = { t->batch, t->gridM, t->gridN, chunks };
    int32_t block = var(L, kn->blockVar);
-   int32_t bb = bind(L, items, &ni, "b_block", coordinate(L, block, gext, 3, 0));
-   int32_t bm = bind(L, items, &ni, "m_block", coordinate(L, block, gext, 3, 1));
-   int32_t bn = bind(L, items, &ni, "n_block", coordinate(L, block, gext, 3, 2));
+   int32_t bb = bind(L, items, &ni, "b_block", coordinate(L, block, gext, 4, 0));
+   int32_t bm = bind(L, items, &ni, "m_block", coordinate(L, block, gext, 4, 1));
+   int32_t bn = bind(L, items, &ni, "n_block", coordinate(L, block, gext, 4, 2));
+   int32_t tile = chunks > 1 ? bind(L, items, &ni, "tile", Ir_binary(L->ln, EXPR_FLOORDIV, block, num(L, chunks)))
+                             : block;
    int32_t axis[TE_MAX_AXES];
    for (int i = 0; i < TE_MAX_AXES; i++)
       axis[i] = num(L, 0);
@@ -861,19 +866,15 @@ static void lowerTcSum(Lower *L, int ki, const TcTile *t, int scratch) {
    L->accBuf = Ir_buffer(L->ln, name, SCOPE_LOCAL, k->anchor, kv, 1, &one);
    L->accIndex = num(L, 0);
 
-   int64_t rounds = (elems + threads - 1) / threads;
-   int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, "sum_round", rounds) : -1;
    int32_t tid = var(L, kn->threadVar);
-   int32_t body[2 * TE_MAX_DIMS + 8];
-   int nb = 0;
-   int32_t e = bind(L, body, &nb, "e", vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid);
-   int32_t row = bind(L, body, &nb, "row", mad(L, bm, t->blockM, Ir_binary(L->ln, EXPR_FLOORDIV, e, num(L, t->blockN))));
-   int32_t col = bind(L, body, &nb, "col", mad(L, bn, t->blockN, Ir_binary(L->ln, EXPR_FLOORMOD, e, num(L, t->blockN))));
+   int32_t e = chunks > 1 ? bind(L, items, &ni, "e", mad(L, coordinate(L, block, gext, 4, 3), threads, tid)) : tid;
+   int32_t row = bind(L, items, &ni, "row", mad(L, bm, t->blockM, Ir_binary(L->ln, EXPR_FLOORDIV, e, num(L, t->blockN))));
+   int32_t col = bind(L, items, &ni, "col", mad(L, bn, t->blockN, Ir_binary(L->ln, EXPR_FLOORMOD, e, num(L, t->blockN))));
    int32_t sum[TE_MAX_DIMS + 6];
    int ns = 0;
    sum[ns++] = Ir_store(L->ln, L->accBuf, L->accIndex, Ir_float(L->ln, 0.0));
    int vs = Ir_var(L->ln, VAR_LOOP, "k_split", t->split);
-   int32_t at = mad(L, mad(L, var(L, vs), tiles, block), elems, e);
+   int32_t at = mad(L, mad(L, var(L, vs), tiles, tile), elems, e);
    sum[ns++] = Ir_for(L->ln, vs, LOOP_SERIAL,
                       Ir_store(L->ln, L->accBuf, L->accIndex,
                                add(L, Ir_load(L->ln, L->accBuf, L->accIndex), Ir_load(L->ln, scratch, at))));
@@ -885,9 +886,7 @@ static void lowerTcSum(Lower *L, int ki, const TcTile *t, int scratch) {
                           storedValue(L, k, out));
    int32_t guard = inMatrix(L, t, row, col, elems % threads ? Ir_binary(L->ln, EXPR_LT, e, num(L, elems)) : -1);
    int32_t element = Ir_seq(L->ln, sum, ns);
-   body[nb++] = guard >= 0 ? Ir_if(L->ln, guard, element) : element;
-   int32_t each = Ir_seq(L->ln, body, nb);
-   items[ni++] = vr >= 0 ? Ir_for(L->ln, vr, LOOP_SERIAL, each) : each;
+   items[ni++] = guard >= 0 ? Ir_if(L->ln, guard, element) : element;
    kn->body = Ir_seq(L->ln, items, ni);
 }
 

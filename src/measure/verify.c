@@ -238,9 +238,10 @@ int Verify_loopNest(const VerifyTask *t, const LoopNest *ln, uint64_t sampleSeed
       if (lk->gathers > 0 && last > 0) {
          /* a split-K sum reads only its own tile's partials: those blocks alone run */
          fed = xCalloc((size_t)n * (size_t)lk->gathers, sizeof *fed);
+         int64_t tiles = lk->grid / lk->gatherSpan;
          for (int b = 0; b < n; b++)
             for (int64_t i = 0; i < lk->gathers; i++)
-               fed[nfed++] = blocks[b] + i * lk->grid;
+               fed[nfed++] = blocks[b] / lk->gatherSpan + i * tiles;
       }
    }
    for (int k = 0; k < ln->nkernels && rc == 0; k++) {

@@ -75,7 +75,8 @@ typedef enum {
 #define SKETCH_TC_ROW_PAD 4
 #define SKETCH_TC_ROW_PAD16 8
 /* The most blocks a TC kernel's k stages are split among (split-K), and the threads per
- * block of the kernel that sums their partial tiles. */
+ * block of the kernel that sums their partial tiles (a thread an element: a tile of
+ * more elements takes several blocks). */
 #define SKETCH_TC_MAX_SPLIT 64
 #define SKETCH_TC_SUM_THREADS 128
 
