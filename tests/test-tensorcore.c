@@ -326,6 +326,102 @@ static void test_split_k_fills_the_gpu(void **state) {
    DeviceSet_done(&devices);
 }
 
+/* Where a statement of kernel k's body sits: the loop variables around it, outermost
+ * first, for the first LET of variable `name` (*found) and, in *shape, what the index
+ * of every load of buffer `buffer` reads: 1 the LET variable, 2 a division or modulo
+ * of something other than threadIdx.x. */
+typedef struct {
+   const LoopNest *ln;
+   const char *name;
+   int buffer;
+   int loops[8], depth;
+   int found[8], nfound;
+   bool seen;
+   int shape;
+} Where;
+
+static void indexShape(Where *w, int32_t e) {
+   const Expr *x = &w->ln->expr[e];
+   if (x->kind == EXPR_AXIS && w->ln->vars[x->ref].kind == VAR_LET && strcmp(w->ln->vars[x->ref].name, w->name) == 0)
+      w->shape |= 1;
+   if (x->kind == EXPR_FLOORDIV || x->kind == EXPR_FLOORMOD) {
+      const Expr *y = &w->ln->expr[x->args[0]];
+      if (!(y->kind == EXPR_AXIS && w->ln->vars[y->ref].kind == VAR_THREAD))
+         w->shape |= 2;
+   }
+   for (int i = 0; i < x->nargs; i++)
+      indexShape(w, x->args[i]);
+}
+
+static void findLoad(Where *w, int32_t e) {
+   const Expr *x = &w->ln->expr[e];
+   if (x->kind == EXPR_LOAD && x->ref == w->buffer)
+      indexShape(w, x->args[0]);
+   for (int i = 0; i < x->nargs; i++)
+      findLoad(w, x->args[i]);
+}
+
+static void walk(Where *w, int32_t s) {
+   const IrStmt *st = &w->ln->stmt[s];
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ:
+      for (int i = 0; i < st->count; i++)
+         walk(w, w->ln->list[st->first + i]);
+      break;
+   case STMT_FOR:
+      w->loops[w->depth++] = st->var;
+      walk(w, st->body);
+      w->depth--;
+      break;
+   case STMT_IF:
+      walk(w, st->body);
+      break;
+   case STMT_LET:
+      if (!w->seen && strcmp(w->ln->vars[st->var].name, w->name) == 0) {
+         w->seen = true;
+         w->nfound = w->depth;
+         memcpy(w->found, w->loops, sizeof w->found);
+      }
+      break;
+   case STMT_STORE:
+      findLoad(w, st->value);
+      break;
+   default:
+      break;
+   }
+}
+
+/* ResNet-50's 3x3 convolution on 14x14 maps in FP16 (k = 256 x 3 x 3, 16 a stage, 256
+ * threads staging a 32x16 tile of the image and a 64x16 one of the weights a stage):
+ * the weights' index is their row's start plus k (OIHW makes k contiguous), with no
+ * division of k into channel, kernel row and column, and the image's gather divides k
+ * once a stage, outside its two rounds, where each thread keeps its column. */
+static void test_staging_index_arithmetic(void **state) {
+   (void)state;
+   TcTask t;
+   load(&t, "{op: conv2d, input: [256, 14, 14], filters: 256, kernel: 3, pad: 1, epilogue: [bias, relu], weight: 1}",
+        &everyPrecision);
+   State s;
+   parseTc(&t, PRECISION_FP16,
+           "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[4,2],\"conv2d_nchw.tc.k\":1,\"conv2d_nchw.tc.split\":4}", &s);
+   Lower_state(&t.set, &s, &t.ln);
+   int weights = -1;
+   for (int b = 0; b < t.ln.nbuffers; b++)
+      if (strcmp(t.ln.buffers[b].name, "kernel") == 0)
+         weights = b;
+   assert_true(weights >= 0);
+   static const char *const axes[] = { "rc", "ry", "rx" };
+   for (int i = 0; i < 3; i++) {
+      Where w = { .ln = &t.ln, .name = axes[i], .buffer = weights };
+      walk(&w, t.ln.kernels[0].body);
+      assert_int_equal(w.shape, 0);
+      assert_true(w.seen);
+      assert_int_equal(w.nfound, 1);
+      assert_string_equal(t.ln.vars[w.found[0]].name, "k_outer");
+   }
+   unload(&t);
+}
+
 /* One output element of a TC state: equal to `rounded`, the hand-rounded reference, and
  * within Precision_dotErrorBound of the FP32 reference for a k-term dot product with
  * sums P and Q; returns the error over that bound. */
@@ -598,6 +694,7 @@ int main(void) {
       cmocka_unit_test(test_simulator_uses_the_tensor_rate),
       cmocka_unit_test(test_split_k),
       cmocka_unit_test(test_split_k_fills_the_gpu),
+      cmocka_unit_test(test_staging_index_arithmetic),
       cmocka_unit_test(test_every_precision_compiles),
    };
    size_t n = sizeof tests / sizeof tests[0];

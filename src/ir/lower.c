@@ -619,13 +619,60 @@ static void groupAxes(Lower *L, int32_t *items, int *ni, const Stage *a, const i
       axis[axes[i]] = n == 1 ? fused : bind(L, items, ni, a->axis[axes[i]], coordinate(L, fused, ext, n, i));
 }
 
+/* Whether the anchor's factor te load `factor` reads a global buffer whose last
+ * dimensions are the anchor's k axes in order, at their extents, and whose others no k
+ * axis indexes: conv2d's OIHW weights, dense's and batch_matmul's row-major operands.
+ * Its elements along k are then contiguous. */
+static bool kContiguous(Lower *L, int32_t factor) {
+   const Stage *a = &L->g->stages[L->anchor];
+   const Expr *x = Dag_expr(L->g, factor);
+   if (x->kind != EXPR_LOAD || L->resolve || L->sk->plan[x->ref] == STAGE_PLAN_INLINE || L->global[x->ref] < 0)
+      return false;
+   const Stage *src = &L->g->stages[x->ref];
+   int lead = src->ndim - a->nreduce;
+   if (lead < 0)
+      return false;
+   for (int d = 0; d < src->ndim; d++) {
+      const Expr *i = Dag_expr(L->g, x->args[d]);
+      if (d >= lead) {
+         if (i->kind != EXPR_AXIS || i->ref != a->ndim + d - lead || src->shape[d] != a->rextent[d - lead])
+            return false;
+      } else if (i->kind != EXPR_INT && !(i->kind == EXPR_AXIS && i->ref < a->ndim)) {
+         return false;
+      }
+   }
+   return true;
+}
+
+/* The element of such a factor at k index kk in the row the anchor's axes `at` give:
+ * the row's start plus kk, with no division of kk into its axes. The per-dimension
+ * indices the features read are kk's coordinates, as the buffer's shape has them. */
+static int32_t loadRowK(Lower *L, int32_t factor, const int32_t *at, int32_t kk) {
+   const Stage *a = &L->g->stages[L->anchor];
+   const Expr *x = Dag_expr(L->g, factor);
+   const Stage *src = &L->g->stages[x->ref];
+   int lead = src->ndim - a->nreduce;
+   int32_t idx[TE_MAX_DIMS];
+   for (int d = 0; d < lead; d++)
+      idx[d] = translate(L, x->args[d], at);
+   for (int d = lead; d < src->ndim; d++)
+      idx[d] = coordinate(L, kk, a->rextent, a->nreduce, d - lead);
+   int64_t row = 1;
+   for (int d = lead; d < src->ndim; d++)
+      row *= src->shape[d];
+   int32_t index = mad(L, flatten(L, lead, idx, src->shape), row, kk);
+   return Ir_loadAt(L->ln, L->global[x->ref], index, idx);
+}
+
 /* One factor's tile for k stage `ko`: rows [row0, row0 + rows) of side `side` (0 A, 1
  * B) of the anchor's matrix multiply, copied into shared[row][ld] by the block's
  * threads, one element each per round (rounded as stored where the tile is 16-bit,
  * asynchronously where it holds floats). The element is the factor's te load at
  * the anchor's axes that the row and k index give (the batch axes from `axis`), which
  * gathers conv2d's windows; elements past the matrix (rows past `extent`, k past K) and
- * the zeros of an inlined select (padding) are zero fills of the copy. */
+ * the zeros of an inlined select (padding) are zero fills of the copy. A factor that is
+ * contiguous along k (kContiguous) is read at its row's start plus k; where a round
+ * covers whole rows, the k axes are divided out of k once a stage, before the rounds. */
 static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side, const int32_t *axis, int32_t row0,
                        int64_t rows, int64_t extent, int32_t ko, int64_t threads, int32_t tid, int shared) {
    const Stage *a = &L->g->stages[L->anchor];
@@ -635,20 +682,38 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
    char name[IR_NAME_MAX];
    join(name, sizeof name, src->name, "round");
    int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
-   int32_t stmts[TE_MAX_AXES + 2];
-   int ns = 0;
-   join(name, sizeof name, src->name, "i");
-   int32_t flat = bind(L, stmts, &ns, name, vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid);
-   int32_t r = Ir_binary(L->ln, EXPR_FLOORDIV, flat, num(L, t->blockK));
-   int32_t c = Ir_binary(L->ln, EXPR_FLOORMOD, flat, num(L, t->blockK));
+   int32_t stmts[TE_MAX_AXES + 2], pre[TE_MAX_REDUCE];
+   int ns = 0, np = 0;
+   /* where a round covers whole rows, a thread keeps its column (so its k index and
+    * the k axes it gives) in every round: they are bound once, before the rounds */
+   bool whole = threads % t->blockK == 0;
+   int32_t r, c, flat = -1;
+   if (whole) {
+      c = Ir_binary(L->ln, EXPR_FLOORMOD, tid, num(L, t->blockK));
+      r = Ir_binary(L->ln, EXPR_FLOORDIV, tid, num(L, t->blockK));
+      if (vr >= 0)
+         r = mad(L, var(L, vr), threads / t->blockK, r);
+   } else {
+      join(name, sizeof name, src->name, "i");
+      flat = bind(L, stmts, &ns, name, vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid);
+      r = Ir_binary(L->ln, EXPR_FLOORDIV, flat, num(L, t->blockK));
+      c = Ir_binary(L->ln, EXPR_FLOORMOD, flat, num(L, t->blockK));
+   }
    int32_t row = add(L, row0, r), kk = mad(L, ko, t->blockK, c);
    int32_t at[TE_MAX_AXES];
    memcpy(at, axis, sizeof at);
    groupAxes(L, stmts, &ns, a, side ? gm->nAxis : gm->mAxis, side ? gm->nn : gm->nm, row, at);
-   int kaxes[TE_MAX_REDUCE];
-   for (int i = 0; i < a->nreduce; i++)
-      kaxes[i] = a->ndim + i;
-   groupAxes(L, stmts, &ns, a, kaxes, a->nreduce, kk, at);
+   int32_t value = kContiguous(L, factor) ? loadRowK(L, factor, at, kk) : -1;
+   if (value < 0) {
+      int kaxes[TE_MAX_REDUCE];
+      for (int i = 0; i < a->nreduce; i++)
+         kaxes[i] = a->ndim + i;
+      if (whole)
+         groupAxes(L, pre, &np, a, kaxes, a->nreduce, kk, at);
+      else
+         groupAxes(L, stmts, &ns, a, kaxes, a->nreduce, kk, at);
+      value = translate(L, factor, at);
+   }
    int32_t inside = -1;
    if (((extent + rows - 1) / rows) * rows != extent)
       inside = Ir_binary(L->ln, EXPR_LT, row, num(L, extent));
@@ -656,7 +721,6 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
       int32_t kin = Ir_binary(L->ln, EXPR_LT, kk, num(L, t->K));
       inside = inside < 0 ? kin : Ir_binary(L->ln, EXPR_AND, inside, kin);
    }
-   int32_t value = translate(L, factor, at);
    for (;;) {
       const Expr *v = Ir_expr(L->ln, value);
       const Expr *zero = v->kind == EXPR_SELECT ? Ir_expr(L->ln, v->args[2]) : NULL;
@@ -673,9 +737,14 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
    int32_t sidx[2] = { r, c };
    int32_t index = mad(L, r, t->ld, c);
    int32_t store = copy ? Ir_copyAsync(L->ln, shared, index, sidx, value) : Ir_storeAt(L->ln, shared, index, sidx, value);
-   stmts[ns++] = total % threads ? Ir_if(L->ln, Ir_binary(L->ln, EXPR_LT, flat, num(L, total)), store) : store;
+   if (total % threads) {
+      int32_t within = whole ? Ir_binary(L->ln, EXPR_LT, r, num(L, rows)) : Ir_binary(L->ln, EXPR_LT, flat, num(L, total));
+      store = Ir_if(L->ln, within, store);
+   }
+   stmts[ns++] = store;
    int32_t body = Ir_seq(L->ln, stmts, ns);
-   return vr >= 0 ? Ir_for(L->ln, vr, LOOP_UNROLL, body) : body;
+   pre[np++] = vr >= 0 ? Ir_for(L->ln, vr, LOOP_UNROLL, body) : body;
+   return Ir_seq(L->ln, pre, np);
 }
 
 static void finishKernel(LoopNest *ln, int k);
