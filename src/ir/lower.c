@@ -682,7 +682,7 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
    char name[IR_NAME_MAX];
    join(name, sizeof name, src->name, "round");
    int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
-   int32_t stmts[TE_MAX_AXES + 2], pre[TE_MAX_REDUCE];
+   int32_t stmts[TE_MAX_AXES + 2], pre[TE_MAX_REDUCE + 1];
    int ns = 0, np = 0;
    /* where a round covers whole rows, a thread keeps its column (so its k index and
     * the k axes it gives) in every round: they are bound once, before the rounds */
