@@ -619,47 +619,39 @@ static void groupAxes(Lower *L, int32_t *items, int *ni, const Stage *a, const i
       axis[axes[i]] = n == 1 ? fused : bind(L, items, ni, a->axis[axes[i]], coordinate(L, fused, ext, n, i));
 }
 
-/* Whether the anchor's factor te load `factor` reads a global buffer whose last
+/* Where the anchor's factor te load `factor` reads a global buffer whose last
  * dimensions are the anchor's k axes in order, at their extents, and whose others no k
- * axis indexes: conv2d's OIHW weights, dense's and batch_matmul's row-major operands.
- * Its elements along k are then contiguous. */
-static bool kContiguous(Lower *L, int32_t factor) {
+ * axis indexes (conv2d's OIHW weights, dense's and batch_matmul's row-major operands),
+ * its elements along k are contiguous: its element at k index kk in the row the
+ * anchor's axes `at` give is the row's start plus kk, with no division of kk into its
+ * axes. That load (the per-dimension indices the features read are kk's coordinates,
+ * as the buffer's shape has them), or -1 for any other factor. */
+static int32_t contiguousLoad(Lower *L, int32_t factor, const int32_t *at, int32_t kk) {
    const Stage *a = &L->g->stages[L->anchor];
    const Expr *x = Dag_expr(L->g, factor);
    if (x->kind != EXPR_LOAD || L->resolve || L->sk->plan[x->ref] == STAGE_PLAN_INLINE || L->global[x->ref] < 0)
-      return false;
+      return -1;
    const Stage *src = &L->g->stages[x->ref];
    int lead = src->ndim - a->nreduce;
    if (lead < 0)
-      return false;
+      return -1;
    for (int d = 0; d < src->ndim; d++) {
       const Expr *i = Dag_expr(L->g, x->args[d]);
       if (d >= lead) {
          if (i->kind != EXPR_AXIS || i->ref != a->ndim + d - lead || src->shape[d] != a->rextent[d - lead])
-            return false;
+            return -1;
       } else if (i->kind != EXPR_INT && !(i->kind == EXPR_AXIS && i->ref < a->ndim)) {
-         return false;
+         return -1;
       }
    }
-   return true;
-}
-
-/* The element of such a factor at k index kk in the row the anchor's axes `at` give:
- * the row's start plus kk, with no division of kk into its axes. The per-dimension
- * indices the features read are kk's coordinates, as the buffer's shape has them. */
-static int32_t loadRowK(Lower *L, int32_t factor, const int32_t *at, int32_t kk) {
-   const Stage *a = &L->g->stages[L->anchor];
-   const Expr *x = Dag_expr(L->g, factor);
-   const Stage *src = &L->g->stages[x->ref];
-   int lead = src->ndim - a->nreduce;
    int32_t idx[TE_MAX_DIMS];
+   int64_t row = 1;
    for (int d = 0; d < lead; d++)
       idx[d] = translate(L, x->args[d], at);
-   for (int d = lead; d < src->ndim; d++)
+   for (int d = lead; d < src->ndim; d++) {
       idx[d] = coordinate(L, kk, a->rextent, a->nreduce, d - lead);
-   int64_t row = 1;
-   for (int d = lead; d < src->ndim; d++)
       row *= src->shape[d];
+   }
    int32_t index = mad(L, flatten(L, lead, idx, src->shape), row, kk);
    return Ir_loadAt(L->ln, L->global[x->ref], index, idx);
 }
@@ -671,7 +663,7 @@ static int32_t loadRowK(Lower *L, int32_t factor, const int32_t *at, int32_t kk)
  * the anchor's axes that the row and k index give (the batch axes from `axis`), which
  * gathers conv2d's windows; elements past the matrix (rows past `extent`, k past K) and
  * the zeros of an inlined select (padding) are zero fills of the copy. A factor that is
- * contiguous along k (kContiguous) is read at its row's start plus k; where a round
+ * contiguous along k (contiguousLoad) is read at its row's start plus k; where a round
  * covers whole rows, the k axes are divided out of k once a stage, before the rounds. */
 static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side, const int32_t *axis, int32_t row0,
                        int64_t rows, int64_t extent, int32_t ko, int64_t threads, int32_t tid, int shared) {
@@ -703,7 +695,7 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
    int32_t at[TE_MAX_AXES];
    memcpy(at, axis, sizeof at);
    groupAxes(L, stmts, &ns, a, side ? gm->nAxis : gm->mAxis, side ? gm->nn : gm->nm, row, at);
-   int32_t value = kContiguous(L, factor) ? loadRowK(L, factor, at, kk) : -1;
+   int32_t value = contiguousLoad(L, factor, at, kk);
    if (value < 0) {
       int kaxes[TE_MAX_REDUCE];
       for (int i = 0; i < a->nreduce; i++)
