@@ -422,6 +422,132 @@ static void test_staging_index_arithmetic(void **state) {
    unload(&t);
 }
 
+/* Where thread `tid` of block 0 stages at every loop's first iteration (k_outer 0,
+ * round 0): the index of its load of global buffer `global` and of its store into the
+ * shared tile that load feeds, from the kernel's LETs evaluated on the way. */
+typedef struct {
+   const LoopNest *ln;
+   int global;
+   int64_t tid, value[256];
+   int64_t loadIndex, storeIndex;
+   bool found;
+} Staging;
+
+static int64_t evalIndex(const Staging *s, int32_t e) {
+   const Expr *x = &s->ln->expr[e];
+   int64_t a = x->nargs > 0 ? evalIndex(s, x->args[0]) : 0, b = x->nargs > 1 ? evalIndex(s, x->args[1]) : 0;
+   switch ((ExprKind)x->kind) {
+   case EXPR_INT: return x->v.i;
+   case EXPR_AXIS: {
+      const IrVar *v = &s->ln->vars[x->ref];
+      return v->kind == VAR_THREAD ? s->tid : v->kind == VAR_LET ? s->value[x->ref] : 0;
+   }
+   case EXPR_ADD: return a + b;
+   case EXPR_SUB: return a - b;
+   case EXPR_MUL: return a * b;
+   case EXPR_FLOORDIV: return a / b;
+   case EXPR_FLOORMOD: return a % b;
+   default: fail_msg("an index with expression kind %d", x->kind); return 0;
+   }
+}
+
+static int32_t globalLoad(const Staging *s, int32_t e) {
+   const Expr *x = &s->ln->expr[e];
+   if (x->kind == EXPR_LOAD && x->ref == s->global)
+      return e;
+   for (int i = 0; i < x->nargs; i++) {
+      int32_t l = globalLoad(s, x->args[i]);
+      if (l >= 0)
+         return l;
+   }
+   return -1;
+}
+
+static void stage(Staging *s, int32_t id) {
+   const IrStmt *st = &s->ln->stmt[id];
+   if (s->found)
+      return;
+   switch ((StmtKind)st->kind) {
+   case STMT_SEQ:
+      for (int i = 0; i < st->count; i++)
+         stage(s, s->ln->list[st->first + i]);
+      break;
+   case STMT_FOR:
+   case STMT_IF:
+      stage(s, st->body);
+      break;
+   case STMT_LET:
+      assert_true(st->var < 256);
+      s->value[st->var] = evalIndex(s, st->value);
+      break;
+   case STMT_STORE: {
+      int32_t l = s->ln->buffers[st->buffer].scope == SCOPE_SHARED ? globalLoad(s, st->value) : -1;
+      if (l >= 0) {
+         s->loadIndex = evalIndex(s, s->ln->expr[l].args[0]);
+         s->storeIndex = evalIndex(s, st->index);
+         s->found = true;
+      }
+      break;
+   }
+   default:
+      break;
+   }
+}
+
+static void staged(const TcTask *t, const char *global, int64_t tid, int64_t *at, int64_t *store) {
+   Staging s = { .ln = &t->ln, .global = -1, .tid = tid };
+   for (int b = 0; b < t->ln.nbuffers; b++)
+      if (strcmp(t->ln.buffers[b].name, global) == 0)
+         s.global = b;
+   assert_true(s.global >= 0);
+   stage(&s, t->ln.kernels[0].body);
+   assert_true(s.found);
+   *at = s.loadIndex;
+   *store = s.storeIndex;
+}
+
+/* Staging runs consecutive threads along whichever direction of the tile their global
+ * elements lie together on. A 1x1 convolution's image (k is the channel, 196 elements
+ * apart; the rows are pixels, adjacent): a warp's 32 threads take the tile's 32 rows of
+ * one channel, 32 adjacent floats, and the next warp the next channel. Its weights (OIHW:
+ * k adjacent): 16 threads take a row's 16 k. A 3x3 convolution's image keeps threads
+ * along k, whose channel, kernel row and column would otherwise be divided out for
+ * every element. */
+static void test_staging_follows_the_layout(void **state) {
+   (void)state;
+   TcTask t;
+   load(&t, "{op: conv2d, input: [256, 14, 14], filters: 256, kernel: 1, epilogue: [bias, relu], weight: 1}",
+        &everyPrecision);
+   State s;
+   parseTc(&t, PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[4,2],\"conv2d_nchw.tc.k\":1}", &s);
+   Lower_state(&t.set, &s, &t.ln);
+   int64_t at, store;
+   for (int64_t tid = 0; tid < 64; tid++) {
+      staged(&t, "data", tid, &at, &store);
+      assert_int_equal(at, (tid / 32) * 196 + tid % 32);
+      assert_int_equal(store, (tid % 32) * 24 + tid / 32);
+      staged(&t, "kernel", tid, &at, &store);
+      assert_int_equal(at, (tid / 16) * 256 + tid % 16);
+      assert_int_equal(store, (tid / 16) * 24 + tid % 16);
+   }
+   unload(&t);
+
+   load(&t, "{op: conv2d, input: [256, 14, 14], filters: 256, kernel: 3, pad: 1, epilogue: [bias, relu], weight: 1}",
+        &everyPrecision);
+   parseTc(&t, PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[4,2],\"conv2d_nchw.tc.k\":1}", &s);
+   Lower_state(&t.set, &s, &t.ln);
+   /* thread 4 of the first row: k = 4 is channel 0, kernel row 1, column 1, so pixel
+    * (0, 0) reads the image at (0, 0); thread 16, row 1 (pixel (0, 1)), k 0 at (-1, 0):
+    * padding, which the index still computes */
+   staged(&t, "data", 4, &at, &store);
+   assert_int_equal(store, 4);
+   assert_int_equal(at, 0);
+   staged(&t, "data", 16, &at, &store);
+   assert_int_equal(store, 24);
+   assert_int_equal(at, -14);
+   unload(&t);
+}
+
 /* One output element of a TC state: equal to `rounded`, the hand-rounded reference, and
  * within Precision_dotErrorBound of the FP32 reference for a k-term dot product with
  * sums P and Q; returns the error over that bound. */
@@ -695,6 +821,7 @@ int main(void) {
       cmocka_unit_test(test_split_k),
       cmocka_unit_test(test_split_k_fills_the_gpu),
       cmocka_unit_test(test_staging_index_arithmetic),
+      cmocka_unit_test(test_staging_follows_the_layout),
       cmocka_unit_test(test_every_precision_compiles),
    };
    size_t n = sizeof tests / sizeof tests[0];

@@ -311,6 +311,18 @@ static int32_t storedValue(Lower *L, const KernelPlan *k, const int32_t *out) {
    return value;
 }
 
+/* The constant factor of a multiplication x (NULL where neither is one); *other gets
+ * the other factor. */
+static const Expr *mulConstant(const Dag *g, const Expr *x, int32_t *other) {
+   for (int i = 0; i < 2; i++) {
+      const Expr *c = Dag_expr(g, x->args[i]);
+      *other = x->args[1 - i];
+      if (c->kind == EXPR_INT)
+         return c;
+   }
+   return NULL;
+}
+
 /* Whether an affine index always lands on a multiple of `vec` at a region start, where
  * each axis a starts at a multiple of step[a]. */
 static bool alignedStart(const Dag *g, int32_t e, const int64_t *step, int64_t vec) {
@@ -324,13 +336,9 @@ static bool alignedStart(const Dag *g, int32_t e, const int64_t *step, int64_t v
    case EXPR_SUB:
       return alignedStart(g, x->args[0], step, vec) && alignedStart(g, x->args[1], step, vec);
    case EXPR_MUL: {
-      const Expr *c = Dag_expr(g, x->args[0]);
-      int32_t other = x->args[1];
-      if (c->kind != EXPR_INT) {
-         c = Dag_expr(g, x->args[1]);
-         other = x->args[0];
-      }
-      if (c->kind != EXPR_INT)
+      int32_t other;
+      const Expr *c = mulConstant(g, x, &other);
+      if (!c)
          return false;
       int64_t scaled[TE_MAX_AXES];
       for (int i = 0; i < TE_MAX_AXES; i++)
@@ -656,54 +664,154 @@ static int32_t contiguousLoad(Lower *L, int32_t factor, const int32_t *at, int32
    return Ir_loadAt(L->ln, L->global[x->ref], index, idx);
 }
 
+/* The coefficient of anchor axis `axis` in the affine index e (0 where e does not read
+ * it), or -1 where e is not affine. */
+static int64_t axisCoefficient(const Dag *g, int32_t e, int axis) {
+   const Expr *x = Dag_expr(g, e);
+   switch ((ExprKind)x->kind) {
+   case EXPR_INT:
+      return 0;
+   case EXPR_AXIS:
+      return x->ref == axis;
+   case EXPR_ADD:
+   case EXPR_SUB: {
+      int64_t p = axisCoefficient(g, x->args[0], axis), q = axisCoefficient(g, x->args[1], axis);
+      if (p < 0 || q < 0)
+         return -1;
+      return x->kind == EXPR_ADD ? p + q : (p >= q ? p - q : -1);
+   }
+   case EXPR_MUL: {
+      int32_t other;
+      const Expr *c = mulConstant(g, x, &other);
+      int64_t p = c && c->v.i >= 0 ? axisCoefficient(g, other, axis) : -1;
+      return p < 0 ? -1 : p * c->v.i;
+   }
+   default:
+      return -1;
+   }
+}
+
+/* The sectors a warp's 32 consecutive staged elements touch where they run along a
+ * direction of the tile `span` elements long (a warp longer than it wraps to new lines,
+ * each in sectors of its own), whose global elements are `stride` apart for `run`
+ * elements and then jump (stride 0: every element a jump). */
+static int64_t warpSectors(int64_t span, int64_t run, int64_t stride) {
+   const int64_t perSector = 32 / 4; /* a 32-byte sector of 4-byte elements */
+   int64_t n = span < 32 ? span : 32, lines = (32 + n - 1) / n;
+   int64_t len = stride > 0 && run < n ? run : (stride > 0 ? n : 1);
+   int64_t runs = (n + len - 1) / len;
+   int64_t perRun = ((len - 1) * stride + perSector) / perSector;
+   return lines * runs * (perRun < len ? perRun : len);
+}
+
+/* The contiguous run of a te load along one group of the anchor's axes (their fused
+ * index in row-major order): the innermost axis of the group longer than 1, if the
+ * load's last index reads it, runs for that axis' extent at its coefficient, or for the
+ * whole group where the group's axes are the load's last dimensions at their extents
+ * (contiguousLoad's case); *stride gets the coefficient (0: no run). */
+static int64_t groupRun(const Lower *L, const Expr *x, const int *axes, int n, int64_t *stride) {
+   const Stage *a = &L->g->stages[L->anchor], *src = &L->g->stages[x->ref];
+   *stride = 0;
+   int inner = -1;
+   for (int i = n - 1; i >= 0 && inner < 0; i--)
+      if ((axes[i] < a->ndim ? a->shape[axes[i]] : a->rextent[axes[i] - a->ndim]) > 1)
+         inner = axes[i];
+   if (inner < 0 || src->ndim == 0)
+      return 1;
+   int64_t c = axisCoefficient(L->g, x->args[src->ndim - 1], inner);
+   if (c <= 0)
+      return 1;
+   *stride = c;
+   int64_t run = inner < a->ndim ? a->shape[inner] : a->rextent[inner - a->ndim];
+   /* the group's axes are the load's last dimensions, each at unit stride and its extent */
+   bool whole = c == 1 && n <= src->ndim;
+   int64_t all = 1;
+   for (int i = 0; i < n && whole; i++) {
+      const Expr *d = Dag_expr(L->g, x->args[src->ndim - n + i]);
+      int64_t ext = axes[i] < a->ndim ? a->shape[axes[i]] : a->rextent[axes[i] - a->ndim];
+      whole = d->kind == EXPR_AXIS && d->ref == axes[i] && src->shape[src->ndim - n + i] == ext;
+      all *= ext;
+   }
+   return whole ? all : run;
+}
+
+/* Whether a factor's staging should give consecutive threads consecutive rows of the
+ * tile rather than consecutive k: where its global elements lie closer together along
+ * the rows (the image of a 1x1 NCHW convolution, whose k is the channel and whose rows
+ * are output pixels along a row of the image), by the sectors a warp's loads touch
+ * either way, and k is a single axis. Along the rows a thread's k changes from round to
+ * round and stage to stage, so that k axes divided out of k would cost divisions for
+ * every staged element (a window's channel, row and column), where along k they cost
+ * them once a stage. k where the sectors tie. */
+static bool stageByRow(const Lower *L, int32_t factor, const int *rowAxes, int nrow, int64_t rows, int64_t blockK) {
+   const Stage *a = &L->g->stages[L->anchor];
+   const Expr *x = Dag_expr(L->g, factor);
+   if (x->kind != EXPR_LOAD)
+      return false;
+   int kaxes[TE_MAX_REDUCE], longer = 0;
+   for (int i = 0; i < a->nreduce; i++) {
+      kaxes[i] = a->ndim + i;
+      longer += a->rextent[i] > 1;
+   }
+   if (longer > 1)
+      return false;
+   int64_t rowStride, kStride;
+   int64_t rowRun = groupRun(L, x, rowAxes, nrow, &rowStride);
+   int64_t kRun = groupRun(L, x, kaxes, a->nreduce, &kStride);
+   return warpSectors(rows, rowRun, rowStride) < warpSectors(blockK, kRun, kStride);
+}
+
 /* One factor's tile for k stage `ko`: rows [row0, row0 + rows) of side `side` (0 A, 1
  * B) of the anchor's matrix multiply, copied into shared[row][ld] by the block's
  * threads, one element each per round (rounded as stored where the tile is 16-bit,
  * asynchronously where it holds floats). The element is the factor's te load at
  * the anchor's axes that the row and k index give (the batch axes from `axis`), which
  * gathers conv2d's windows; elements past the matrix (rows past `extent`, k past K) and
- * the zeros of an inlined select (padding) are zero fills of the copy. A factor that is
- * contiguous along k (contiguousLoad) is read at its row's start plus k; where a round
- * covers whole rows, the k axes are divided out of k once a stage, before the rounds. */
+ * the zeros of an inlined select (padding) are zero fills of the copy. Consecutive
+ * threads take consecutive k or consecutive rows, whichever the factor's global
+ * elements lie closer together along (stageByRow). A factor that is contiguous along k
+ * (contiguousLoad) is read at its row's start plus k. Where a round covers whole lines
+ * of the direction the threads run along, a thread keeps its place on the line in every
+ * round, and the axes that place gives are bound once a stage, before the rounds. */
 static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side, const int32_t *axis, int32_t row0,
                        int64_t rows, int64_t extent, int32_t ko, int64_t threads, int32_t tid, int shared) {
    const Stage *a = &L->g->stages[L->anchor];
    int32_t factor = Dag_expr(L->g, a->body)->args[side];
    const Stage *src = &L->g->stages[Dag_expr(L->g, factor)->ref];
+   const int *rowAxes = side ? gm->nAxis : gm->mAxis;
+   int nrow = side ? gm->nn : gm->nm;
+   bool byRow = stageByRow(L, factor, rowAxes, nrow, rows, t->blockK);
    int64_t total = rows * t->blockK, rounds = (total + threads - 1) / threads;
+   int64_t line = byRow ? rows : t->blockK, across = byRow ? t->blockK : rows;
    char name[IR_NAME_MAX];
    join(name, sizeof name, src->name, "round");
    int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
-   int32_t stmts[TE_MAX_AXES + 2], pre[TE_MAX_REDUCE + 1];
+   int32_t stmts[2 * TE_MAX_AXES + 2], pre[TE_MAX_AXES + 1];
    int ns = 0, np = 0;
-   /* where a round covers whole rows, a thread keeps its column (so its k index and
-    * the k axes it gives) in every round: they are bound once, before the rounds */
-   bool whole = threads % t->blockK == 0;
-   int32_t r, c, flat = -1;
+   bool whole = threads % line == 0;
+   int32_t along, other, flat = -1;
    if (whole) {
-      c = Ir_binary(L->ln, EXPR_FLOORMOD, tid, num(L, t->blockK));
-      r = Ir_binary(L->ln, EXPR_FLOORDIV, tid, num(L, t->blockK));
+      along = Ir_binary(L->ln, EXPR_FLOORMOD, tid, num(L, line));
+      other = Ir_binary(L->ln, EXPR_FLOORDIV, tid, num(L, line));
       if (vr >= 0)
-         r = mad(L, var(L, vr), threads / t->blockK, r);
+         other = mad(L, var(L, vr), threads / line, other);
    } else {
       join(name, sizeof name, src->name, "i");
       flat = bind(L, stmts, &ns, name, vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid);
-      r = Ir_binary(L->ln, EXPR_FLOORDIV, flat, num(L, t->blockK));
-      c = Ir_binary(L->ln, EXPR_FLOORMOD, flat, num(L, t->blockK));
+      along = Ir_binary(L->ln, EXPR_FLOORMOD, flat, num(L, line));
+      other = Ir_binary(L->ln, EXPR_FLOORDIV, flat, num(L, line));
    }
+   int32_t r = byRow ? along : other, c = byRow ? other : along;
    int32_t row = add(L, row0, r), kk = mad(L, ko, t->blockK, c);
    int32_t at[TE_MAX_AXES];
    memcpy(at, axis, sizeof at);
-   groupAxes(L, stmts, &ns, a, side ? gm->nAxis : gm->mAxis, side ? gm->nn : gm->nm, row, at);
+   groupAxes(L, whole && byRow ? pre : stmts, whole && byRow ? &np : &ns, a, rowAxes, nrow, row, at);
    int32_t value = contiguousLoad(L, factor, at, kk);
    if (value < 0) {
       int kaxes[TE_MAX_REDUCE];
       for (int i = 0; i < a->nreduce; i++)
          kaxes[i] = a->ndim + i;
-      if (whole)
-         groupAxes(L, pre, &np, a, kaxes, a->nreduce, kk, at);
-      else
-         groupAxes(L, stmts, &ns, a, kaxes, a->nreduce, kk, at);
+      groupAxes(L, whole && !byRow ? pre : stmts, whole && !byRow ? &np : &ns, a, kaxes, a->nreduce, kk, at);
       value = translate(L, factor, at);
    }
    int32_t inside = -1;
@@ -730,7 +838,8 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
    int32_t index = mad(L, r, t->ld, c);
    int32_t store = copy ? Ir_copyAsync(L->ln, shared, index, sidx, value) : Ir_storeAt(L->ln, shared, index, sidx, value);
    if (total % threads) {
-      int32_t within = whole ? Ir_binary(L->ln, EXPR_LT, r, num(L, rows)) : Ir_binary(L->ln, EXPR_LT, flat, num(L, total));
+      int32_t within = whole ? Ir_binary(L->ln, EXPR_LT, other, num(L, across))
+                             : Ir_binary(L->ln, EXPR_LT, flat, num(L, total));
       store = Ir_if(L->ln, within, store);
    }
    stmts[ns++] = store;
