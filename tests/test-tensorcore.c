@@ -149,6 +149,18 @@ static void test_offered_only_when_asked(void **state) {
    assert_int_equal(Sketch_tensorCorePrecisions(9, 0), everyPrecision.tensorCore);
 }
 
+/* A bf16 state of the batch_matmul below with m [1,2], n [2,1] and the other knobs
+ * `rest`: it parses, and its text is the same. */
+static void roundTrip(TcTask *t, int sketch, const char *rest, State *s) {
+   char text[512], want[512];
+   snprintf(want, sizeof want,
+            "{\"v\":1,\"sketch\":%d,\"precision\":\"bf16\",\"knobs\":{\"T_batch_matmul_NT.tc.m\":[1,2],"
+            "\"T_batch_matmul_NT.tc.n\":[2,1],%s}}", sketch, rest);
+   parse(t, want, s);
+   State_format(&t->set, s, text, sizeof text);
+   assert_string_equal(text, want);
+}
+
 /* A state of sketch `sketch` in `precision` with m knob `m` ("{}": no knobs) must fail
  * to parse with `message`. */
 static void expectBad(TcTask *t, int sketch, const char *precision, const char *m, const char *message) {
@@ -196,27 +208,33 @@ static void test_state_text_names_the_precision(void **state) {
 
    /* split-K: named when above 1 (the unsplit text above leaves it out), 2 blocks per
     * tile of the 3 stages of 16 that k = 40 takes, at most one block a stage */
-   snprintf(want, sizeof want,
-            "{\"v\":1,\"sketch\":%d,\"precision\":\"bf16\",\"knobs\":{\"T_batch_matmul_NT.tc.m\":[1,2],"
-            "\"T_batch_matmul_NT.tc.n\":[2,1],\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.split\":2}}", bf);
-   parse(&t, want, &s);
-   State_format(&t.set, &s, text, sizeof text);
-   assert_string_equal(text, want);
+   roundTrip(&t, bf, "\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.split\":2", &s);
    State_kernelShape(&t.set, &s, 0, &ks);
    assert_int_equal(ks.blocks, 8);
+   /* a pipeline: named when 2; a block needs two stages or more (k = 40 split 2 gives 2) */
+   roundTrip(&t, bf, "\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.stages\":2", &s);
+   roundTrip(&t, bf, "\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.split\":2,\"T_batch_matmul_NT.tc.stages\":2", &s);
    static const struct {
-      int split;
-      const char *message;
+      const char *knobs, *message;
    } bad[] = {
-      { 3, "state: knob 'T_batch_matmul_NT.tc.split' is 3; every part must be a power of two from 1 to 64" },
-      { 4, "state: the tensor-core kernel of T_batch_matmul_NT splits its 3 k stages of 16 among 4 blocks; at most one block a stage" },
-      { 0, "state: knob 'T_batch_matmul_NT.tc.split' is 0; every factor must be at least 1" },
+      { "\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.split\":3",
+        "state: knob 'T_batch_matmul_NT.tc.split' is 3; every part must be a power of two from 1 to 64" },
+      { "\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.split\":4",
+        "state: the tensor-core kernel of T_batch_matmul_NT splits its 3 k stages of 16 among 4 blocks; at most one block a stage" },
+      { "\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.split\":0",
+        "state: knob 'T_batch_matmul_NT.tc.split' is 0; every factor must be at least 1" },
+      { "\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.stages\":4",
+        "state: knob 'T_batch_matmul_NT.tc.stages' is 4; every part must be a power of two from 1 to 2" },
+      { "\"T_batch_matmul_NT.tc.k\":4,\"T_batch_matmul_NT.tc.stages\":2",
+        "state: the tensor-core kernel of T_batch_matmul_NT keeps 2 k stages in flight, but each block runs 1; at least 2 for a pipeline" },
+      { "\"T_batch_matmul_NT.tc.k\":2,\"T_batch_matmul_NT.tc.split\":2,\"T_batch_matmul_NT.tc.stages\":2",
+        "state: the tensor-core kernel of T_batch_matmul_NT keeps 2 k stages in flight, but each block runs 1; at least 2 for a pipeline" },
    };
    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       snprintf(text, sizeof text,
                "{\"v\":1,\"sketch\":%d,\"precision\":\"bf16\",\"knobs\":{\"T_batch_matmul_NT.tc.m\":[1,2],"
-               "\"T_batch_matmul_NT.tc.n\":[2,1],\"T_batch_matmul_NT.tc.k\":1,\"T_batch_matmul_NT.tc.split\":%d}}",
-               bf, bad[i].split);
+               "\"T_batch_matmul_NT.tc.n\":[2,1],%s}}",
+               bf, bad[i].knobs);
       char *cause = NULL;
       assert_int_equal(State_parse(&t.set, text, &limits, &s, &cause), -1);
       assert_string_equal(cause, bad[i].message);
@@ -281,6 +299,14 @@ static void test_split_k(void **state) {
    unload(&t);
 }
 
+/* The shipped profiles, and the H100 SXM among them. */
+static const Device *loadH100(DeviceSet *devices) {
+   TestUtil_loadDevices(devices);
+   const Device *h100 = DeviceSet_find(devices, "h100_sxm");
+   assert_non_null(h100);
+   return h100;
+}
+
 /* On a simulated H100, ResNet-50's last 3x3 convolution at batch 1 (m = 49, n = 512,
  * k = 4608) has 32 tiles of 32x32, a quarter of the SMs, each running 288 stages in a
  * row: split 8 ways its partials fill 256 blocks and the whole, sum included, runs in
@@ -289,9 +315,7 @@ static void test_split_k(void **state) {
 static void test_split_k_fills_the_gpu(void **state) {
    (void)state;
    DeviceSet devices;
-   TestUtil_loadDevices(&devices);
-   const Device *h100 = DeviceSet_find(&devices, "h100_sxm");
-   assert_non_null(h100);
+   const Device *h100 = loadH100(&devices);
    TcTask t;
    load(&t, "{op: conv2d, input: [512, 7, 7], filters: 512, kernel: 3, pad: 1, epilogue: [bias, relu], weight: 1}",
         &everyPrecision);
@@ -322,6 +346,60 @@ static void test_split_k_fills_the_gpu(void **state) {
    assert_int_equal(sum->gathers, 8);
    assert_int_equal(sum->gatherSpan, 8);
    checkSampled(&t, 256, 4 * 32);
+   unload(&t);
+   DeviceSet_done(&devices);
+}
+
+/* A pipeline (tc.stages 2) on ResNet-50's last 1x1 convolution (2048 channels of 7x7
+ * to 512), split 8: 16 k stages of 16 a block, each block loading stage 0 into
+ * registers before its stages, and stage s + 1 during stage s's mma for all but the
+ * last. It moves the same bytes as the state without it, 2 floats a thread a stage of
+ * each operand's tile (a register each), and on the simulated H100 the loop's loads
+ * (15 of 16 stages' worth of the plain kernel's round trips) wait only for what the
+ * rest of the path leaves uncovered, so the kernel's latency falls. */
+static void test_pipeline(void **state) {
+   (void)state;
+   DeviceSet devices;
+   const Device *h100 = loadH100(&devices);
+   TcTask t;
+   load(&t, "{op: conv2d, input: [2048, 7, 7], filters: 512, kernel: 1, epilogue: [bias, relu], weight: 1}",
+        &everyPrecision);
+   SimGpu gpu;
+   char *cause = NULL;
+   assert_int_equal(SimGpu_init(&gpu, h100, &cause), 0);
+   SimReport r[2];
+   SimProgram prog[2];
+   double latency[2];
+   for (int i = 0; i < 2; i++) {
+      char knobs[256];
+      snprintf(knobs, sizeof knobs,
+               "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[4,1],\"conv2d_nchw.tc.k\":1,\"conv2d_nchw.tc.split\":8%s}",
+               i ? ",\"conv2d_nchw.tc.stages\":2" : "");
+      State s;
+      parseTc(&t, PRECISION_FP16, knobs, &s);
+      Lower_state(&t.set, &s, &t.ln);
+      latency[i] = Sim_latency(h100, &t.ln, NULL, 1, &r[i], &cause);
+      if (latency[i] < 0 || Sim_count(&gpu, &t.ln, NULL, &prog[i], &cause) < 0)
+         fail_msg("%s", cause);
+      int regs = 0;
+      for (int b = 0; b < t.ln.nbuffers; b++)
+         if (strstr(t.ln.buffers[b].name, "_prefetch")) {
+            assert_int_equal(t.ln.buffers[b].scope, SCOPE_LOCAL);
+            assert_int_equal(t.ln.buffers[b].elems, 2);
+            regs++;
+         }
+      assert_int_equal(regs, i ? 2 : 0);
+      if (i)
+         checkSampled(&t, 256, 4 * 32);
+   }
+   assert_int_equal(r[1].nkernels, 2);
+   assert_true(fabs(r[1].kernels[0].l2Bytes - r[0].kernels[0].l2Bytes) <= 1e-9 * r[0].kernels[0].l2Bytes);
+   assert_true(fabs(r[1].kernels[0].dramBytes - r[0].kernels[0].dramBytes) <= 1e-9 * r[0].kernels[0].dramBytes);
+   const SimCounts *plain = &prog[0].kernels[0], *piped = &prog[1].kernels[0];
+   assert_true(plain->aheadTrips == 0 && plain->memTrips > 0 && piped->memTrips > 0);
+   assert_true(fabs(piped->aheadTrips - plain->memTrips * 15 / 16) <= 1e-9 * plain->memTrips);
+   assert_true(r[1].kernels[0].latencySeconds < r[0].kernels[0].latencySeconds);
+   assert_true(latency[1] < latency[0]);
    unload(&t);
    DeviceSet_done(&devices);
 }
@@ -611,6 +689,10 @@ static void test_executor_rounds_exactly(void **state) {
    checkDense(PRECISION_FP16, "{\"T_dense.tc.m\":[2,1],\"T_dense.tc.n\":[2,2],\"T_dense.tc.k\":2,\"T_dense.tc.split\":2}", 64);
    checkDense(PRECISION_BF16, "{\"T_dense.tc.m\":[1,2],\"T_dense.tc.n\":[2,1],\"T_dense.tc.k\":1,\"T_dense.tc.split\":4}", 32);
    checkDense(PRECISION_TF32, "{\"T_dense.tc.m\":[1,1],\"T_dense.tc.n\":[1,1],\"T_dense.tc.k\":1,\"T_dense.tc.split\":8}", 16);
+   /* a pipeline: the same sums whichever stage the registers carry */
+   checkDense(PRECISION_FP16, "{\"T_dense.tc.m\":[2,1],\"T_dense.tc.n\":[2,2],\"T_dense.tc.k\":1,\"T_dense.tc.stages\":2}", 0);
+   checkDense(PRECISION_BF16, "{\"T_dense.tc.m\":[1,2],\"T_dense.tc.n\":[2,1],\"T_dense.tc.k\":1,\"T_dense.tc.split\":2,\"T_dense.tc.stages\":2}", 48);
+   checkDense(PRECISION_TF32, "{\"T_dense.tc.m\":[1,1],\"T_dense.tc.n\":[1,1],\"T_dense.tc.k\":1,\"T_dense.tc.split\":4,\"T_dense.tc.stages\":2}", 24);
 }
 
 /* conv2d as an implicit GEMM: batch 2, 5 channels of 9x11, 13 filters of 3x3, stride 2,
@@ -678,6 +760,8 @@ static void test_conv2d_as_implicit_gemm(void **state) {
     * stages of 8 over 2 blocks of 3 */
    checkConv(PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[1,4],\"conv2d_nchw.tc.n\":[2,1],\"conv2d_nchw.tc.k\":1,\"conv2d_nchw.tc.split\":2}", 32);
    checkConv(PRECISION_TF32, "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[1,2],\"conv2d_nchw.tc.k\":1,\"conv2d_nchw.tc.split\":2}", 24);
+   checkConv(PRECISION_FP16, "{\"conv2d_nchw.tc.m\":[1,4],\"conv2d_nchw.tc.n\":[2,1],\"conv2d_nchw.tc.k\":1,\"conv2d_nchw.tc.stages\":2}", 0);
+   checkConv(PRECISION_TF32, "{\"conv2d_nchw.tc.m\":[2,1],\"conv2d_nchw.tc.n\":[1,2],\"conv2d_nchw.tc.k\":1,\"conv2d_nchw.tc.split\":2,\"conv2d_nchw.tc.stages\":2}", 24);
    /* depthwise and grouped convolutions are no matrix multiply of this kind */
    TcTask t;
    load(&t, "{op: conv2d, input: [12, 7, 7], filters: 12, kernel: 3, pad: 1, groups: 3, weight: 1}", &everyPrecision);
@@ -762,8 +846,11 @@ static int compileEvery(const char *task, const char *knobs) {
       assert_non_null(strstr(src, mma));
       /* TF32 copies floats asynchronously; FP16 and BF16 round what they stage, to 2-byte
        * tiles whose fragment registers are single loads */
+      bool pipelined = strstr(knobs, "tc.stages\":2") != NULL;
+      assert_true((strstr(src, "_prefetch[") != NULL) == pipelined);
       if (p == PRECISION_TF32) {
-         assert_non_null(strstr(src, "cp.async.ca.shared.global"));
+         /* ... except through a pipeline's registers */
+         assert_true((strstr(src, "cp.async.ca.shared.global") != NULL) == !pipelined);
          assert_null(strstr(src, "unsigned short"));
       } else {
          char round[64];
@@ -806,7 +893,11 @@ static void test_every_precision_compiles(void **state) {
    /* split-K: the partials' kernel and the sum's, both in one module */
    compiled += compileEvery("{op: dense, m: 33, n: 47, k: 700, epilogue: [bias, relu], weight: 1}",
                             "{\"T_dense.tc.m\":[1,2],\"T_dense.tc.n\":[2,2],\"T_dense.tc.k\":1,\"T_dense.tc.split\":4}");
-   assert_int_equal(compiled, 18);
+   /* a pipeline: the registers' loads ahead of the mma and their stores to the tiles */
+   compiled += compileEvery("{op: dense, m: 33, n: 47, k: 700, epilogue: [bias, relu], weight: 1}",
+                            "{\"T_dense.tc.m\":[1,2],\"T_dense.tc.n\":[2,2],\"T_dense.tc.k\":1,\"T_dense.tc.split\":4,"
+                            "\"T_dense.tc.stages\":2}");
+   assert_int_equal(compiled, 24);
 }
 
 int main(void) {
@@ -820,6 +911,7 @@ int main(void) {
       cmocka_unit_test(test_simulator_uses_the_tensor_rate),
       cmocka_unit_test(test_split_k),
       cmocka_unit_test(test_split_k_fills_the_gpu),
+      cmocka_unit_test(test_pipeline),
       cmocka_unit_test(test_staging_index_arithmetic),
       cmocka_unit_test(test_staging_follows_the_layout),
       cmocka_unit_test(test_every_precision_compiles),

@@ -685,8 +685,13 @@ static void psaStatement(Analysis *a, int row, const OpCount *ops, Precision pre
       sym[PSA_SHARED_FOOTPRINT] += footprint;
       /* bytes, not elements: bandwidth is in bytes per second, and with elements a
        * float32 kernel's memory time comes out 4x too small (Pruner's formula divides
-       * elements by GB/s) */
-      sym[PSA_DRAM_WORKLOAD] += footprint * steps * G * BYTES;
+       * elements by GB/s). A copy from registers (a pipeline's prefetched stage) moves
+       * no DRAM bytes of its own: the prefetch's row counts them. */
+      bool fromGlobal = false;
+      for (int k = 1; k < a->nacc; k++)
+         fromGlobal |= a->ln->buffers[a->acc[k].buffer].scope == SCOPE_GLOBAL;
+      if (fromGlobal)
+         sym[PSA_DRAM_WORKLOAD] += footprint * steps * G * BYTES;
    } else {
       sym[PSA_DRAM_WORKLOAD] += inner * G * T * BYTES;
    }

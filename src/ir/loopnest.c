@@ -256,6 +256,12 @@ int32_t Ir_copyAsync(LoopNest *ln, int buffer, int32_t index, const int32_t *dim
    return s;
 }
 
+int32_t Ir_prefetch(LoopNest *ln, int buffer, int32_t index, int32_t value) {
+   int32_t s = Ir_store(ln, buffer, index, value);
+   ln->stmt[s].prefetch = 1;
+   return s;
+}
+
 int32_t Ir_mma(LoopNest *ln, Precision precision, int acc, int32_t accIndex, int a, int32_t aIndex,
                int64_t lda, int b, int32_t bIndex, int64_t ldb) {
    return pushStmt(ln, (IrStmt){ .kind = STMT_MMA, .precision = (uint8_t)precision, .buffer = acc,
@@ -323,7 +329,7 @@ static void printStmt(const LoopNest *ln, int32_t s, int depth, FILE *out) {
       fputc('\n', out);
       return;
    case STMT_STORE:
-      fprintf(out, "%s[", ln->buffers[st->buffer].name);
+      fprintf(out, "%s%s[", st->prefetch ? "prefetch " : "", ln->buffers[st->buffer].name);
       printExpr(ln, st->index, out);
       fprintf(out, "] = ");
       printExpr(ln, st->value, out);

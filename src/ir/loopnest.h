@@ -101,6 +101,9 @@ typedef struct IrStmt_ {
                                    asynchronously (cp.async) where the device can; the
                                    next barrier waits for it */
    uint8_t precision;           /* MMA: the operands' Precision */
+   uint8_t prefetch;            /* STORE: into registers, a load for a later iteration of
+                                   the serial loop around it: the load's latency overlaps
+                                   the work until the value is used */
    int32_t var;                 /* FOR, LET */
    int64_t extent;              /* FOR */
    int32_t buffer;              /* STORE, ALLREDUCE */
@@ -207,6 +210,8 @@ int32_t Ir_allreduce(LoopNest *ln, ReduceKind op, int buffer, int32_t index, int
 /* A store from global to shared memory that may run asynchronously: value is a load of a
  * global buffer, or select(guard, that load, 0.0) for a zero-filled guard. */
 int32_t Ir_copyAsync(LoopNest *ln, int buffer, int32_t index, const int32_t *dims, int32_t value);
+/* A store into a register array of a value loaded ahead of its use (IrStmt.prefetch). */
+int32_t Ir_prefetch(LoopNest *ln, int buffer, int32_t index, int32_t value);
 /* One warp's mma.sync of a 16x8 fragment, k deep (Sketch_mmaK of the precision): for
  * every row r < 16, column c < 8 and step q < k in order,
  *   D(r, c) += round(A[aIndex + r lda + q]) * round(B[bIndex + c ldb + q])

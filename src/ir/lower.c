@@ -761,57 +761,102 @@ static bool stageByRow(const Lower *L, int32_t factor, const int *rowAxes, int n
    return warpSectors(rows, rowRun, rowStride) < warpSectors(blockK, kRun, kStride);
 }
 
+/* How a block's threads share one factor's tile of `rows` rows by blockK k a stage:
+ * consecutive threads along k or along the rows (stageByRow), one element each per
+ * round. */
+typedef struct {
+   bool byRow, whole;           /* along the rows; a round covers whole lines */
+   int64_t rows, total, rounds, threads;
+   int64_t line, across;        /* elements along the direction the threads run, and across it */
+} TcStaging;
+
+static TcStaging tcStaging(const Lower *L, const TcTile *t, const SketchGemm *gm, int side, int64_t rows,
+                           int64_t threads) {
+   const Stage *a = &L->g->stages[L->anchor];
+   TcStaging s = { .rows = rows, .total = rows * t->blockK, .threads = threads };
+   s.byRow = stageByRow(L, Dag_expr(L->g, a->body)->args[side], side ? gm->nAxis : gm->mAxis, side ? gm->nn : gm->nm,
+                        rows, t->blockK);
+   s.rounds = (s.total + threads - 1) / threads;
+   s.line = s.byRow ? rows : t->blockK;
+   s.across = s.byRow ? t->blockK : rows;
+   s.whole = threads % s.line == 0;
+   return s;
+}
+
+/* A thread's place in the tile in round `vr` (-1: the only round): its row *r and k
+ * *c; *other is its place across the line, and *flat (bound in stmts, where a round
+ * does not cover whole lines) its element's number. */
+static void stagingPlace(Lower *L, const TcStaging *s, int vr, int32_t tid, const char *src, int32_t *stmts, int *ns,
+                         int32_t *r, int32_t *c, int32_t *other, int32_t *flat) {
+   int32_t along;
+   *flat = -1;
+   if (s->whole) {
+      along = Ir_binary(L->ln, EXPR_FLOORMOD, tid, num(L, s->line));
+      *other = Ir_binary(L->ln, EXPR_FLOORDIV, tid, num(L, s->line));
+      if (vr >= 0)
+         *other = mad(L, var(L, vr), s->threads / s->line, *other);
+   } else {
+      char name[IR_NAME_MAX];
+      join(name, sizeof name, src, "i");
+      *flat = bind(L, stmts, ns, name, vr >= 0 ? mad(L, var(L, vr), s->threads, tid) : tid);
+      along = Ir_binary(L->ln, EXPR_FLOORMOD, *flat, num(L, s->line));
+      *other = Ir_binary(L->ln, EXPR_FLOORDIV, *flat, num(L, s->line));
+   }
+   *r = s->byRow ? along : *other;
+   *c = s->byRow ? *other : along;
+}
+
+/* `store` under the guard that keeps a last round's spare threads out of the tile. */
+static int32_t withinTile(Lower *L, const TcStaging *s, int32_t other, int32_t flat, int32_t store) {
+   if (s->total % s->threads == 0)
+      return store;
+   int32_t within = s->whole ? Ir_binary(L->ln, EXPR_LT, other, num(L, s->across))
+                             : Ir_binary(L->ln, EXPR_LT, flat, num(L, s->total));
+   return Ir_if(L->ln, within, store);
+}
+
 /* One factor's tile for k stage `ko`: rows [row0, row0 + rows) of side `side` (0 A, 1
  * B) of the anchor's matrix multiply, copied into shared[row][ld] by the block's
  * threads, one element each per round (rounded as stored where the tile is 16-bit,
- * asynchronously where it holds floats). The element is the factor's te load at
- * the anchor's axes that the row and k index give (the batch axes from `axis`), which
- * gathers conv2d's windows; elements past the matrix (rows past `extent`, k past K) and
- * the zeros of an inlined select (padding) are zero fills of the copy. Consecutive
- * threads take consecutive k or consecutive rows, whichever the factor's global
- * elements lie closer together along (stageByRow). A factor that is contiguous along k
- * (contiguousLoad) is read at its row's start plus k. Where a round covers whole lines
- * of the direction the threads run along, a thread keeps its place on the line in every
- * round, and the axes that place gives are bound once a stage, before the rounds. */
+ * asynchronously where it holds floats), or where `reg` >= 0 loaded into that register
+ * array, an element a round, for tcDrain to store (`ahead`: a prefetch, loaded a stage
+ * before its use). The element is the factor's te load
+ * at the anchor's axes that the row and k index give (the batch axes from `axis`),
+ * which gathers conv2d's windows; elements past the matrix (rows past `extent`, k past
+ * K) and the zeros of an inlined select (padding) are zero fills of the copy.
+ * Consecutive threads take consecutive k or consecutive rows, whichever the factor's
+ * global elements lie closer together along (stageByRow). A factor that is contiguous
+ * along k (contiguousLoad) is read at its row's start plus k. Where a round covers
+ * whole lines of the direction the threads run along, a thread keeps its place on the
+ * line in every round, and the axes that place gives are bound once a stage, before
+ * the rounds. */
 static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side, const int32_t *axis, int32_t row0,
-                       int64_t rows, int64_t extent, int32_t ko, int64_t threads, int32_t tid, int shared) {
+                       int64_t rows, int64_t extent, int32_t ko, int64_t threads, int32_t tid, int shared, int reg,
+                       bool ahead) {
    const Stage *a = &L->g->stages[L->anchor];
    int32_t factor = Dag_expr(L->g, a->body)->args[side];
    const Stage *src = &L->g->stages[Dag_expr(L->g, factor)->ref];
    const int *rowAxes = side ? gm->nAxis : gm->mAxis;
    int nrow = side ? gm->nn : gm->nm;
-   bool byRow = stageByRow(L, factor, rowAxes, nrow, rows, t->blockK);
-   int64_t total = rows * t->blockK, rounds = (total + threads - 1) / threads;
-   int64_t line = byRow ? rows : t->blockK, across = byRow ? t->blockK : rows;
+   TcStaging s = tcStaging(L, t, gm, side, rows, threads);
    char name[IR_NAME_MAX];
    join(name, sizeof name, src->name, "round");
-   int vr = rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, rounds) : -1;
+   int vr = s.rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, s.rounds) : -1;
    int32_t stmts[2 * TE_MAX_AXES + 2], pre[TE_MAX_AXES + 1];
    int ns = 0, np = 0;
-   bool whole = threads % line == 0;
-   int32_t along, other, flat = -1;
-   if (whole) {
-      along = Ir_binary(L->ln, EXPR_FLOORMOD, tid, num(L, line));
-      other = Ir_binary(L->ln, EXPR_FLOORDIV, tid, num(L, line));
-      if (vr >= 0)
-         other = mad(L, var(L, vr), threads / line, other);
-   } else {
-      join(name, sizeof name, src->name, "i");
-      flat = bind(L, stmts, &ns, name, vr >= 0 ? mad(L, var(L, vr), threads, tid) : tid);
-      along = Ir_binary(L->ln, EXPR_FLOORMOD, flat, num(L, line));
-      other = Ir_binary(L->ln, EXPR_FLOORDIV, flat, num(L, line));
-   }
-   int32_t r = byRow ? along : other, c = byRow ? other : along;
+   int32_t r, c, other, flat;
+   stagingPlace(L, &s, vr, tid, src->name, stmts, &ns, &r, &c, &other, &flat);
    int32_t row = add(L, row0, r), kk = mad(L, ko, t->blockK, c);
    int32_t at[TE_MAX_AXES];
    memcpy(at, axis, sizeof at);
-   groupAxes(L, whole && byRow ? pre : stmts, whole && byRow ? &np : &ns, a, rowAxes, nrow, row, at);
+   bool rowsOnce = s.whole && s.byRow, kOnce = s.whole && !s.byRow;
+   groupAxes(L, rowsOnce ? pre : stmts, rowsOnce ? &np : &ns, a, rowAxes, nrow, row, at);
    int32_t value = contiguousLoad(L, factor, at, kk);
    if (value < 0) {
       int kaxes[TE_MAX_REDUCE];
       for (int i = 0; i < a->nreduce; i++)
          kaxes[i] = a->ndim + i;
-      groupAxes(L, whole && !byRow ? pre : stmts, whole && !byRow ? &np : &ns, a, kaxes, a->nreduce, kk, at);
+      groupAxes(L, kOnce ? pre : stmts, kOnce ? &np : &ns, a, kaxes, a->nreduce, kk, at);
       value = translate(L, factor, at);
    }
    int32_t inside = -1;
@@ -834,18 +879,39 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
    bool copy = Ir_expr(L->ln, value)->kind == EXPR_LOAD && Ir_elemBytes(&L->ln->buffers[shared]) == 4;
    if (inside >= 0)
       value = Ir_select(L->ln, inside, value, Ir_float(L->ln, 0.0));
-   int32_t sidx[2] = { r, c };
-   int32_t index = mad(L, r, t->ld, c);
-   int32_t store = copy ? Ir_copyAsync(L->ln, shared, index, sidx, value) : Ir_storeAt(L->ln, shared, index, sidx, value);
-   if (total % threads) {
-      int32_t within = whole ? Ir_binary(L->ln, EXPR_LT, other, num(L, across))
-                             : Ir_binary(L->ln, EXPR_LT, flat, num(L, total));
-      store = Ir_if(L->ln, within, store);
+   int32_t store;
+   if (reg >= 0) {
+      store = ahead ? Ir_prefetch(L->ln, reg, varOrZero(L, vr), value) : Ir_store(L->ln, reg, varOrZero(L, vr), value);
+   } else {
+      int32_t sidx[2] = { r, c };
+      int32_t index = mad(L, r, t->ld, c);
+      store = copy ? Ir_copyAsync(L->ln, shared, index, sidx, value) : Ir_storeAt(L->ln, shared, index, sidx, value);
    }
-   stmts[ns++] = store;
+   stmts[ns++] = withinTile(L, &s, other, flat, store);
    int32_t body = Ir_seq(L->ln, stmts, ns);
    pre[np++] = vr >= 0 ? Ir_for(L->ln, vr, LOOP_UNROLL, body) : body;
    return Ir_seq(L->ln, pre, np);
+}
+
+/* The register array of a factor's prefetched stage (tcFetch with reg), one element a
+ * round: its elements stored to their places in the shared tile, as tcFetch without it
+ * would have stored them. */
+static int32_t tcDrain(Lower *L, const TcTile *t, const SketchGemm *gm, int side, int64_t rows, int64_t threads,
+                       int32_t tid, int shared, int reg) {
+   const Stage *src = &L->g->stages[Dag_expr(L->g, Dag_expr(L->g, L->g->stages[L->anchor].body)->args[side])->ref];
+   TcStaging s = tcStaging(L, t, gm, side, rows, threads);
+   char name[IR_NAME_MAX];
+   join(name, sizeof name, src->name, "drain");
+   int vr = s.rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, s.rounds) : -1;
+   int32_t stmts[2];
+   int ns = 0;
+   int32_t r, c, other, flat;
+   stagingPlace(L, &s, vr, tid, src->name, stmts, &ns, &r, &c, &other, &flat);
+   int32_t sidx[2] = { r, c };
+   int32_t store = Ir_storeAt(L->ln, shared, mad(L, r, t->ld, c), sidx, Ir_load(L->ln, reg, varOrZero(L, vr)));
+   stmts[ns++] = withinTile(L, &s, other, flat, store);
+   int32_t body = Ir_seq(L->ln, stmts, ns);
+   return vr >= 0 ? Ir_for(L->ln, vr, LOOP_UNROLL, body) : body;
 }
 
 static void finishKernel(LoopNest *ln, int k);
@@ -925,13 +991,41 @@ static void lowerTc(Lower *L, int ki) {
    /* each k stage (of the block's split): stage both tiles, then every warp's fragments
     * take the stage's steps */
    int vk = t.stagesPerSplit > 1 ? Ir_var(L->ln, VAR_LOOP, "k_outer", t.stagesPerSplit) : -1;
-   int32_t ko = split ? mad(L, ks, t.stagesPerSplit, varOrZero(L, vk)) : varOrZero(L, vk);
+   int32_t first = split ? mul(L, ks, num(L, t.stagesPerSplit)) : num(L, 0);
+   int32_t ko = add(L, first, varOrZero(L, vk));
    int32_t rowA = mul(L, bm, num(L, t.blockM)), rowB = mul(L, bn, num(L, t.blockN));
-   int32_t step[5];
-   step[0] = Ir_barrier(L->ln);
-   step[1] = tcFetch(L, &t, gm, 0, axis, rowA, t.blockM, t.M, ko, threads, var(L, kn->threadVar), sharedA);
-   step[2] = tcFetch(L, &t, gm, 1, axis, rowB, t.blockN, t.N, ko, threads, var(L, kn->threadVar), sharedB);
-   step[3] = Ir_barrier(L->ln);
+   int32_t tid = var(L, kn->threadVar);
+   int32_t step[6];
+   int nstep = 0;
+   step[nstep++] = Ir_barrier(L->ln);
+   if (t.inFlight > 1) {
+      /* a pipeline: stage 0's operands loaded into registers before the stages; each
+       * stage stores what was loaded to the tiles, then loads the next stage's while
+       * the warps multiply */
+      int reg[2];
+      const int64_t rows[2] = { t.blockM, t.blockN };
+      for (int side = 0; side < 2; side++) {
+         int64_t rounds = tcStaging(L, &t, gm, side, rows[side], threads).rounds;
+         localName(name, sizeof name, g->stages[side ? opB : opA].name, "prefetch");
+         reg[side] = Ir_buffer(L->ln, name, SCOPE_LOCAL, side ? opB : opA, kv, 1, &rounds);
+      }
+      int32_t next = add(L, ko, num(L, 1));
+      items[ni++] = tcFetch(L, &t, gm, 0, axis, rowA, t.blockM, t.M, first, threads, tid, sharedA, reg[0], false);
+      items[ni++] = tcFetch(L, &t, gm, 1, axis, rowB, t.blockN, t.N, first, threads, tid, sharedB, reg[1], false);
+      step[nstep++] = tcDrain(L, &t, gm, 0, t.blockM, threads, tid, sharedA, reg[0]);
+      step[nstep++] = tcDrain(L, &t, gm, 1, t.blockN, threads, tid, sharedB, reg[1]);
+      step[nstep++] = Ir_barrier(L->ln);
+      int32_t ahead[2] = {
+         tcFetch(L, &t, gm, 0, axis, rowA, t.blockM, t.M, next, threads, tid, sharedA, reg[0], true),
+         tcFetch(L, &t, gm, 1, axis, rowB, t.blockN, t.N, next, threads, tid, sharedB, reg[1], true),
+      };
+      int32_t more = Ir_binary(L->ln, EXPR_LT, var(L, vk), num(L, t.stagesPerSplit - 1));
+      step[nstep++] = Ir_if(L->ln, more, Ir_seq(L->ln, ahead, 2));
+   } else {
+      step[nstep++] = tcFetch(L, &t, gm, 0, axis, rowA, t.blockM, t.M, ko, threads, tid, sharedA, -1, false);
+      step[nstep++] = tcFetch(L, &t, gm, 1, axis, rowB, t.blockN, t.N, ko, threads, tid, sharedB, -1, false);
+      step[nstep++] = Ir_barrier(L->ln);
+   }
    int vs = t.stepsK > 1 ? Ir_var(L->ln, VAR_LOOP, "k_step", t.stepsK) : -1;
    int vfm = t.fragsM > 1 ? Ir_var(L->ln, VAR_LOOP, "m_frag", t.fragsM) : -1;
    int vfn = t.fragsN > 1 ? Ir_var(L->ln, VAR_LOOP, "n_frag", t.fragsN) : -1;
@@ -945,8 +1039,8 @@ static void lowerTc(Lower *L, int ki) {
    for (int i = 2; i >= 0; i--)
       if (loops[i] >= 0)
          mma = Ir_for(L->ln, loops[i], LOOP_UNROLL, mma);
-   step[4] = mma;
-   int32_t stage = Ir_seq(L->ln, step, 5);
+   step[nstep++] = mma;
+   int32_t stage = Ir_seq(L->ln, step, nstep);
    items[ni++] = vk >= 0 ? Ir_for(L->ln, vk, LOOP_SERIAL, stage) : stage;
 
    /* store: each accumulator where the fragment layout puts it, through the fused chain;

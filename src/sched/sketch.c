@@ -442,22 +442,23 @@ static void buildMlt(Build *b, KernelPlan *k, int ki, int anchor) {
 static void buildTc(Build *b, KernelPlan *k, int ki, int anchor) {
    const Stage *a = &b->set->dag.stages[anchor];
    char name[SKETCH_KNOB_NAME_MAX];
-   static const char *const parts[4] = { "m", "n", "k", "split" };
-   static const int nparts[4] = { 2, 2, 1, 1 };
-   static const int64_t largest[4] = { 8, 8, 4, SKETCH_TC_MAX_SPLIT };
+   static const char *const parts[SKETCH_TC_KNOBS] = { "m", "n", "k", "split", "stages" };
+   static const int nparts[SKETCH_TC_KNOBS] = { 2, 2, 1, 1, 1 };
+   static const int64_t largest[SKETCH_TC_KNOBS] = { 8, 8, 4, SKETCH_TC_MAX_SPLIT, 2 };
    k->kind = KERNEL_TC;
    k->anchor = anchor;
    if (!Sketch_gemm(&b->set->dag, anchor, &k->gemm))
       fatal("a tensor-core kernel of %s, which is no matrix multiply", a->name);
    k->firstTile = b->sk->nsplits;
-   const int axis[4] = { k->gemm.mAxis[0], k->gemm.nAxis[0], a->ndim, a->ndim };
-   for (int i = 0; i < 4; i++) {
+   const int axis[SKETCH_TC_KNOBS] = { k->gemm.mAxis[0], k->gemm.nAxis[0], a->ndim, a->ndim, a->ndim };
+   for (int i = 0; i < SKETCH_TC_KNOBS; i++) {
       snprintf(name, sizeof name, "%s.tc.%s", a->name, parts[i]);
       int slot = addSplit(b, SPLIT_TC, ki, anchor, axis[i], i >= 2, nparts[i], largest[i], name);
-      if (i == 3)
-         b->sk->splits[slot].byDefault = 1;   /* states from before split-K: unsplit */
+      /* states from before split-K and the pipeline: unsplit, one stage in flight */
+      if (i >= 3)
+         b->sk->splits[slot].byDefault = 1;
    }
-   k->ntiles = 4;
+   k->ntiles = SKETCH_TC_KNOBS;
 }
 
 static void buildKernels(Build *b) {

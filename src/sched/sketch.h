@@ -79,6 +79,8 @@ typedef enum {
  * more elements takes several blocks). */
 #define SKETCH_TC_MAX_SPLIT 64
 #define SKETCH_TC_SUM_THREADS 128
+/* A TC kernel's knobs: tc.m, tc.n, tc.k, tc.split and tc.stages, in that order. */
+#define SKETCH_TC_KNOBS 5
 
 typedef enum {
    SPLIT_TILE,      /* an MLT axis: exact; spatial 4 parts (vthread, thread, inner, innermost),
@@ -87,7 +89,9 @@ typedef enum {
    SPLIT_VECTOR,    /* a cooperative fetch's vector width: 1 part over the shared buffer */
    SPLIT_TC,        /* a TC kernel's tile: each part a power of two from 1 to `extent`;
                      * m and n [warps, fragments per warp], k [fragments per stage],
-                     * split [blocks the k stages are divided among] */
+                     * split [blocks the k stages are divided among], stages [k
+                     * stages in flight: 2 loads the next stage's operands into
+                     * registers while the warps multiply this one's] */
 } SplitKind;
 
 typedef struct SplitSlot_ {

@@ -113,6 +113,7 @@ void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out)
    const int32_t *n = &s->knob[sk->splits[k->firstTile + 1].knob];
    const int32_t *kk = &s->knob[sk->splits[k->firstTile + 2].knob];
    int32_t split = s->knob[sk->splits[k->firstTile + 3].knob];
+   int32_t inFlight = s->knob[sk->splits[k->firstTile + 4].knob];
    out->precision = sk->precision;
    out->batch = k->gemm.batch;
    out->M = k->gemm.M;
@@ -133,6 +134,7 @@ void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out)
    out->stagesK = ceilDiv(out->K, out->blockK);
    out->split = split > 1 ? split : 1;
    out->stagesPerSplit = ceilDiv(out->stagesK, out->split);
+   out->inFlight = inFlight > 1 ? inFlight : 1;
 }
 
 void State_kernelShape(const SketchSet *set, const State *s, int kernel, KernelShape *out) {
@@ -284,6 +286,9 @@ static int checkTc(const SketchSet *set, const State *s, int ki, const char *nam
    if (t.split > t.stagesK)
       return setCause(cause, "state: the tensor-core kernel of %s splits its %lld k stage%s of %lld among %lld blocks; at most one block a stage",
                       name, (long long)t.stagesK, t.stagesK == 1 ? "" : "s", (long long)t.blockK, (long long)t.split);
+   if (t.inFlight > 1 && t.stagesPerSplit < 2)
+      return setCause(cause, "state: the tensor-core kernel of %s keeps %lld k stages in flight, but each block runs %lld; at least 2 for a pipeline",
+                      name, (long long)t.inFlight, (long long)t.stagesPerSplit);
    for (int i = 0; i < 3; i++) {
       int64_t most = pow2Above(axes[i].extent);
       most = most > axes[i].fragment ? most : axes[i].fragment;
@@ -376,10 +381,12 @@ void State_sample(const SketchSet *set, int sketch, Rng *rng, State *out) {
       case SPLIT_TC: {
          int64_t most = sl->extent;
          if (sl->byDefault) {
-            /* split-K: a power of two up to the k stages the tile parts drawn give */
+            /* split-K: a power of two up to the k stages the tile parts drawn give; a
+             * pipeline where each block has two k stages or more */
             TcTile t;
             State_tcTile(set, out, sl->kernel, &t);
-            most = t.stagesK < most ? t.stagesK : most;
+            int64_t stages = sl == &sk->splits[sk->kernels[sl->kernel].firstTile + 3] ? t.stagesK : t.stagesPerSplit;
+            most = stages < most ? stages : most;
          }
          for (int p = 0; p < sl->nparts; p++)
             out->knob[sl->knob + p] = (int32_t)1 << Rng_below(rng, (uint64_t)log2Of(most) + 1);

@@ -67,6 +67,8 @@ typedef struct TcTile_ {
    int64_t gridM, gridN, stagesK;  /* blocks along m and n, stages along k */
    int64_t split, stagesPerSplit;  /* blocks each tile's k stages are divided among (split-K;
                                     * 1 when unsplit), and the stages each takes */
+   int64_t inFlight;               /* k stages in flight: 2 prefetches the next stage's
+                                    * operands into registers during this one's mma */
 } TcTile;
 
 void State_tcTile(const SketchSet *set, const State *s, int kernel, TcTile *out);

@@ -188,6 +188,8 @@ typedef struct {
    double tcFlops;               /* per warp */
    Precision tcPrecision;
    double memTrips;              /* global load round trips */
+   double aheadTrips;            /* those issued ahead of their use (IrStmt.prefetch) */
+   bool ahead;                   /* walking a prefetch's value */
    double path;                  /* other latency on the warp's own path, cycles */
    double sharedTrips;           /* shared loads on that path, each SHARED latency */
    double l1Trips;               /* local-memory loads on it, each L1 latency */
@@ -768,7 +770,9 @@ static void access(Walk *w, int buffer, int32_t index, bool load) {
    case SCOPE_GLOBAL:
       w->steps = fmax(w->steps, serialTrips(w));
       w->sectors[buffer] += execs * blockUnits(w, index, SCOPE_GLOBAL, NULL);
-      if (load)
+      if (load && w->ahead)
+         w->aheadTrips += execs / mlp;
+      else if (load)
          w->memTrips += execs / mlp;
       break;
    }
@@ -878,7 +882,9 @@ static bool readsBuffer(const LoopNest *ln, int32_t e, int buffer) {
  * update different accumulators (the store's index differs) overlap, and a chain
  * shorter than FP_LATENCY stalls the warp for the rest. */
 static void store(Walk *w, const IrStmt *st) {
+   w->ahead = st->prefetch != 0;
    ValueCost c = arithmetic(w, st->value);
+   w->ahead = false;
    if (Ir_elemBytes(&w->ln->buffers[st->buffer]) == 2)
       issue(w, 1, w->trip, w->staticMult);   /* the cvt to a 16-bit tile's precision */
    access(w, st->buffer, st->index, false);
@@ -932,6 +938,22 @@ static void allreduce(Walk *w, const IrStmt *st) {
       w->sharedTrips += (steps + 2) * w->trip;
    }
    access(w, st->buffer, st->index, false);
+}
+
+/* The share of an enclosing loop's iterations that take a condition of the form
+ * var < c on that loop's variable (a pipeline's "not the last stage"); 1 for any other
+ * condition, which the lane masks account for. */
+static double takenShare(const Walk *w, int32_t cond) {
+   const Expr *x = &w->ln->expr[cond];
+   if (x->kind != EXPR_LT)
+      return 1;
+   const Expr *v = &w->ln->expr[x->args[0]], *c = &w->ln->expr[x->args[1]];
+   if (v->kind != EXPR_AXIS || c->kind != EXPR_INT)
+      return 1;
+   for (int i = 0; i < w->depth; i++)
+      if (w->loop[i].var == v->ref)
+         return fmin(fmax((double)c->v.i, 0), (double)w->loop[i].extent) / (double)w->loop[i].extent;
+   return 1;
 }
 
 static void walkStmt(Walk *w, int32_t s) {
@@ -999,7 +1021,10 @@ static void walkStmt(Walk *w, int32_t s) {
       if (w->ncond == MAX_CONDS)
          fatal("simulator: conditions nested deeper than %d", MAX_CONDS);
       w->cond[w->ncond++] = st->value;
+      double trip = w->trip;
+      w->trip *= takenShare(w, st->value);
       walkStmt(w, st->body);
+      w->trip = trip;
       w->ncond--;
       return;
    }
@@ -1106,7 +1131,8 @@ static void walkKernel(Walk *w, int k) {
    w->ncond = 0;
    w->vecVar = -1;
    w->vecWidth = 1;
-   w->instr = w->fp = w->mufu = w->flops = w->memTrips = w->path = w->barriers = 0;
+   w->instr = w->fp = w->mufu = w->flops = w->memTrips = w->aheadTrips = w->path = w->barriers = 0;
+   w->ahead = false;
    w->tcFlops = 0;
    w->tcPrecision = PRECISION_FP32;
    w->sharedTrips = w->l1Trips = w->barrierWaits = 0;
@@ -1383,6 +1409,7 @@ static int countKernel(const SimGpu *h, Walk *w, int k, const SimCompiled *ptx, 
    out->barriers = w->barriers;
    out->pathFixed = w->instr + w->path;
    out->memTrips = w->memTrips;
+   out->aheadTrips = w->aheadTrips;
    out->sharedTrips = w->sharedTrips;
    out->l1Trips = w->l1Trips;
    out->barrierWaits = w->barrierWaits;
@@ -1392,12 +1419,24 @@ static int countKernel(const SimGpu *h, Walk *w, int k, const SimCompiled *ptx, 
    return 0;
 }
 
+/* A global load's round trip under p, in cycles. */
+static double memLatency(const SimParams *p, const SimCounts *c) {
+   return p->v[SIM_L2_LATENCY] + c->dramShare * (p->v[SIM_DRAM_LATENCY] - p->v[SIM_L2_LATENCY]);
+}
+
+/* Of the round trips of loads issued ahead of their use (a pipeline's prefetch into
+ * registers: the next k stage's operands loaded while the warps multiply this one's),
+ * what the rest of the warp's path, `rest` cycles, leaves uncovered. */
+static double aheadCycles(const SimParams *p, const SimCounts *c, double rest) {
+   return fmax(c->aheadTrips * memLatency(p, c) - rest, 0);
+}
+
 /* One warp's own latency path under p, in cycles. */
 static double pathCycles(const SimParams *p, const SimCounts *c) {
    const double *v = p->v;
-   double memLatency = v[SIM_L2_LATENCY] + c->dramShare * (v[SIM_DRAM_LATENCY] - v[SIM_L2_LATENCY]);
-   return c->pathFixed + c->memTrips * memLatency + c->sharedTrips * v[SIM_SHARED_LATENCY] +
-          c->l1Trips * v[SIM_L1_LATENCY] + c->barrierWaits * v[SIM_BARRIER_CYCLES];
+   double rest = c->pathFixed + c->memTrips * memLatency(p, c) + c->sharedTrips * v[SIM_SHARED_LATENCY] +
+                 c->l1Trips * v[SIM_L1_LATENCY] + c->barrierWaits * v[SIM_BARRIER_CYCLES];
+   return rest + aheadCycles(p, c, rest);
 }
 
 /* One warp's latency path under p split by what it waits on (SimStall), in cycles:
@@ -1406,12 +1445,15 @@ static double pathCycles(const SimParams *p, const SimCounts *c) {
  * itself is no stall; neither is starting the block. */
 static void pathStalls(const SimParams *p, const SimCounts *c, double *stall) {
    const double *v = p->v;
-   double memLatency = v[SIM_L2_LATENCY] + c->dramShare * (v[SIM_DRAM_LATENCY] - v[SIM_L2_LATENCY]);
-   stall[SIM_STALL_LONG_SCOREBOARD] = c->memTrips * memLatency + c->l1Trips * v[SIM_L1_LATENCY];
+   stall[SIM_STALL_LONG_SCOREBOARD] = c->memTrips * memLatency(p, c) + c->l1Trips * v[SIM_L1_LATENCY];
    stall[SIM_STALL_SHORT_SCOREBOARD] = c->sharedTrips * v[SIM_SHARED_LATENCY];
    stall[SIM_STALL_BARRIER] = c->barrierWaits * v[SIM_BARRIER_CYCLES];
    stall[SIM_STALL_WAIT] = fmax(c->pathFixed - c->instr, 0);
    stall[SIM_STALL_MATH_PIPE_THROTTLE] = stall[SIM_STALL_MIO_THROTTLE] = 0;
+   double rest = c->pathFixed;
+   for (int i = 0; i < SIM_STALL_COUNT; i++)
+      rest += i == SIM_STALL_WAIT ? 0 : stall[i];
+   stall[SIM_STALL_LONG_SCOREBOARD] += aheadCycles(p, c, rest);
 }
 
 /* Cycles of one round on an SM holding b blocks while `active` SMs share DRAM; parts
@@ -1445,10 +1487,11 @@ static double roundCycles(const SimGpu *h, const SimParams *p, const SimCounts *
    /* the parts overlap across warps. Shared-memory loads and the arithmetic on them
     * run in the same phase, so every resident warp fills the other's gaps; barriers
     * hold a block's warps in one phase (staging from global memory, or computing), so
-    * only other resident blocks fill the gaps between memory and the rest */
+    * only other resident blocks fill the gaps between memory and the rest, unless the
+    * next phase's loads are in flight during this one's arithmetic (a pipeline) */
    double warps = b * c->W;
    double onChip = fmax(compute, shared) + fmin(compute, shared) / (1 + warps);
-   double others = c->barriers > 0 ? b : warps;
+   double others = c->barriers > 0 && c->aheadTrips <= 0 ? b : warps;
    double throughput = fmax(onChip, memory) + fmin(onChip, memory) / (1 + others);
    /* retiring and starting blocks is on the latency side: blocks end and start one by
     * one, so in a throughput-bound round the others' work hides it (a streaming copy

@@ -88,6 +88,8 @@ typedef struct SimCounts_ {
    double barriers;              /* per warp: whether warps of a block wait for each other */
    double pathFixed;             /* one warp's latency path without the free latencies */
    double memTrips, sharedTrips, l1Trips, barrierWaits;   /* times each free latency */
+   double aheadTrips;            /* global load round trips issued ahead of their use (a
+                                    pipeline's prefetch): the rest of the path hides them */
    double dramShare;             /* of a global load's round trips, the share to DRAM */
    double icache;                /* issue slowdown from code beyond the instruction cache */
    double flops;                 /* of the whole grid */
@@ -158,16 +160,16 @@ void SimParams_fromDevice(SimParams *p, const Device *d);
  * which). */
 int SimGpu_init(SimGpu *g, const Device *d, char **cause);
 
-/* Walks ln once. compiled may be NULL or hold NULL entries: compiled[k] is ptxas'
- * report for kernel k (its registers and spills replace the estimates). -1 with *cause
- * when a kernel cannot run on the GPU (too many threads per block, shared memory per
- * block or registers; the message gives the numbers). */
 /* The Tensor-Core rate the simulator assumes: the device table's
  * (Device_tensorFlopsPerClk). */
 static inline double Sim_tensorFlopsPerClk(int ccMajor, int ccMinor, Precision p) {
    return Device_tensorFlopsPerClk(ccMajor, ccMinor, p);
 }
 
+/* Walks ln once. compiled may be NULL or hold NULL entries: compiled[k] is ptxas'
+ * report for kernel k (its registers and spills replace the estimates). -1 with *cause
+ * when a kernel cannot run on the GPU (too many threads per block, shared memory per
+ * block or registers; the message gives the numbers). */
 int Sim_count(const SimGpu *g, const LoopNest *ln, const SimCompiled *const *compiled, SimProgram *out,
               char **cause);
 /* The latency of a counted program under constants p, jittered by jitterKey (the
