@@ -616,13 +616,18 @@ static void lowerMlt(Lower *L, int ki) {
 
 /* ---- Tensor-Core kernels ---- */
 
+/* The extent of stage a's axis `axis` (spatial 0..ndim-1, then reduce). */
+static int64_t axisExtent(const Stage *a, int axis) {
+   return axis < a->ndim ? a->shape[axis] : a->rextent[axis - a->ndim];
+}
+
 /* Binds each axis of one group of the anchor (SketchGemm's m, n or k) to its coordinate
  * in `fused`, the group's row-major index. */
 static void groupAxes(Lower *L, int32_t *items, int *ni, const Stage *a, const int *axes, int n, int32_t fused,
                       int32_t *axis) {
    int64_t ext[TE_MAX_AXES];
    for (int i = 0; i < n; i++)
-      ext[i] = axes[i] < a->ndim ? a->shape[axes[i]] : a->rextent[axes[i] - a->ndim];
+      ext[i] = axisExtent(a, axes[i]);
    for (int i = 0; i < n; i++)
       axis[axes[i]] = n == 1 ? fused : bind(L, items, ni, a->axis[axes[i]], coordinate(L, fused, ext, n, i));
 }
@@ -714,7 +719,7 @@ static int64_t groupRun(const Lower *L, const Expr *x, const int *axes, int n, i
    *stride = 0;
    int inner = -1;
    for (int i = n - 1; i >= 0 && inner < 0; i--)
-      if ((axes[i] < a->ndim ? a->shape[axes[i]] : a->rextent[axes[i] - a->ndim]) > 1)
+      if (axisExtent(a, axes[i]) > 1)
          inner = axes[i];
    if (inner < 0 || src->ndim == 0)
       return 1;
@@ -722,13 +727,13 @@ static int64_t groupRun(const Lower *L, const Expr *x, const int *axes, int n, i
    if (c <= 0)
       return 1;
    *stride = c;
-   int64_t run = inner < a->ndim ? a->shape[inner] : a->rextent[inner - a->ndim];
+   int64_t run = axisExtent(a, inner);
    /* the group's axes are the load's last dimensions, each at unit stride and its extent */
    bool whole = c == 1 && n <= src->ndim;
    int64_t all = 1;
    for (int i = 0; i < n && whole; i++) {
       const Expr *d = Dag_expr(L->g, x->args[src->ndim - n + i]);
-      int64_t ext = axes[i] < a->ndim ? a->shape[axes[i]] : a->rextent[axes[i] - a->ndim];
+      int64_t ext = axisExtent(a, axes[i]);
       whole = d->kind == EXPR_AXIS && d->ref == axes[i] && src->shape[src->ndim - n + i] == ext;
       all *= ext;
    }
@@ -761,21 +766,31 @@ static bool stageByRow(const Lower *L, int32_t factor, const int *rowAxes, int n
    return warpSectors(rows, rowRun, rowStride) < warpSectors(blockK, kRun, kStride);
 }
 
-/* How a block's threads share one factor's tile of `rows` rows by blockK k a stage:
- * consecutive threads along k or along the rows (stageByRow), one element each per
- * round. */
+/* One side of the anchor's matrix multiply (0 A, 1 B) as a block stages it: its tile
+ * of `rows` rows from row0 by blockK k a stage, in shared memory (and, in a pipeline,
+ * in registers, an element a round), and how the block's threads share it: consecutive
+ * threads along k or along the rows (stageByRow), one element each per round. */
 typedef struct {
+   int side;
+   int32_t factor;              /* the anchor's te load of this side */
+   const int *axes;             /* the group of the anchor's axes the rows run over */
+   int naxes;
+   int32_t row0;                /* the block's first row */
+   int64_t extent;              /* rows of the matrix (M or N) */
+   int shared, reg;             /* the tile; the pipeline's registers (-1: none) */
    bool byRow, whole;           /* along the rows; a round covers whole lines */
    int64_t rows, total, rounds, threads;
    int64_t line, across;        /* elements along the direction the threads run, and across it */
 } TcStaging;
 
-static TcStaging tcStaging(const Lower *L, const TcTile *t, const SketchGemm *gm, int side, int64_t rows,
-                           int64_t threads) {
+static TcStaging tcStaging(const Lower *L, const TcTile *t, const SketchGemm *gm, int side, int32_t row0,
+                           int64_t threads, int shared) {
    const Stage *a = &L->g->stages[L->anchor];
-   TcStaging s = { .rows = rows, .total = rows * t->blockK, .threads = threads };
-   s.byRow = stageByRow(L, Dag_expr(L->g, a->body)->args[side], side ? gm->nAxis : gm->mAxis, side ? gm->nn : gm->nm,
-                        rows, t->blockK);
+   int64_t rows = side ? t->blockN : t->blockM;
+   TcStaging s = { .side = side, .factor = Dag_expr(L->g, a->body)->args[side], .axes = side ? gm->nAxis : gm->mAxis,
+                   .naxes = side ? gm->nn : gm->nm, .row0 = row0, .extent = side ? t->N : t->M, .shared = shared,
+                   .reg = -1, .rows = rows, .total = rows * t->blockK, .threads = threads };
+   s.byRow = stageByRow(L, s.factor, s.axes, s.naxes, rows, t->blockK);
    s.rounds = (s.total + threads - 1) / threads;
    s.line = s.byRow ? rows : t->blockK;
    s.across = s.byRow ? t->blockK : rows;
@@ -815,12 +830,11 @@ static int32_t withinTile(Lower *L, const TcStaging *s, int32_t other, int32_t f
    return Ir_if(L->ln, within, store);
 }
 
-/* One factor's tile for k stage `ko`: rows [row0, row0 + rows) of side `side` (0 A, 1
- * B) of the anchor's matrix multiply, copied into shared[row][ld] by the block's
- * threads, one element each per round (rounded as stored where the tile is 16-bit,
- * asynchronously where it holds floats), or where `reg` >= 0 loaded into that register
- * array, an element a round, for tcDrain to store (`ahead`: a prefetch, loaded a stage
- * before its use). The element is the factor's te load
+/* One side's tile for k stage `ko`, copied into its shared tile [row][ld] by the
+ * block's threads, one element each per round (rounded as stored where the tile is
+ * 16-bit, asynchronously where it holds floats), or where the side has registers
+ * loaded into them, an element a round, for tcDrain to store (`ahead`: a prefetch,
+ * loaded a stage before its use). The element is the factor's te load
  * at the anchor's axes that the row and k index give (the batch axes from `axis`),
  * which gathers conv2d's windows; elements past the matrix (rows past `extent`, k past
  * K) and the zeros of an inlined select (padding) are zero fills of the copy.
@@ -830,38 +844,33 @@ static int32_t withinTile(Lower *L, const TcStaging *s, int32_t other, int32_t f
  * whole lines of the direction the threads run along, a thread keeps its place on the
  * line in every round, and the axes that place gives are bound once a stage, before
  * the rounds. */
-static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side, const int32_t *axis, int32_t row0,
-                       int64_t rows, int64_t extent, int32_t ko, int64_t threads, int32_t tid, int shared, int reg,
+static int32_t tcFetch(Lower *L, const TcTile *t, const TcStaging *s, const int32_t *axis, int32_t ko, int32_t tid,
                        bool ahead) {
    const Stage *a = &L->g->stages[L->anchor];
-   int32_t factor = Dag_expr(L->g, a->body)->args[side];
-   const Stage *src = &L->g->stages[Dag_expr(L->g, factor)->ref];
-   const int *rowAxes = side ? gm->nAxis : gm->mAxis;
-   int nrow = side ? gm->nn : gm->nm;
-   TcStaging s = tcStaging(L, t, gm, side, rows, threads);
+   const Stage *src = &L->g->stages[Dag_expr(L->g, s->factor)->ref];
    char name[IR_NAME_MAX];
    join(name, sizeof name, src->name, "round");
-   int vr = s.rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, s.rounds) : -1;
+   int vr = s->rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, s->rounds) : -1;
    int32_t stmts[2 * TE_MAX_AXES + 2], pre[TE_MAX_AXES + 1];
    int ns = 0, np = 0;
    int32_t r, c, other, flat;
-   stagingPlace(L, &s, vr, tid, src->name, stmts, &ns, &r, &c, &other, &flat);
-   int32_t row = add(L, row0, r), kk = mad(L, ko, t->blockK, c);
+   stagingPlace(L, s, vr, tid, src->name, stmts, &ns, &r, &c, &other, &flat);
+   int32_t row = add(L, s->row0, r), kk = mad(L, ko, t->blockK, c);
    int32_t at[TE_MAX_AXES];
    memcpy(at, axis, sizeof at);
-   bool rowsOnce = s.whole && s.byRow, kOnce = s.whole && !s.byRow;
-   groupAxes(L, rowsOnce ? pre : stmts, rowsOnce ? &np : &ns, a, rowAxes, nrow, row, at);
-   int32_t value = contiguousLoad(L, factor, at, kk);
+   bool rowsOnce = s->whole && s->byRow, kOnce = s->whole && !s->byRow;
+   groupAxes(L, rowsOnce ? pre : stmts, rowsOnce ? &np : &ns, a, s->axes, s->naxes, row, at);
+   int32_t value = contiguousLoad(L, s->factor, at, kk);
    if (value < 0) {
       int kaxes[TE_MAX_REDUCE];
       for (int i = 0; i < a->nreduce; i++)
          kaxes[i] = a->ndim + i;
       groupAxes(L, kOnce ? pre : stmts, kOnce ? &np : &ns, a, kaxes, a->nreduce, kk, at);
-      value = translate(L, factor, at);
+      value = translate(L, s->factor, at);
    }
    int32_t inside = -1;
-   if (((extent + rows - 1) / rows) * rows != extent)
-      inside = Ir_binary(L->ln, EXPR_LT, row, num(L, extent));
+   if (((s->extent + s->rows - 1) / s->rows) * s->rows != s->extent)
+      inside = Ir_binary(L->ln, EXPR_LT, row, num(L, s->extent));
    if (t->split * t->stagesPerSplit * t->blockK != t->K) {
       int32_t kin = Ir_binary(L->ln, EXPR_LT, kk, num(L, t->K));
       inside = inside < 0 ? kin : Ir_binary(L->ln, EXPR_AND, inside, kin);
@@ -876,40 +885,38 @@ static int32_t tcFetch(Lower *L, const TcTile *t, const SketchGemm *gm, int side
       value = taken;
    }
    /* a 16-bit tile rounds what it stores: no asynchronous copy */
-   bool copy = Ir_expr(L->ln, value)->kind == EXPR_LOAD && Ir_elemBytes(&L->ln->buffers[shared]) == 4;
+   bool copy = Ir_expr(L->ln, value)->kind == EXPR_LOAD && Ir_elemBytes(&L->ln->buffers[s->shared]) == 4;
    if (inside >= 0)
       value = Ir_select(L->ln, inside, value, Ir_float(L->ln, 0.0));
    int32_t store;
-   if (reg >= 0) {
-      store = ahead ? Ir_prefetch(L->ln, reg, varOrZero(L, vr), value) : Ir_store(L->ln, reg, varOrZero(L, vr), value);
+   if (s->reg >= 0) {
+      store = ahead ? Ir_prefetch(L->ln, s->reg, varOrZero(L, vr), value) : Ir_store(L->ln, s->reg, varOrZero(L, vr), value);
    } else {
       int32_t sidx[2] = { r, c };
       int32_t index = mad(L, r, t->ld, c);
-      store = copy ? Ir_copyAsync(L->ln, shared, index, sidx, value) : Ir_storeAt(L->ln, shared, index, sidx, value);
+      store = copy ? Ir_copyAsync(L->ln, s->shared, index, sidx, value) : Ir_storeAt(L->ln, s->shared, index, sidx, value);
    }
-   stmts[ns++] = withinTile(L, &s, other, flat, store);
+   stmts[ns++] = withinTile(L, s, other, flat, store);
    int32_t body = Ir_seq(L->ln, stmts, ns);
    pre[np++] = vr >= 0 ? Ir_for(L->ln, vr, LOOP_UNROLL, body) : body;
    return Ir_seq(L->ln, pre, np);
 }
 
-/* The register array of a factor's prefetched stage (tcFetch with reg), one element a
- * round: its elements stored to their places in the shared tile, as tcFetch without it
- * would have stored them. */
-static int32_t tcDrain(Lower *L, const TcTile *t, const SketchGemm *gm, int side, int64_t rows, int64_t threads,
-                       int32_t tid, int shared, int reg) {
-   const Stage *src = &L->g->stages[Dag_expr(L->g, Dag_expr(L->g, L->g->stages[L->anchor].body)->args[side])->ref];
-   TcStaging s = tcStaging(L, t, gm, side, rows, threads);
+/* A side's registers of a prefetched stage (tcFetch into them), one element a round:
+ * its elements stored to their places in the shared tile, as tcFetch without them would
+ * have stored them. */
+static int32_t tcDrain(Lower *L, const TcTile *t, const TcStaging *s, int32_t tid) {
+   const Stage *src = &L->g->stages[Dag_expr(L->g, s->factor)->ref];
    char name[IR_NAME_MAX];
    join(name, sizeof name, src->name, "drain");
-   int vr = s.rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, s.rounds) : -1;
+   int vr = s->rounds > 1 ? Ir_var(L->ln, VAR_LOOP, name, s->rounds) : -1;
    int32_t stmts[2];
    int ns = 0;
    int32_t r, c, other, flat;
-   stagingPlace(L, &s, vr, tid, src->name, stmts, &ns, &r, &c, &other, &flat);
+   stagingPlace(L, s, vr, tid, src->name, stmts, &ns, &r, &c, &other, &flat);
    int32_t sidx[2] = { r, c };
-   int32_t store = Ir_storeAt(L->ln, shared, mad(L, r, t->ld, c), sidx, Ir_load(L->ln, reg, varOrZero(L, vr)));
-   stmts[ns++] = withinTile(L, &s, other, flat, store);
+   int32_t store = Ir_storeAt(L->ln, s->shared, mad(L, r, t->ld, c), sidx, Ir_load(L->ln, s->reg, varOrZero(L, vr)));
+   stmts[ns++] = withinTile(L, s, other, flat, store);
    int32_t body = Ir_seq(L->ln, stmts, ns);
    return vr >= 0 ? Ir_for(L->ln, vr, LOOP_UNROLL, body) : body;
 }
@@ -993,8 +1000,11 @@ static void lowerTc(Lower *L, int ki) {
    int vk = t.stagesPerSplit > 1 ? Ir_var(L->ln, VAR_LOOP, "k_outer", t.stagesPerSplit) : -1;
    int32_t first = split ? mul(L, ks, num(L, t.stagesPerSplit)) : num(L, 0);
    int32_t ko = add(L, first, varOrZero(L, vk));
-   int32_t rowA = mul(L, bm, num(L, t.blockM)), rowB = mul(L, bn, num(L, t.blockN));
    int32_t tid = var(L, kn->threadVar);
+   TcStaging op[2] = {
+      tcStaging(L, &t, gm, 0, mul(L, bm, num(L, t.blockM)), threads, sharedA),
+      tcStaging(L, &t, gm, 1, mul(L, bn, num(L, t.blockN)), threads, sharedB),
+   };
    int32_t step[6];
    int nstep = 0;
    step[nstep++] = Ir_barrier(L->ln);
@@ -1002,28 +1012,23 @@ static void lowerTc(Lower *L, int ki) {
       /* a pipeline: stage 0's operands loaded into registers before the stages; each
        * stage stores what was loaded to the tiles, then loads the next stage's while
        * the warps multiply */
-      int reg[2];
-      const int64_t rows[2] = { t.blockM, t.blockN };
       for (int side = 0; side < 2; side++) {
-         int64_t rounds = tcStaging(L, &t, gm, side, rows[side], threads).rounds;
          localName(name, sizeof name, g->stages[side ? opB : opA].name, "prefetch");
-         reg[side] = Ir_buffer(L->ln, name, SCOPE_LOCAL, side ? opB : opA, kv, 1, &rounds);
+         op[side].reg = Ir_buffer(L->ln, name, SCOPE_LOCAL, side ? opB : opA, kv, 1, &op[side].rounds);
       }
-      int32_t next = add(L, ko, num(L, 1));
-      items[ni++] = tcFetch(L, &t, gm, 0, axis, rowA, t.blockM, t.M, first, threads, tid, sharedA, reg[0], false);
-      items[ni++] = tcFetch(L, &t, gm, 1, axis, rowB, t.blockN, t.N, first, threads, tid, sharedB, reg[1], false);
-      step[nstep++] = tcDrain(L, &t, gm, 0, t.blockM, threads, tid, sharedA, reg[0]);
-      step[nstep++] = tcDrain(L, &t, gm, 1, t.blockN, threads, tid, sharedB, reg[1]);
+      int32_t next = add(L, ko, num(L, 1)), ahead[2];
+      for (int side = 0; side < 2; side++)
+         items[ni++] = tcFetch(L, &t, &op[side], axis, first, tid, false);
+      for (int side = 0; side < 2; side++)
+         step[nstep++] = tcDrain(L, &t, &op[side], tid);
       step[nstep++] = Ir_barrier(L->ln);
-      int32_t ahead[2] = {
-         tcFetch(L, &t, gm, 0, axis, rowA, t.blockM, t.M, next, threads, tid, sharedA, reg[0], true),
-         tcFetch(L, &t, gm, 1, axis, rowB, t.blockN, t.N, next, threads, tid, sharedB, reg[1], true),
-      };
+      for (int side = 0; side < 2; side++)
+         ahead[side] = tcFetch(L, &t, &op[side], axis, next, tid, true);
       int32_t more = Ir_binary(L->ln, EXPR_LT, var(L, vk), num(L, t.stagesPerSplit - 1));
       step[nstep++] = Ir_if(L->ln, more, Ir_seq(L->ln, ahead, 2));
    } else {
-      step[nstep++] = tcFetch(L, &t, gm, 0, axis, rowA, t.blockM, t.M, ko, threads, tid, sharedA, -1, false);
-      step[nstep++] = tcFetch(L, &t, gm, 1, axis, rowB, t.blockN, t.N, ko, threads, tid, sharedB, -1, false);
+      for (int side = 0; side < 2; side++)
+         step[nstep++] = tcFetch(L, &t, &op[side], axis, ko, tid, false);
       step[nstep++] = Ir_barrier(L->ln);
    }
    int vs = t.stepsK > 1 ? Ir_var(L->ln, VAR_LOOP, "k_step", t.stepsK) : -1;
@@ -1069,8 +1074,8 @@ static void lowerTc(Lower *L, int ki) {
       int32_t at = mad(L, mad(L, var(L, kn->blockVar), t.blockM, tileRow), t.blockN, tileCol);
       store = Ir_store(L->ln, scratch, at, Ir_load(L->ln, L->accBuf, L->accIndex));
    } else {
-      int32_t row = bind(L, inner, &nin, "row", add(L, rowA, tileRow));
-      int32_t col = bind(L, inner, &nin, "col", add(L, rowB, tileCol));
+      int32_t row = bind(L, inner, &nin, "row", add(L, op[0].row0, tileRow));
+      int32_t col = bind(L, inner, &nin, "col", add(L, op[1].row0, tileCol));
       int32_t out[TE_MAX_AXES];
       memcpy(out, axis, sizeof out);
       groupAxes(L, inner, &nin, a, gm->mAxis, gm->nm, row, out);
