@@ -7,7 +7,7 @@
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 task="$src/tests/data/tiny2.task"
-echo "1..10"
+echo "1..11"
 for d in h100_sxm a100_40; do
    "$bin" dataset "$task" --device "sim:$d" --no-compile --states 30 --no-progress --out "$tmp/rec.jsonl" >/dev/null 2>&1
 done
@@ -19,16 +19,23 @@ ok "train --latency-head trains the head and reports its MAPE on the 120 trainin
           grep -q "^the latency head'"'"'s estimate against the measured latency (120 samples, weighted over tasks): MAPE [0-9.]*%, " "$2"' \
    _ "$rc" "$tmp/out"
 # the mlp's payload ends where its parameters do; the head's tag follows it
-ok "the checkpoint holds the head's section, tagged LATH, once" \
-   [ "$(grep -c LATH "$tmp/head.ckpt")" -eq 1 ]
+ok "the checkpoint holds the head's section, tagged LATR (a head over the roofline), once" \
+   [ "$(grep -c LATR "$tmp/head.ckpt")" -eq 1 -a "$(grep -c LATH "$tmp/head.ckpt")" -eq 0 ]
 run eval --records "$tmp/rec.jsonl" --network "$task" --model "$tmp/head.ckpt"
 ok "eval prints the head's MAPE beside the ranking" \
    sh -c '[ "$1" -eq 0 ] && grep -q "^the latency head'"'"'s estimate against the measured latency (120 samples, weighted over tasks): MAPE " "$2"' \
    _ "$rc" "$tmp/out"
 run eval --records "$tmp/rec.jsonl" --network "$task" --model psa
-ok "eval of psa prints PSA's MAPE" \
-   sh -c '[ "$1" -eq 0 ] && grep -q "^PSA'"'"'s latency estimate against the measured latency (120 samples, weighted over tasks): MAPE [0-9.]*%, typically off by a factor " "$2"' \
+ok "eval of psa prints PSA's MAPE and the roofline's" \
+   sh -c '[ "$1" -eq 0 ] && grep -q "^PSA'"'"'s latency estimate against the measured latency (120 samples, weighted over tasks): MAPE [0-9.]*%, typically off by a factor " "$2" &&
+          grep -q "^the roofline (the latency head'"'"'s baseline) against the measured latency (120 samples, weighted over tasks): MAPE [0-9.]*%, " "$2"' \
    _ "$rc" "$tmp/out"
+# per task: the 4 task groups (2 tasks on 2 devices), 30 samples each, under the header
+run eval --records "$tmp/rec.jsonl" --network "$task" --model "$tmp/head.ckpt" --per-task
+ok "eval --per-task prints each task's MAPE and bias under the head's header" \
+   sh -c '[ "$1" -eq 0 ] && grep -q "^the latency head'"'"'s estimate  *samples  *MAPE  *bias$" "$2" &&
+          [ "$(sed -n "/^the latency head'"'"'s estimate  *samples/,/^the latency head'"'"'s estimate against/p" "$2" |
+               grep -c "^[^ ]*  *30  *[0-9.]*%  *[-+][0-9.]*$")" -eq 4 ]' _ "$rc" "$tmp/out"
 
 "$bin" --batch "$task" --trials 8 --no-compile --device sim:h100_sxm --cost-model random --session "$tmp/s.jsonl" \
    >"$tmp/batch" 2>&1

@@ -1,8 +1,10 @@
-/* The latency head (cost/latency.h): its target for each kind of sample, a head that
- * learns two programs' ratios to PSA's estimate, the metrics' MAPE of its estimate,
- * and the checkpoint section: a model with a head saves and loads it bit for bit, a
- * model without one keeps the old layout, a copy keeps it, and a cut or foreign
- * section is refused with the reader's messages. */
+/* The latency head (cost/latency.h): the roofline it starts from, computed by hand;
+ * its target for each kind of sample, over PSA's estimate and over the roofline; a
+ * head that learns two programs' ratios, the metrics' MAPE of its estimate; and the
+ * checkpoint section: a model with a head saves and loads it bit for bit, a model
+ * without one keeps the old layout, a head of an older checkpoint (over PSA's
+ * estimate) still reads and predicts from PSA's, a copy keeps it, and a cut or
+ * foreign section is refused with the reader's messages. */
 #include "config.h"
 
 #include <math.h>
@@ -42,11 +44,59 @@ static void test_target(void **state) {
    addSample(&d, t, 1, 0, 1e-3, 0);                     /* an estimate of 0 */
    addSample(&d, t, 1, 1.0, DATASET_FAILED_COST, 0);    /* a failure */
    addSample(&d, t, 1, 1.0, 0, 0);                      /* unmeasured */
-   assert_float_equal(LatencyHead_target(&d, 0), (float)log(3.0), 1e-6);
-   assert_float_equal(LatencyHead_target(&d, 1), (float)log(0.25), 1e-6);
+   assert_float_equal(LatencyHead_target(&d, LATENCY_BASE_PSA, 0), (float)log(3.0), 1e-6);
+   assert_float_equal(LatencyHead_target(&d, LATENCY_BASE_PSA, 1), (float)log(0.25), 1e-6);
    for (int i = 2; i < 6; i++)
-      assert_true(isnan(LatencyHead_target(&d, i)));
+      assert_true(isnan(LatencyHead_target(&d, LATENCY_BASE_PSA, i)));
+   /* Dataset_add starts the roofline at PSA's estimate; the featurizer replaces it */
+   assert_float_equal(d.roofline[1], 4.0f, 0);
+   d.roofline[0] = 0.5f;
+   d.roofline[1] = INFINITY;
+   assert_float_equal(LatencyHead_target(&d, LATENCY_BASE_ROOFLINE, 0), (float)log(6.0), 1e-6);
+   assert_true(isnan(LatencyHead_target(&d, LATENCY_BASE_ROOFLINE, 1)));
+   assert_float_equal(LatencyHead_target(&d, LATENCY_BASE_PSA, 0), (float)log(3.0), 1e-6);
    Dataset_done(&d);
+}
+
+/* Two kernels: the first reads buffer 0 (1,000 elements) and writes buffer 1 (500),
+ * the second reads buffer 1 and writes buffer 2 (10); PSA's two rows, one loading
+ * 8 MB at 0.001 ms of arithmetic, one computing for 0.004 ms; 1,000 GB/s of DRAM,
+ * 4,000 of L2, 3 us a launch. */
+static void test_roofline(void **state) {
+   LoopNest *ln = xCalloc(1, sizeof *ln);
+   ln->nbuffers = 3;
+   ln->buffers[0].elems = 1000;
+   ln->buffers[1].elems = 500;
+   ln->buffers[2].elems = 10;
+   ln->nkernels = 2;
+   ln->kernels[0].nparams = 2;
+   ln->kernels[0].params[0] = 0;
+   ln->kernels[0].params[1] = 1;
+   ln->kernels[1].nparams = 2;
+   ln->kernels[1].params[0] = 1;
+   ln->kernels[1].params[1] = 2;
+   PsaSymbols psa;
+   memset(&psa, 0, sizeof psa);
+   psa.nrows = 2;
+   psa.rows[0].sym[PSA_DRAM_WORKLOAD] = 8e6;
+   PsaRowCost costs[2] = { { .tComp = 0.001 }, { .tComp = 0.004 } };
+   float device[DEVICE_FEATURE_LEN] = { 0 };
+   device[DEVICE_DRAM_GBS] = 1000;
+   device[DEVICE_L2_GBS] = 4000;
+   /* on chip: max(0.001, 8e6 B / 4e9 B/ms = 0.002) + 0.004 = 0.006 ms; compulsory
+    * 4 x (1000 + 500 + 500 + 10) = 8,040 bytes, 8.04e-6 ms; launches 2 x 0.003 */
+   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 3.0), 0.012, 1e-12);
+   /* the same kernels on 100,000 times the elements: DRAM-bound, 0.804 ms + 0.006 */
+   for (int b = 0; b < 3; b++)
+      ln->buffers[b].elems *= 100000;
+   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 3.0), 0.810, 1e-12);
+   /* unknown bandwidths or no rows: no roofline */
+   device[DEVICE_L2_GBS] = 0;
+   assert_true(isinf(LatencyHead_roofline(&psa, costs, ln, device, 3.0)));
+   device[DEVICE_L2_GBS] = 4000;
+   psa.nrows = 0;
+   assert_true(isinf(LatencyHead_roofline(&psa, costs, ln, device, 3.0)));
+   free(ln);
 }
 
 /* Programs of two kinds on two devices, measured at 2 and 5 times PSA's estimate on
@@ -144,8 +194,8 @@ static void test_checkpoint_section(void **state) {
    unsigned char *bytes = TestUtil_readBytes(path, &n);
    uint32_t tag;
    memcpy(&tag, bytes + 36, 4);
-   assert_int_equal(tag, LATENCY_HEAD_TAG);
-   assert_memory_equal(bytes + 36, "LATH", 4);
+   assert_int_equal(tag, LATENCY_HEAD_TAG_ROOFLINE);
+   assert_memory_equal(bytes + 36, "LATR", 4);
    uint32_t in;
    memcpy(&in, bytes + 40, 4);
    assert_int_equal(in, NEURAL_DEVICE_IN);
@@ -163,6 +213,33 @@ static void test_checkpoint_section(void **state) {
    assert_memory_equal(a, b, sizeof a);
    CostModel_free(copy);
    CostModel_free(back);
+   /* the same head in an older checkpoint ("LATH") reads as a head over PSA's estimate:
+    * with the roofline at twice PSA's, it estimates half what the new one does */
+   unsigned char *old = xMalloc(n);
+   memcpy(old, bytes, n);
+   memcpy(old + 36, "LATH", 4);
+   char *oldPath = TestUtil_writeSealed(TestUtil_groupDir, "old-head.ckpt", old, n);
+   CostModel *older = CostModel_load(oldPath, NULL);
+   assert_non_null(older);
+   assert_int_equal(older->latencyBase, LATENCY_BASE_PSA);
+   for (int i = 0; i < d.n; i++)
+      d.roofline[i] = 2 * d.psaLatency[i];
+   CostModel_predictLatency(m, &d, a);
+   CostModel_predictLatency(older, &d, b);
+   for (int i = 0; i < d.n; i++)
+      assert_float_equal(a[i], 2 * b[i], 1e-6 * a[i]);
+   /* and writes it back as it was */
+   char *again = xAsprintf("%s/old-again.ckpt", TestUtil_groupDir);
+   assert_int_equal(CostModel_save(older, again, NULL), 0);
+   size_t n2;
+   unsigned char *bytes2 = TestUtil_readBytes(again, &n2);
+   assert_int_equal(n2, n);
+   assert_memory_equal(bytes2 + 36, "LATH", 4);
+   free(bytes2);
+   free(again);
+   CostModel_free(older);
+   free(oldPath);
+   free(old);
 
    /* the section cut short: where, and what was expected */
    char *cut = TestUtil_writeSealed(TestUtil_groupDir, "cut.ckpt", bytes, 42);
@@ -191,6 +268,7 @@ static void test_checkpoint_section(void **state) {
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_target),
+      cmocka_unit_test(test_roofline),
       cmocka_unit_test(test_head_learns_ratios),
       cmocka_unit_test(test_too_little_to_learn),
       cmocka_unit_test(test_checkpoint_section),

@@ -23,6 +23,7 @@ void Dataset_done(Dataset *d) {
    free(d->label);
    free(d->pattern);
    free(d->psaLatency);
+   free(d->roofline);
    free(d->device);
    free(d->rows);
    free(d->taskKey);
@@ -56,6 +57,7 @@ static void reserveSamples(Dataset *d, int need) {
    d->label = xReallocArray(d->label, (size_t)c, sizeof *d->label);
    d->pattern = xReallocArray(d->pattern, (size_t)c * SAMPLE_PATTERN_LEN, sizeof *d->pattern);
    d->psaLatency = xReallocArray(d->psaLatency, (size_t)c, sizeof *d->psaLatency);
+   d->roofline = xReallocArray(d->roofline, (size_t)c, sizeof *d->roofline);
    d->device = xReallocArray(d->device, (size_t)c * DEVICE_FEATURE_LEN, sizeof *d->device);
    if (first)
       d->rowStart[0] = 0;
@@ -122,6 +124,7 @@ void Dataset_add(Dataset *d, int task, const Features *f, const float workload[W
    else
       memset(pattern, 0, SAMPLE_PATTERN_LEN * sizeof *pattern);
    d->psaLatency[i] = (float)psaLatencyMs;
+   d->roofline[i] = (float)psaLatencyMs;
    d->cost[i] = cost;
 }
 
@@ -138,6 +141,7 @@ void Dataset_addFrom(Dataset *d, const Dataset *src, int i) {
    memcpy(d->pattern + (int64_t)j * SAMPLE_PATTERN_LEN, src->pattern + (int64_t)i * SAMPLE_PATTERN_LEN,
           SAMPLE_PATTERN_LEN * sizeof *d->pattern);
    d->psaLatency[j] = src->psaLatency[i];
+   d->roofline[j] = src->roofline[i];
    d->cost[j] = src->cost[i];
    d->label[j] = src->label[i];
    Dataset_setDevice(d, j, Dataset_device(src, i));

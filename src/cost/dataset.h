@@ -29,6 +29,8 @@ typedef struct Dataset_ {
    float *label;                /* Dataset_relabel's; 0 until then */
    float *pattern;              /* n x SAMPLE_PATTERN_LEN (zeros when not found) */
    float *psaLatency;           /* ms; INFINITY when PSA has no rows */
+   float *roofline;             /* ms, the latency head's baseline (LatencyHead_roofline);
+                                   Dataset_add sets it to psaLatency */
    float *device;               /* n x DEVICE_FEATURE_LEN: Device_features of the device
                                    it was measured on (or is scored for); zeros unknown */
    int nrows, rowCap;

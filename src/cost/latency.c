@@ -13,11 +13,26 @@ NeuralNet *LatencyHead_new(uint64_t seed) {
    return NeuralNet_new(&headShape, seed);
 }
 
-float LatencyHead_target(const Dataset *d, int i) {
-   double psa = d->psaLatency[i];
-   if (!Dataset_succeeded(d, i) || !(isfinite(psa) && psa > 0))
+float LatencyHead_target(const Dataset *d, LatencyBase base, int i) {
+   double ms = LatencyHead_base(d, base, i);
+   if (!Dataset_succeeded(d, i) || !(isfinite(ms) && ms > 0))
       return NAN;
-   return (float)log(d->cost[i] * 1e3 / psa);
+   return (float)log(d->cost[i] * 1e3 / ms);
+}
+
+double LatencyHead_roofline(const PsaSymbols *psa, const PsaRowCost *costs, const LoopNest *ln,
+                            const float device[DEVICE_FEATURE_LEN], double launchUs) {
+   double dram = device[DEVICE_DRAM_GBS], l2 = device[DEVICE_L2_GBS];
+   if (psa->nrows == 0 || !(dram > 0 && l2 > 0))
+      return INFINITY;
+   double onChip = 0;
+   for (int r = 0; r < psa->nrows; r++)
+      onChip += fmax(costs[r].tComp, psa->rows[r].sym[PSA_DRAM_WORKLOAD] / (l2 * 1e6));
+   double compulsory = 0;
+   for (int k = 0; k < ln->nkernels; k++)
+      for (int p = 0; p < ln->kernels[k].nparams; p++)
+         compulsory += 4.0 * (double)ln->buffers[ln->kernels[k].params[p]].elems;
+   return fmax(onChip, compulsory / (dram * 1e6)) + ln->nkernels * launchUs * 1e-3;
 }
 
 void LatencyHead_defaultConfig(TrainConfig *c) {
@@ -27,7 +42,8 @@ void LatencyHead_defaultConfig(TrainConfig *c) {
    c->clip = 0;
 }
 
-int LatencyHead_fit(NeuralNet *head, const Dataset *train, const TrainConfig *cfg, char **cause) {
+int LatencyHead_fit(NeuralNet *head, LatencyBase base, const Dataset *train, const TrainConfig *cfg,
+                    char **cause) {
    TrainConfig c;
    if (cfg)
       c = *cfg;
@@ -38,7 +54,7 @@ int LatencyHead_fit(NeuralNet *head, const Dataset *train, const TrainConfig *cf
    double sum = 0;
    int n = 0;
    for (int i = 0; i < train->n; i++) {
-      target[i] = LatencyHead_target(train, i);
+      target[i] = LatencyHead_target(train, base, i);
       if (isfinite(target[i]) && Dataset_rows(train, i) > 0) {
          sum += target[i];
          n++;
@@ -52,11 +68,11 @@ int LatencyHead_fit(NeuralNet *head, const Dataset *train, const TrainConfig *cf
    return rc;
 }
 
-void LatencyHead_predict(NeuralNet *head, const Dataset *d, float *ms) {
+void LatencyHead_predict(NeuralNet *head, LatencyBase base, const Dataset *d, float *ms) {
    NeuralNet_predict(head, d, ms);
    for (int i = 0; i < d->n; i++) {
-      double psa = d->psaLatency[i];
-      ms[i] = isfinite(ms[i]) && isfinite(psa) && psa > 0 ? (float)(psa * exp(ms[i])) : INFINITY;
+      double b = LatencyHead_base(d, base, i);
+      ms[i] = isfinite(ms[i]) && isfinite(b) && b > 0 ? (float)(b * exp(ms[i])) : INFINITY;
    }
 }
 

@@ -112,10 +112,11 @@ static int readLatencyHead(CostModel *m, FILE *f, const char *path, char **cause
    uint32_t tag;
    if (Checkpoint_getU32(f, path, "the latency head's tag", &tag, cause) < 0)
       return -1;
-   if (tag != LATENCY_HEAD_TAG) {
+   if (tag != LATENCY_HEAD_TAG && tag != LATENCY_HEAD_TAG_ROOFLINE) {
       fseeko(f, at, SEEK_SET);   /* not a head: Checkpoint_getEnd names the bytes */
       return 0;
    }
+   m->latencyBase = tag == LATENCY_HEAD_TAG ? LATENCY_BASE_PSA : LATENCY_BASE_ROOFLINE;
    m->latency = LatencyHead_read(f, path, cause);
    return m->latency ? 0 : -1;
 }
@@ -180,7 +181,7 @@ int CostModel_commit(const CostModel *m, CheckpointWriter *w, char **cause) {
          Checkpoint_abandon(w);
          return -1;
       }
-      Checkpoint_putU32(w->f, LATENCY_HEAD_TAG);
+      Checkpoint_putU32(w->f, m->latencyBase == LATENCY_BASE_PSA ? LATENCY_HEAD_TAG : LATENCY_HEAD_TAG_ROOFLINE);
       NeuralNet_write(m->latency, w->f);
    }
    return Checkpoint_commit(w, cause);
@@ -188,19 +189,20 @@ int CostModel_commit(const CostModel *m, CheckpointWriter *w, char **cause) {
 
 int CostModel_fitLatency(CostModel *m, const Dataset *train, const TrainConfig *cfg, char **cause) {
    NeuralNet *head = LatencyHead_new(m->seed);
-   if (LatencyHead_fit(head, train, cfg, cause) < 0) {
+   if (LatencyHead_fit(head, LATENCY_BASE_ROOFLINE, train, cfg, cause) < 0) {
       NeuralNet_free(head);
       return -1;
    }
    NeuralNet_free(m->latency);
    m->latency = head;
+   m->latencyBase = LATENCY_BASE_ROOFLINE;
    return 0;
 }
 
 bool CostModel_predictLatency(CostModel *m, const Dataset *batch, float *ms) {
    if (!m->latency)
       return false;
-   LatencyHead_predict(m->latency, batch, ms);
+   LatencyHead_predict(m->latency, (LatencyBase)m->latencyBase, batch, ms);
    return true;
 }
 
@@ -210,6 +212,7 @@ CostModel *CostModel_clone(const CostModel *m, char **cause) {
       if (copy) {
          copy->opKinds = m->opKinds;
          copy->latency = m->latency ? NeuralNet_copy(m->latency) : NULL;
+         copy->latencyBase = m->latencyBase;
       }
       return copy;
    }

@@ -83,6 +83,7 @@ struct CostModel_ {
    uint64_t seed;
    void *impl;
    struct NeuralNet_ *latency;  /* the latency head (cost/latency.h); NULL without one */
+   int latencyBase;             /* its LatencyBase: what its ratio is over */
 };
 
 /* A fresh model of that kind. NULL with *cause for a kind this build lacks (xgb when

@@ -313,23 +313,23 @@ const char *const Device_featureNames[DEVICE_FEATURE_LEN] = {
 void Device_features(const Device *d, float out[DEVICE_FEATURE_LEN]) {
    memset(out, 0, DEVICE_FEATURE_LEN * sizeof *out);
    if (Device_has(d, DEV_SM_COUNT))
-      out[0] = (float)d->sm_count;
+      out[DEVICE_SMS] = (float)d->sm_count;
    double mhz = Device_clockMhz(d);
-   out[1] = (float)mhz;
+   out[DEVICE_CLOCK_MHZ] = (float)mhz;
    if (Device_has(d, DEV_PEAK_FP32_GFLOPS))
-      out[2] = (float)d->peak_fp32_gflops;
+      out[DEVICE_PEAK_GFLOPS] = (float)d->peak_fp32_gflops;
    if (Device_has(d, DEV_MEM_BANDWIDTH_GBS))
-      out[3] = (float)d->mem_bandwidth_gbs;
+      out[DEVICE_DRAM_GBS] = (float)d->mem_bandwidth_gbs;
    double l2PerClk = Device_has(d, DEV_SIM_L2_BYTES_PER_CLK) ? d->sim[DEV_SIM_L2_BYTES_PER_CLK - DEV_SIM_FIRST]
                      : Device_has(d, DEV_SM_COUNT)            ? DEVICE_L2_BYTES_PER_CLK_PER_SM * (double)d->sm_count
                                                               : 0;
-   out[4] = (float)(l2PerClk * mhz * 1e-3);
+   out[DEVICE_L2_GBS] = (float)(l2PerClk * mhz * 1e-3);
    if (Device_has(d, DEV_L2_BYTES))
-      out[5] = (float)d->l2_bytes / 1024.0f;
+      out[DEVICE_L2_KIB] = (float)d->l2_bytes / 1024.0f;
    if (Device_has(d, DEV_SHARED_PER_SM))
-      out[6] = (float)d->shared_per_sm / 1024.0f;
+      out[DEVICE_SHARED_KIB] = (float)d->shared_per_sm / 1024.0f;
    if (Device_has(d, DEV_REGS_PER_SM))
-      out[7] = (float)d->regs_per_sm / 1000.0f;
+      out[DEVICE_REGS_K] = (float)d->regs_per_sm / 1000.0f;
 }
 
 size_t Device_arch(const Device *d, char *buf, size_t size) {

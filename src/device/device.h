@@ -150,6 +150,16 @@ size_t Device_arch(const Device *d, char *buf, size_t size);
  * profile does not say. The learned models divide each by its largest value in their
  * training data. */
 #define DEVICE_FEATURE_LEN 8
+enum {   /* where each is in Device_features' vector */
+   DEVICE_SMS,
+   DEVICE_CLOCK_MHZ,
+   DEVICE_PEAK_GFLOPS,
+   DEVICE_DRAM_GBS,
+   DEVICE_L2_GBS,
+   DEVICE_L2_KIB,
+   DEVICE_SHARED_KIB,
+   DEVICE_REGS_K,
+};
 extern const char *const Device_featureNames[DEVICE_FEATURE_LEN];
 void Device_features(const Device *d, float out[DEVICE_FEATURE_LEN]);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cost/analysis.h"
+#include "cost/latency.h"
 #include "cost/psa.h"
 #include "ir/lower.h"
 #include "util/xalloc.h"
@@ -24,6 +25,7 @@ typedef struct {
    PsaParams params;
    SchedLimits limits;
    float features[DEVICE_FEATURE_LEN];   /* Device_features; zeros for an unknown device */
+   double launchUs;             /* sim.launch_us, else LATENCY_HEAD_LAUNCH_US */
 } DeviceEntry;
 
 struct Featurizer_ {
@@ -37,6 +39,7 @@ struct Featurizer_ {
    LoopNest ln;
    Features features;
    PsaSymbols psa;
+   PsaRowCost psaCosts[IR_MAX_BUFFERS];
 };
 
 static Featurizer *alloc(const DeviceSet *devices, int ntasks) {
@@ -112,6 +115,8 @@ static DeviceEntry *findDevice(Featurizer *f, const char *name) {
       SchedLimits_fromDevice(&e->limits, d);
       e->usable = PsaParams_fromDevice(&e->params, d, NULL) == 0;
       Device_features(d, e->features);
+      e->launchUs = Device_has(d, DEV_SIM_LAUNCH_US) ? d->sim[DEV_SIM_LAUNCH_US - DEV_SIM_FIRST]
+                                                    : LATENCY_HEAD_LAUNCH_US;
    } else {
       SchedLimits_default(&e->limits);
    }
@@ -126,8 +131,11 @@ static void addLowered(Featurizer *f, Dataset *d, const Task *task, const Sketch
    Analysis_run(f->analysis, &f->ln, psaUsable ? &f->psa : NULL, &f->features);
    float workload[WORKLOAD_LEN];
    Features_workload(&task->op, workload);
-   double psa = psaUsable ? Psa_latency(&f->psa, &dev->params, NULL) : INFINITY;
+   double psa = psaUsable ? Psa_latency(&f->psa, &dev->params, f->psaCosts) : INFINITY;
    Dataset_add(d, Dataset_task(d, group), &f->features, workload, psa, cost);
+   if (psaUsable)
+      d->roofline[d->n - 1] =
+         (float)LatencyHead_roofline(&f->psa, f->psaCosts, &f->ln, dev->features, dev->launchUs);
    if (dev)
       Dataset_setDevice(d, d->n - 1, dev->features);
 }

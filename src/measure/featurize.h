@@ -1,8 +1,9 @@
 /* From measurements to what the learned cost models read: each record's state is
  * parsed against its task's sketches, lowered, and analysed into feature rows, PAM's
- * pattern block, PSA's estimate for the record's device and that device's features
- * (Device_features), and added to a Dataset with its cost. The tasks come from task files: a record names its task only by its
- * workload key. */
+ * pattern block, PSA's estimate and the latency head's roofline (cost/latency.h) for
+ * the record's device, and that device's features (Device_features), and added to a
+ * Dataset with its cost. The tasks come from task files: a record names its task only
+ * by its workload key. */
 #ifndef HEADER_featurize
 #define HEADER_featurize
 

@@ -126,10 +126,19 @@ static void printMetrics(CostModel *m, const Dataset *d, bool perTask) {
 }
 
 /* How far an estimate of the latency (ms[i] for every sample of d) is from the
- * measured latency, on one line after "WHO against the measured latency". */
-static void printLatency(const char *who, const Dataset *d, const float *ms) {
+ * measured latency, on one line after "WHO against the measured latency"; after a
+ * row per task (its MAPE and bias) when perTask. */
+static void printLatency(const char *who, const Dataset *d, const float *ms, bool perTask) {
    LatencyMetrics le;
-   Metrics_latencyWeighted(d, ms, NULL, &le);
+   LatencyMetrics *rows = xCalloc((size_t)d->ntasks + 1, sizeof *rows);
+   Metrics_latencyWeighted(d, ms, rows, &le);
+   if (perTask) {
+      printf("%-64s  %7s  %7s  %7s\n", who, "samples", "MAPE", "bias");
+      for (int t = 0; t < d->ntasks; t++)
+         printf("%-64.64s  %7d  %6.1f%%  %+7.3f\n", d->taskKey[t], rows[t].samples, 100 * rows[t].mape,
+                rows[t].meanLog);
+   }
+   free(rows);
    printf("%s against the measured latency (%d samples, weighted over tasks): MAPE %.1f%%, typically off by a "
           "factor %.2f (median |ln(estimate/measured)| %.3f, mean %.3f, bias %+.3f); Spearman %.4f, Kendall tau "
           "%.4f\n",
@@ -138,10 +147,10 @@ static void printLatency(const char *who, const Dataset *d, const float *ms) {
 }
 
 /* The latency head's line for d, when m has a head. */
-static void printHeadLatency(CostModel *m, const Dataset *d) {
+static void printHeadLatency(CostModel *m, const Dataset *d, bool perTask) {
    float *ms = xCalloc((size_t)d->n + 1, sizeof *ms);
    if (CostModel_predictLatency(m, d, ms))
-      printLatency("the latency head's estimate", d, ms);
+      printLatency("the latency head's estimate", d, ms, perTask);
    free(ms);
 }
 
@@ -171,8 +180,8 @@ static const CliOption trainOptions[] = {
      "bandwidth, L2 and shared memory, registers), to learn from records of several devices" },
    { "latency-head", 'L', NULL,
      "also train a latency head, which estimates each state's latency in milliseconds (for predict and the "
-     "MAPE that eval prints): a network that reads the state and its device and learns how far PSA's "
-     "estimate is from the measurement" },
+     "MAPE that eval prints): a network that reads the state and its device and learns how far a roofline "
+     "built on PSA's estimate (L2 and DRAM traffic, the launches) is from the measurement" },
    { "head-epochs", 'E', "N",
      "the latency head's epochs at most (default 150, with an early stop after 40 without a better loss)" },
    { "out", 'o', "FILE", "save the trained model to FILE (needed)" },
@@ -390,11 +399,11 @@ int Cli_train(int argc, char **argv) {
       }
       printf("on the training samples: ");
       printMetrics(m, fitOn, false);
-      printHeadLatency(m, fitOn);
+      printHeadLatency(m, fitOn, false);
       if (holdout > 0) {
          printf("on the %.0f%% held out: ", 100 * holdout);
          printMetrics(m, &test, perTask);
-         printHeadLatency(m, &test);
+         printHeadLatency(m, &test, false);
       }
    }
    CostModel_free(m);
@@ -474,9 +483,11 @@ int Cli_eval(int argc, char **argv) {
    }
    printf("%s on %d records of %d tasks\n", ModelKind_name(m->kind), o.data.n, o.data.ntasks);
    printMetrics(m, &o.data, perTask);
-   if (m->kind == MODEL_PSA)
-      printLatency("PSA's latency estimate", &o.data, o.data.psaLatency);
-   printHeadLatency(m, &o.data);
+   if (m->kind == MODEL_PSA) {
+      printLatency("PSA's latency estimate", &o.data, o.data.psaLatency, perTask);
+      printLatency("the roofline (the latency head's baseline)", &o.data, o.data.roofline, perTask);
+   }
+   printHeadLatency(m, &o.data, perTask);
    CostModel_free(m);
    offlineDone(&o);
    return rc;
