@@ -99,8 +99,9 @@ static void test_roofline(void **state) {
    free(ln);
 }
 
-/* Programs of two kinds on two devices, measured at 2 and 5 times PSA's estimate on
- * the first device and 3 and 7 times on the second: the head learns each ratio. */
+/* Programs of two kinds on two devices whose rooflines differ by a factor 3 (the
+ * second device's rows say so too): measured at 2 and 5 times the roofline on both.
+ * The head learns each program's ratio, the device coming in through the roofline. */
 static void learningSet(Dataset *d) {
    Dataset_init(d);
    int t = Dataset_task(d, "t");
@@ -108,8 +109,10 @@ static void learningSet(Dataset *d) {
       double psa = 0.01 * (1 + i % 8);
       bool second = i % 2;
       bool device = (i / 2) % 2;
-      double ratio = device ? (second ? 7 : 3) : (second ? 5 : 2);
-      addSample(d, t, second ? 2.0f : 1.0f, psa, ratio * psa * 1e-3, device ? 2.0f : 1.0f);
+      double roofline = device ? 3 * psa : psa;
+      double ratio = second ? 5 : 2;
+      addSample(d, t, second ? 2.0f : 1.0f, psa, ratio * roofline * 1e-3, device ? 2.0f : 1.0f);
+      d->roofline[d->n - 1] = (float)roofline;
    }
 }
 
@@ -140,7 +143,14 @@ static void test_head_learns_ratios(void **state) {
    assert_int_equal(lm.samples, 64);
    assert_true(lm.mape < 0.05);
 
-   /* a sample without rows, or without PSA's estimate, gets INFINITY */
+   /* the head does not read the device's features: other ones change nothing */
+   for (int i = 0; i < d.n; i++)
+      d.device[(int64_t)i * DEVICE_FEATURE_LEN] = 7.0f;
+   float again[64];
+   assert_true(CostModel_predictLatency(m, &d, again));
+   assert_memory_equal(ms, again, sizeof ms);
+
+   /* a sample without rows, or without a roofline, gets INFINITY */
    Dataset e;
    Dataset_init(&e);
    int t = Dataset_task(&e, "t");
@@ -198,7 +208,7 @@ static void test_checkpoint_section(void **state) {
    assert_memory_equal(bytes + 36, "LATR", 4);
    uint32_t in;
    memcpy(&in, bytes + 40, 4);
-   assert_int_equal(in, NEURAL_DEVICE_IN);
+   assert_int_equal(in, SAMPLE_ROW_LEN);
    CostModel *back = CostModel_load(path, NULL);
    assert_non_null(back);
    assert_non_null(back->latency);
@@ -213,30 +223,37 @@ static void test_checkpoint_section(void **state) {
    assert_memory_equal(a, b, sizeof a);
    CostModel_free(copy);
    CostModel_free(back);
-   /* the same head in an older checkpoint ("LATH") reads as a head over PSA's estimate:
-    * with the roofline at twice PSA's, it estimates half what the new one does */
-   unsigned char *old = xMalloc(n);
-   memcpy(old, bytes, n);
-   memcpy(old + 36, "LATH", 4);
-   char *oldPath = TestUtil_writeSealed(TestUtil_groupDir, "old-head.ckpt", old, n);
-   CostModel *older = CostModel_load(oldPath, NULL);
-   assert_non_null(older);
-   assert_int_equal(older->latencyBase, LATENCY_BASE_PSA);
+   /* a checkpoint of before the roofline: tag LATH, a head that reads the device's
+    * features too (182 inputs), over PSA's estimate; it reads, estimates from PSA's
+    * estimate and the device's features, and is written back as it was */
+   static const NeuralShape oldShape = { NEURAL_DEVICE_IN, 256, 0, 0, 0, 0, 0 };
+   CostModel *older = CostModel_new(MODEL_RANDOM, 3, NULL);
+   older->latency = NeuralNet_new(&oldShape, 5);
+   older->latencyBase = LATENCY_BASE_PSA;
+   char *oldPath = xAsprintf("%s/old-head.ckpt", TestUtil_groupDir);
+   assert_int_equal(CostModel_save(older, oldPath, NULL), 0);
+   size_t n2;
+   unsigned char *old = TestUtil_readBytes(oldPath, &n2);
+   assert_memory_equal(old + 36, "LATH", 4);
+   memcpy(&in, old + 40, 4);
+   assert_int_equal(in, NEURAL_DEVICE_IN);
+   CostModel *olderBack = CostModel_load(oldPath, NULL);
+   assert_non_null(olderBack);
+   assert_int_equal(olderBack->latencyBase, LATENCY_BASE_PSA);
+   float c[64];
+   CostModel_predictLatency(older, &d, a);
+   CostModel_predictLatency(olderBack, &d, b);
+   assert_memory_equal(a, b, sizeof a);
+   /* over PSA's estimate: the roofline changes nothing; the device's features do */
    for (int i = 0; i < d.n; i++)
       d.roofline[i] = 2 * d.psaLatency[i];
-   CostModel_predictLatency(m, &d, a);
-   CostModel_predictLatency(older, &d, b);
+   CostModel_predictLatency(olderBack, &d, c);
+   assert_memory_equal(a, c, sizeof a);
    for (int i = 0; i < d.n; i++)
-      assert_float_equal(a[i], 2 * b[i], 1e-6 * a[i]);
-   /* and writes it back as it was */
-   char *again = xAsprintf("%s/old-again.ckpt", TestUtil_groupDir);
-   assert_int_equal(CostModel_save(older, again, NULL), 0);
-   size_t n2;
-   unsigned char *bytes2 = TestUtil_readBytes(again, &n2);
-   assert_int_equal(n2, n);
-   assert_memory_equal(bytes2 + 36, "LATH", 4);
-   free(bytes2);
-   free(again);
+      d.device[(int64_t)i * DEVICE_FEATURE_LEN] += 1;
+   CostModel_predictLatency(olderBack, &d, c);
+   assert_memory_not_equal(a, c, sizeof a);
+   CostModel_free(olderBack);
    CostModel_free(older);
    free(oldPath);
    free(old);

@@ -7,7 +7,7 @@
 #include "cost/latency.h"
 #include "util/xalloc.h"
 
-static const NeuralShape headShape = { NEURAL_DEVICE_IN, 256, 0, 0, 0, 0, 0 };
+static const NeuralShape headShape = { SAMPLE_ROW_LEN, 256, 0, 0, 0, 0, 0 };
 
 NeuralNet *LatencyHead_new(uint64_t seed) {
    return NeuralNet_new(&headShape, seed);
@@ -78,8 +78,10 @@ void LatencyHead_predict(NeuralNet *head, LatencyBase base, const Dataset *d, fl
 
 NeuralNet *LatencyHead_read(FILE *f, const char *path, char **cause) {
    NeuralNet *net = NeuralNet_read(f, path, false, cause);
-   if (net && net->shape.in != headShape.in) {
-      setCause(cause, "%s: the latency head reads %d inputs a row, not %d", path, net->shape.in, headShape.in);
+   /* a head of an older checkpoint reads the device's features too */
+   if (net && net->shape.in != SAMPLE_ROW_LEN && net->shape.in != NEURAL_DEVICE_IN) {
+      setCause(cause, "%s: the latency head reads %d or %d inputs a row, not %d", path, SAMPLE_ROW_LEN,
+               NEURAL_DEVICE_IN, net->shape.in);
       NeuralNet_free(net);
       return NULL;
    }

@@ -7,20 +7,28 @@
  * the measurement). The head starts from a roofline built on PSA's rows
  * (LatencyHead_roofline below: the L2 serving what every block loads, the DRAM
  * the compulsory bytes, and the launches) and learns the factor that remains: a
- * network of the MLP's shape (cost/neural.h) reading the sample's feature rows, each
- * followed by its device's features (NEURAL_DEVICE_IN inputs), trained by mean
- * squared error on
+ * network of the MLP's shape (cost/neural.h) reading the sample's feature rows
+ * (SAMPLE_ROW_LEN inputs), trained by mean squared error on
  *     r = ln(measured latency / the roofline)
  * over the successful samples with a finite roofline; the head's estimate is the
  * roofline times exp(r). Learning the ratio rather than the latency keeps its target
- * in a narrow range on every device, so that what it learned on some devices carries
- * over to one it never saw (CDMPP normalizes its latency targets for the same
- * reason). A sample without rows or without a finite roofline gets INFINITY.
+ * in a narrow range on every device (CDMPP normalizes its latency targets for the
+ * same reason).
+ *
+ * The device enters only through the roofline, its bandwidths and launch overhead:
+ * the head does not read the device's features. Trained on records of five simulated
+ * GPUs and asked about a sixth, a head that read them extrapolated from five points
+ * in the space of devices and missed by a factor of two where the sixth lay outside
+ * them (bench/RESULTS.md, bench/cross-device); the program's part of the factor carries
+ * over from device to device, what the device adds is left to the roofline's physics.
+ * A sample without rows or without a finite roofline gets INFINITY.
  *
  * Any cost model may carry one (CostModel.latency); `pruner-tui train --latency-head`
- * trains it. In a checkpoint it follows the model's payload: u32 LATENCY_HEAD_TAG_ROOFLINE
- * (LATENCY_HEAD_TAG for a head on PSA's estimate, which older checkpoints carry and
- * which still reads), then one network as cost/neural.h lays it out (shape 182, 256, 0, 0, 0, 0, 0). */
+ * trains it. In a checkpoint it follows the model's payload: u32 LATENCY_HEAD_TAG_ROOFLINE,
+ * then one network as cost/neural.h lays it out (shape 174, 256, 0, 0, 0, 0, 0). A
+ * checkpoint written before the roofline has u32 LATENCY_HEAD_TAG and a head that read
+ * the device's features too (shape 182, ...) over PSA's estimate: it still reads, and
+ * estimates as it did. */
 #ifndef HEADER_latency
 #define HEADER_latency
 

@@ -180,8 +180,8 @@ static const CliOption trainOptions[] = {
      "bandwidth, L2 and shared memory, registers), to learn from records of several devices" },
    { "latency-head", 'L', NULL,
      "also train a latency head, which estimates each state's latency in milliseconds (for predict and the "
-     "MAPE that eval prints): a network that reads the state and its device and learns how far a roofline "
-     "built on PSA's estimate (L2 and DRAM traffic, the launches) is from the measurement" },
+     "MAPE that eval prints): a network that reads the state and learns how far a roofline built on PSA's "
+     "estimate for its device (L2 and DRAM traffic, the launches) is from the measurement" },
    { "head-epochs", 'E', "N",
      "the latency head's epochs at most (default 150, with an early stop after 40 without a better loss)" },
    { "out", 'o', "FILE", "save the trained model to FILE (needed)" },
