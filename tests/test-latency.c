@@ -85,17 +85,33 @@ static void test_roofline(void **state) {
    device[DEVICE_L2_GBS] = 4000;
    /* on chip: max(0.001, 8e6 B / 4e9 B/ms = 0.002) + 0.004 = 0.006 ms; compulsory
     * 4 x (1000 + 500 + 500 + 10) = 8,040 bytes, 8.04e-6 ms; launches 2 x 0.003 */
-   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 3.0), 0.012, 1e-12);
+   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 4, 3.0), 0.012, 1e-12);
+   /* 2 SMs of 4 sub-partitions at 1,000 MHz: a peak of 256 GFLOP/s is 16 FP32 lanes a
+    * sub-partition, the same; 512 is 32, and the CUDA cores' rows take twice as long:
+    * max(0.002, 0.002) + 0.008 + 0.006 */
+   device[DEVICE_SMS] = 2;
+   device[DEVICE_CLOCK_MHZ] = 1000;
+   device[DEVICE_PEAK_GFLOPS] = 256;
+   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 4, 3.0), 0.012, 1e-12);
+   device[DEVICE_PEAK_GFLOPS] = 512;
+   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 4, 3.0), 0.016, 1e-12);
+   /* with 2 sub-partitions the same peak is 64 lanes each: four times as long */
+   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 2, 3.0), 0.026, 1e-12);
+   /* the second row on Tensor Cores keeps its time: 0.002 + 0.004 + 0.006 */
+   psa.rows[1].precision = PRECISION_FP16;
+   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 4, 3.0), 0.012, 1e-12);
+   psa.rows[1].precision = PRECISION_FP32;
+   device[DEVICE_PEAK_GFLOPS] = 0;
    /* the same kernels on 100,000 times the elements: DRAM-bound, 0.804 ms + 0.006 */
    for (int b = 0; b < 3; b++)
       ln->buffers[b].elems *= 100000;
-   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 3.0), 0.810, 1e-12);
+   assert_float_equal(LatencyHead_roofline(&psa, costs, ln, device, 4, 3.0), 0.810, 1e-12);
    /* unknown bandwidths or no rows: no roofline */
    device[DEVICE_L2_GBS] = 0;
-   assert_true(isinf(LatencyHead_roofline(&psa, costs, ln, device, 3.0)));
+   assert_true(isinf(LatencyHead_roofline(&psa, costs, ln, device, 4, 3.0)));
    device[DEVICE_L2_GBS] = 4000;
    psa.nrows = 0;
-   assert_true(isinf(LatencyHead_roofline(&psa, costs, ln, device, 3.0)));
+   assert_true(isinf(LatencyHead_roofline(&psa, costs, ln, device, 4, 3.0)));
    free(ln);
 }
 

@@ -21,13 +21,20 @@ float LatencyHead_target(const Dataset *d, LatencyBase base, int i) {
 }
 
 double LatencyHead_roofline(const PsaSymbols *psa, const PsaRowCost *costs, const LoopNest *ln,
-                            const float device[DEVICE_FEATURE_LEN], double launchUs) {
+                            const float device[DEVICE_FEATURE_LEN], double partitions, double launchUs) {
    double dram = device[DEVICE_DRAM_GBS], l2 = device[DEVICE_L2_GBS];
    if (psa->nrows == 0 || !(dram > 0 && l2 > 0))
       return INFINITY;
+   /* FP32 lanes per sub-partition, from the peak; past LATENCY_HEAD_ISSUE_LANES the
+    * CUDA cores' rows take that much longer */
+   double lanes = device[DEVICE_PEAK_GFLOPS] /
+                  (2 * device[DEVICE_SMS] * partitions * device[DEVICE_CLOCK_MHZ] * 1e-3);
+   double issue = isfinite(lanes) && lanes > LATENCY_HEAD_ISSUE_LANES ? lanes / LATENCY_HEAD_ISSUE_LANES : 1;
    double onChip = 0;
-   for (int r = 0; r < psa->nrows; r++)
-      onChip += fmax(costs[r].tComp, psa->rows[r].sym[PSA_DRAM_WORKLOAD] / (l2 * 1e6));
+   for (int r = 0; r < psa->nrows; r++) {
+      double comp = costs[r].tComp * (psa->rows[r].precision == PRECISION_FP32 ? issue : 1);
+      onChip += fmax(comp, psa->rows[r].sym[PSA_DRAM_WORKLOAD] / (l2 * 1e6));
+   }
    double compulsory = 0;
    for (int k = 0; k < ln->nkernels; k++)
       for (int p = 0; p < ln->kernels[k].nparams; p++)

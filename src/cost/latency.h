@@ -60,20 +60,32 @@ void LatencyHead_defaultConfig(TrainConfig *c);
  * microseconds: NVIDIA's null-kernel figure that devices.yaml cites. */
 #define LATENCY_HEAD_LAUNCH_US 3.0
 
+/* The FP32 lanes of a sub-partition that a kernel keeps busy: its scheduler issues one
+ * warp instruction a clock, so 32 lanes (GH100, GA10x, AD10x) are full only when every
+ * instruction is an FP32 one, and a kernel issues loads, address arithmetic and
+ * branches too. Taking every other instruction as FP32, 16 lanes (a warp's FP32
+ * instruction every two clocks) are what any part reaches. */
+#define LATENCY_HEAD_ISSUE_LANES 16.0
+
 /* The roofline baseline (Dataset.roofline), in ms, from PSA's rows and costs (psa,
  * costs as Psa_latency filled them), the nest ln they came from, the device's
- * features (Device_features) and its launch overhead in microseconds:
- *     max(sum over rows of max(t_comp, B / L2),  C / DRAM) + kernels x launch
- * where t_comp is PSA's row compute time, B the row's DRAM_workload bytes (what every
- * block loads, which the L2 serves: PSA divides it by the DRAM bandwidth), L2 and DRAM
- * the device's L2 and DRAM bandwidths, and C the compulsory DRAM bytes, each kernel's
- * global buffers once (4 bytes an element). PSA alone times a kernel bound by the L2
- * as if the DRAM served it, and leaves out the launch, which is most of a small
- * kernel's time; its error then depends on the device's DRAM-to-L2 balance and on the
- * kernel's size, which the head would otherwise have to learn device by device.
- * INFINITY when there are no rows or the device's bandwidths are unknown. */
+ * features (Device_features), its sub-partitions per SM and its launch overhead in
+ * microseconds:
+ *     max(sum over rows of max(t_comp x i, B / L2),  C / DRAM) + kernels x launch
+ * where t_comp is PSA's row compute time, i the device's FP32 lanes per sub-partition
+ * (its peak over 2 x SMs x sub-partitions x clock) over LATENCY_HEAD_ISSUE_LANES when
+ * above (2 on the parts with 128 lanes an SM, else 1; Tensor-Core rows 1), B the row's
+ * DRAM_workload bytes (what every block loads, which the L2 serves: PSA divides it by
+ * the DRAM bandwidth), L2 and DRAM the device's L2 and DRAM bandwidths, and C the
+ * compulsory DRAM bytes, each kernel's global buffers once (4 bytes an element). PSA
+ * alone times a kernel bound by the L2 as if the DRAM served it, takes a peak that
+ * dual FP32 lanes reach only in a kernel of FP32 instructions alone, and leaves out
+ * the launch, which is most of a small kernel's time; its error then depends on the
+ * device (its DRAM-to-L2 balance, its lanes per scheduler) and on the kernel's size,
+ * which the head would otherwise have to learn device by device. INFINITY when there
+ * are no rows or the device's bandwidths are unknown. */
 double LatencyHead_roofline(const PsaSymbols *psa, const PsaRowCost *costs, const LoopNest *ln,
-                            const float device[DEVICE_FEATURE_LEN], double launchUs);
+                            const float device[DEVICE_FEATURE_LEN], double partitions, double launchUs);
 
 /* A fresh head, its weights drawn from seed. */
 NeuralNet *LatencyHead_new(uint64_t seed);

@@ -135,7 +135,8 @@ static void addLowered(Featurizer *f, Dataset *d, const Task *task, const Sketch
    Dataset_add(d, Dataset_task(d, group), &f->features, workload, psa, cost);
    if (psaUsable)
       d->roofline[d->n - 1] =
-         (float)LatencyHead_roofline(&f->psa, f->psaCosts, &f->ln, dev->features, dev->launchUs);
+         (float)LatencyHead_roofline(&f->psa, f->psaCosts, &f->ln, dev->features,
+                                     dev->params.partitions, dev->launchUs);
    if (dev)
       Dataset_setDevice(d, d->n - 1, dev->features);
 }
