@@ -37,8 +37,10 @@ double LatencyHead_roofline(const PsaSymbols *psa, const PsaRowCost *costs, cons
    }
    double compulsory = 0;
    for (int k = 0; k < ln->nkernels; k++)
-      for (int p = 0; p < ln->kernels[k].nparams; p++)
-         compulsory += 4.0 * (double)ln->buffers[ln->kernels[k].params[p]].elems;
+      for (int p = 0; p < ln->kernels[k].nparams; p++) {
+         const IrBuffer *b = &ln->buffers[ln->kernels[k].params[p]];
+         compulsory += (double)Ir_elemBytes(b) * (double)b->elems;
+      }
    return fmax(onChip, compulsory / (dram * 1e6)) + ln->nkernels * launchUs * 1e-3;
 }
 

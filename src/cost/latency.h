@@ -56,10 +56,6 @@ typedef enum { LATENCY_BASE_PSA, LATENCY_BASE_ROOFLINE } LatencyBase;
 #define LATENCY_HEAD_EARLY_STOP 40
 void LatencyHead_defaultConfig(TrainConfig *c);
 
-/* A kernel launch's overhead where the device profile gives no sim.launch_us, in
- * microseconds: NVIDIA's null-kernel figure that devices.yaml cites. */
-#define LATENCY_HEAD_LAUNCH_US 3.0
-
 /* The FP32 lanes of a sub-partition that a kernel keeps busy: its scheduler issues one
  * warp instruction a clock, so 32 lanes (GH100, GA10x, AD10x) are full only when every
  * instruction is an FP32 one, and a kernel issues loads, address arithmetic and
@@ -77,7 +73,7 @@ void LatencyHead_defaultConfig(TrainConfig *c);
  * above (2 on the parts with 128 lanes an SM, else 1; Tensor-Core rows 1), B the row's
  * DRAM_workload bytes (what every block loads, which the L2 serves: PSA divides it by
  * the DRAM bandwidth), L2 and DRAM the device's L2 and DRAM bandwidths, and C the
- * compulsory DRAM bytes, each kernel's global buffers once (4 bytes an element). PSA
+ * compulsory DRAM bytes, each kernel's global buffers once. PSA
  * alone times a kernel bound by the L2 as if the DRAM served it, takes a peak that
  * dual FP32 lanes reach only in a kernel of FP32 instructions alone, and leaves out
  * the launch, which is most of a small kernel's time; its error then depends on the

@@ -11,6 +11,7 @@
 #include "cost/latency.h"
 #include "cost/psa.h"
 #include "ir/lower.h"
+#include "sim/sim.h"
 #include "util/xalloc.h"
 
 typedef struct {
@@ -25,7 +26,7 @@ typedef struct {
    PsaParams params;
    SchedLimits limits;
    float features[DEVICE_FEATURE_LEN];   /* Device_features; zeros for an unknown device */
-   double launchUs;             /* sim.launch_us, else LATENCY_HEAD_LAUNCH_US */
+   double launchUs;             /* sim.launch_us, else the simulator's default */
 } DeviceEntry;
 
 struct Featurizer_ {
@@ -115,8 +116,9 @@ static DeviceEntry *findDevice(Featurizer *f, const char *name) {
       SchedLimits_fromDevice(&e->limits, d);
       e->usable = PsaParams_fromDevice(&e->params, d, NULL) == 0;
       Device_features(d, e->features);
-      e->launchUs = Device_has(d, DEV_SIM_LAUNCH_US) ? d->sim[DEV_SIM_LAUNCH_US - DEV_SIM_FIRST]
-                                                    : LATENCY_HEAD_LAUNCH_US;
+      SimParams sim;
+      SimParams_fromDevice(&sim, d);
+      e->launchUs = sim.v[SIM_LAUNCH_US];
    } else {
       SchedLimits_default(&e->limits);
    }
