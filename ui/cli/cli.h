@@ -156,6 +156,8 @@ int Cli_calibrate(int argc, char **argv);
 /* `export SESSION [--records FILE] [--curve FILE] [--kernels DIR] [--devices FILE]
  * [--network FILE.task]`; argv[0] is "export". */
 int Cli_export(int argc, char **argv);
+/* `pruner-tui run MODEL.onnx`: the graph on the C references, checked against data. */
+int Cli_run(int argc, char **argv);
 
 /* `FILE.task [--trials N] [--per-round M] ...` on the workbench, `--batch FILE.task ...`
  * (or standard output not a terminal) without the screen, `--resume SESSION` either

@@ -256,6 +256,8 @@ static int dispatch(int argc, char **argv) {
       return Cli_calibrate(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "export") == 0)
       return Cli_export(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "run") == 0)
+      return Cli_run(argc - 1, argv + 1);
    /* anything but --list, --list-devices, --help and --version tunes a task file */
    bool other = false;
    for (int i = 1; i < argc; i++)

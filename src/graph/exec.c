@@ -1,0 +1,100 @@
+/* Shape inference, constant folding and the reference executor. */
+#include "config.h"
+
+#include "graph/exec.h"
+
+#include <stdlib.h>
+
+#include "graph/ops.h"
+#include "util/xalloc.h"
+
+static bool allInputsConstant(const Graph *g, const GNode *n) {
+   for (int i = 0; i < n->nin; i++)
+      if (n->in[i] >= 0 && !g->t[n->in[i]].data)
+         return false;
+   return true;
+}
+
+int Graph_prepare(Graph *g, bool fold, char **cause) {
+   for (int i = 0; i < g->ninputs; i++) {
+      const GTensor *t = &g->t[g->inputs[i]];
+      for (int k = 0; k < t->ndim; k++)
+         if (t->dims[k] < 0)
+            return setCause(cause, "%s: input '%s' has an open dimension %d; fix it with --input %s=DIMS",
+                            g->path, t->name, k, t->name);
+      if (t->ndim < 0)
+         return setCause(cause, "%s: input '%s' has no shape; set it with --input %s=DIMS", g->path,
+                         t->name, t->name);
+   }
+   for (int i = 0; i < g->nnodes; i++) {
+      GNode *n = &g->n[i];
+      if (n->dead)
+         continue;
+      const GraphOp *op = GraphOp_get(n->op);
+      if (!op || !op->infer)
+         return Graph_nodeError(g, n, cause, "no shape inference for this operator");
+      for (int k = 0; k < n->nin; k++)
+         if (n->in[k] >= 0 && g->t[n->in[k]].ndim < 0)
+            return Graph_nodeError(g, n, cause, "input %d ('%s') has no known shape", k,
+                                   g->t[n->in[k]].name);
+      if (op->infer(g, n, cause) < 0)
+         return -1;
+      for (int k = 0; k < n->nout; k++) {
+         GTensor *t = GNode_output(g, n, k);
+         if (t && t->ndim < 0)
+            return Graph_nodeError(g, n, cause, "output %d ('%s') got no shape", k, t->name);
+      }
+      if (fold && op->eval && op->pattern != PAT_OPAQUE && allInputsConstant(g, n)) {
+         if (op->eval(g, n, cause) < 0)
+            return -1;
+         for (int k = 0; k < n->nout; k++) {
+            GTensor *t = GNode_output(g, n, k);
+            if (t) {
+               t->role = GT_WEIGHT;
+               t->producer = -1;
+            }
+         }
+         n->dead = true;
+      }
+   }
+   return 0;
+}
+
+int Graph_execute(Graph *g, bool keepActivations, char **cause) {
+   int *lastUse = NULL;
+   if (!keepActivations) {
+      lastUse = xMalloc(sizeof(int) * (size_t)(g->ntensors ? g->ntensors : 1));
+      for (int i = 0; i < g->ntensors; i++)
+         lastUse[i] = -1;
+      for (int i = 0; i < g->nnodes; i++)
+         for (int k = 0; k < g->n[i].nin; k++)
+            if (g->n[i].in[k] >= 0)
+               lastUse[g->n[i].in[k]] = i;
+   }
+   int rc = 0;
+   for (int i = 0; i < g->nnodes && rc == 0; i++) {
+      GNode *n = &g->n[i];
+      if (n->dead)
+         continue;
+      const GraphOp *op = GraphOp_get(n->op);
+      for (int k = 0; k < n->nin; k++)
+         if (n->in[k] >= 0 && !g->t[n->in[k]].data) {
+            rc = Graph_nodeError(g, n, cause, "input %d ('%s') holds no data", k, g->t[n->in[k]].name);
+            break;
+         }
+      if (rc == 0 && (!op || !op->eval))
+         rc = Graph_nodeError(g, n, cause, "no reference implementation for this operator");
+      if (rc == 0)
+         rc = op->eval(g, n, cause);
+      if (lastUse)
+         for (int k = 0; k < n->nin; k++) {
+            GTensor *t = n->in[k] >= 0 ? &g->t[n->in[k]] : NULL;
+            if (t && t->role == GT_ACTIVATION && !t->isOutput && lastUse[n->in[k]] == i) {
+               free(t->data);
+               t->data = NULL;
+            }
+         }
+   }
+   free(lastUse);
+   return rc;
+}

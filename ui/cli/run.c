@@ -1,0 +1,310 @@
+/* `pruner-tui run MODEL.onnx`: runs a model's graph on the op rows' C references, with
+ * inputs and expected outputs in ONNX's test_data_set layout (input_N.pb,
+ * output_N.pb), and says whether each output matches. */
+#include "config.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "graph/exec.h"
+#include "graph/onnx.h"
+#include "util/rng.h"
+#include "util/xalloc.h"
+
+#define RUN_MAX_INPUTS 64
+
+static const CliOption runOptions[] = {
+   { "input", 'i', "NAME=DIMS",
+     "fix the dimensions of the model's input NAME, e.g. --input input=1x3x224x224 (repeat for each input "
+     "whose dimensions the model leaves open; with --input-data or --test-data they come from the data)" },
+   { "input-data", 'I', "DIR", "read the inputs from DIR/input_0.pb, input_1.pb, ... (serialized TensorProto, "
+     "the graph's inputs in order); without it and --test-data, inputs are seeded random values" },
+   { "output-data", 'O', "DIR", "write the outputs as DIR/output_0.pb, output_1.pb, ... (the folder must exist)" },
+   { "test-data", 't', "DIR",
+     "a folder in ONNX's test_data_set layout: read its input_N.pb and compare the outputs with its output_N.pb; "
+     "a mismatch exits with status 1 naming the output, the element and the error" },
+   { "rtol", 'r', "R", "relative tolerance of the comparison (default 1e-3, ONNX's backend tests')" },
+   { "atol", 'a', "A", "absolute tolerance of the comparison (default 1e-7)" },
+   { "seed", 's', "N", "seed of the random inputs (default 1)" },
+   { NULL, 0, NULL, NULL },
+};
+
+static const CliCommand runCommand = {
+   "run",
+   "MODEL.onnx [--input NAME=DIMS]... [--input-data DIR] [--output-data DIR]\n[--test-data DIR] [--rtol R] "
+   "[--atol A] [--seed N]",
+   "Run the model's graph on the CPU with the C reference of each operator (after constant folding), and "
+   "print each output's shape and its error against the expected output when --test-data gives one. Exit "
+   "status 0 when every output matches within |got - want| <= atol + rtol |want|, 1 when one does not or "
+   "the model is refused (the message names the node, its operator and opset, and the reason), 2 on bad "
+   "usage.",
+   runOptions,
+};
+
+typedef struct RunArgs_ {
+   const char *model;
+   OnnxInputDims dims[RUN_MAX_INPUTS];
+   int ndims;
+   const char *inputData, *outputData, *testData;
+   double rtol, atol;
+   long seed;
+} RunArgs;
+
+static void argsDone(RunArgs *a) {
+   for (int i = 0; i < a->ndims; i++)
+      OnnxInputDims_done(&a->dims[i]);
+}
+
+static int parseArgs(int argc, char **argv, RunArgs *a) {
+   memset(a, 0, sizeof *a);
+   a->rtol = 1e-3;
+   a->atol = 1e-7;
+   a->seed = 1;
+   optind = 1;
+   int c;
+   char *cause = NULL;
+   while ((c = Cli_getopt(&runCommand, argc, argv)) != -1) {
+      switch (c) {
+      case CLI_OPT_HELP: return CLI_OPT_HELP;
+      case CLI_OPT_BAD: return EXIT_USAGE;
+      case 'i':
+         if (a->ndims == RUN_MAX_INPUTS)
+            return Cli_usage("run", "more than %d --input flags", RUN_MAX_INPUTS);
+         if (OnnxInputDims_parse(&a->dims[a->ndims], optarg, &cause) < 0) {
+            int rc = Cli_usage("run", "%s", cause);
+            free(cause);
+            return rc;
+         }
+         a->ndims++;
+         break;
+      case 'I': a->inputData = optarg; break;
+      case 'O': a->outputData = optarg; break;
+      case 't': a->testData = optarg; break;
+      case 'r':
+         if (Cli_parseReal("run", "--rtol", optarg, 0, 1, 0, &a->rtol))
+            return EXIT_USAGE;
+         break;
+      case 'a':
+         if (Cli_parseReal("run", "--atol", optarg, 0, 1e30, 0, &a->atol))
+            return EXIT_USAGE;
+         break;
+      case 's':
+         if (Cli_parseCount("run", "--seed", optarg, 0, 2147483647L, &a->seed))
+            return EXIT_USAGE;
+         break;
+      }
+   }
+   if (argc - optind != 1)
+      return Cli_usage("run", "expected one MODEL.onnx");
+   a->model = argv[optind];
+   if (a->inputData && a->testData)
+      return Cli_usage("run", "--input-data and --test-data both give the inputs: use one");
+   return 0;
+}
+
+static bool fileExists(const char *path) {
+   struct stat st;
+   return stat(path, &st) == 0;
+}
+
+static int fail(char *cause) {
+   fprintf(stderr, "pruner-tui run: %s\n", cause);
+   free(cause);
+   return EXIT_INPUT;
+}
+
+/* Reads DIR/input_N.pb into the graph's inputs, fixing open dimensions from the data. */
+static int readInputs(Graph *g, const char *dir, char **cause) {
+   int n = 0;
+   for (;; n++) {
+      char *path = xAsprintf("%s/input_%d.pb", dir, n);
+      bool there = fileExists(path);
+      free(path);
+      if (!there)
+         break;
+   }
+   if (n != g->ninputs)
+      return setCause(cause, "%s holds %d input_N.pb files; %s has %d inputs", dir, n, g->path,
+                      g->ninputs);
+   for (int i = 0; i < n; i++) {
+      char *path = xAsprintf("%s/input_%d.pb", dir, i);
+      GTensor t;
+      memset(&t, 0, sizeof t);
+      t.name = xStrdup("");
+      int rc = Onnx_readTensor(path, &t, cause);
+      GTensor *in = &g->t[g->inputs[i]];
+      if (rc == 0 && t.dtype != in->dtype)
+         rc = setCause(cause, "%s: %s, where the model's input '%s' is %s", path, GType_name(t.dtype),
+                       in->name, GType_name(in->dtype));
+      if (rc == 0 && in->ndim >= 0) {
+         bool same = in->ndim == t.ndim;
+         for (int k = 0; same && k < t.ndim; k++)
+            same = in->dims[k] < 0 || in->dims[k] == t.dims[k];
+         if (!same) {
+            char want[256], got[256];
+            GTensor_dimsText(in, want, sizeof want);
+            GTensor_dimsText(&t, got, sizeof got);
+            rc = setCause(cause, "%s: shape %s, where the model's input '%s' is %s", path, got, in->name,
+                          want);
+         }
+      }
+      if (rc == 0) {
+         GTensor_setShape(in, t.dtype, t.ndim, t.dims);
+         free(in->data);
+         in->data = t.data;
+         t.data = NULL;
+      }
+      free(t.name);
+      free(t.data);
+      free(path);
+      if (rc < 0)
+         return -1;
+   }
+   return 0;
+}
+
+static void randomInputs(Graph *g, long seed) {
+   Rng rng;
+   Rng_seed(&rng, (uint64_t)seed);
+   for (int i = 0; i < g->ninputs; i++) {
+      GTensor *t = &g->t[g->inputs[i]];
+      if (t->data)
+         continue;
+      GTensor_alloc(t);
+      if (GType_isFloat(t->dtype))
+         for (int64_t k = 0; k < GTensor_elems(t); k++)
+            GTensor_set(t, k, 2.0 * Rng_uniform(&rng) - 1.0);
+   }
+}
+
+/* Compares got with the expected tensor in path; prints the output's line. */
+static int compareOutput(const GTensor *got, const char *path, const RunArgs *a, char **cause) {
+   GTensor want;
+   memset(&want, 0, sizeof want);
+   want.name = xStrdup("");
+   int rc = Onnx_readTensor(path, &want, cause);
+   char gs[256], ws[256];
+   GTensor_dimsText(got, gs, sizeof gs);
+   GTensor_dimsText(&want, ws, sizeof ws);
+   bool sameShape = rc == 0 && got->ndim == want.ndim;
+   for (int k = 0; sameShape && k < got->ndim; k++)
+      sameShape = got->dims[k] == want.dims[k];
+   if (rc == 0 && got->dtype != want.dtype)
+      rc = setCause(cause, "output '%s' differs from %s: it is %s where %s was expected", got->name, path,
+                    GType_name(got->dtype), GType_name(want.dtype));
+   else if (rc == 0 && !sameShape)
+      rc = setCause(cause, "output '%s' differs from %s: its shape is %s where %s was expected", got->name,
+                    path, gs, ws);
+   if (rc == 0) {
+      double maxAbs = 0, maxRel = 0;
+      int64_t bad = -1, nbad = 0;
+      int64_t n = GTensor_elems(got);
+      for (int64_t i = 0; i < n; i++) {
+         double x = GTensor_get(got, i), y = GTensor_get(&want, i);
+         if (isnan(x) || isnan(y)) {
+            if (isnan(x) != isnan(y)) {
+               nbad++;
+               if (bad < 0)
+                  bad = i;
+            }
+            continue;
+         }
+         if (isinf(x) || isinf(y)) {
+            if (x != y) {
+               nbad++;
+               if (bad < 0)
+                  bad = i;
+            }
+            continue;
+         }
+         double err = fabs(x - y);
+         if (err > maxAbs)
+            maxAbs = err;
+         if (y != 0 && err / fabs(y) > maxRel)
+            maxRel = err / fabs(y);
+         if (err > a->atol + a->rtol * fabs(y)) {
+            nbad++;
+            if (bad < 0)
+               bad = i;
+         }
+      }
+      if (bad >= 0)
+         rc = setCause(cause, "output '%s' differs from %s: %lld of %lld elements are off; the first, "
+                       "element %lld, is %.9g where %.9g was expected (max abs error %.3g, max rel "
+                       "error %.3g; rtol %g, atol %g)", got->name, path, (long long)nbad, (long long)n,
+                       (long long)bad, GTensor_get(got, bad), GTensor_get(&want, bad), maxAbs, maxRel,
+                       a->rtol, a->atol);
+      else
+         printf("output %s: %s %s, max abs error %.3g, max rel error %.3g: ok\n", got->name, gs,
+                GType_name(got->dtype), maxAbs, maxRel);
+   }
+   free(want.name);
+   free(want.data);
+   return rc;
+}
+
+static int runModel(const RunArgs *a, char **cause) {
+   Graph g;
+   bool fromData = a->inputData || a->testData;
+   int rc = Onnx_load(&g, a->model, a->dims, a->ndims, fromData, cause);
+   if (rc == 0 && fromData)
+      rc = readInputs(&g, a->inputData ? a->inputData : a->testData, cause);
+   if (rc == 0)
+      rc = Graph_prepare(&g, true, cause);
+   if (rc == 0) {
+      randomInputs(&g, a->seed);
+      rc = Graph_execute(&g, false, cause);
+   }
+   for (int i = 0; rc == 0 && i < g.noutputs; i++) {
+      const GTensor *out = &g.t[g.outputs[i]];
+      if (a->outputData) {
+         char *path = xAsprintf("%s/output_%d.pb", a->outputData, i);
+         rc = Onnx_writeTensor(path, out, out->name, cause);
+         free(path);
+      }
+      if (rc == 0 && a->testData) {
+         char *path = xAsprintf("%s/output_%d.pb", a->testData, i);
+         if (!fileExists(path))
+            rc = setCause(cause, "%s: missing; the model has %d outputs", path, g.noutputs);
+         else
+            rc = compareOutput(out, path, a, cause);
+         free(path);
+      } else if (rc == 0) {
+         char dims[256];
+         GTensor_dimsText(out, dims, sizeof dims);
+         printf("output %s: %s %s\n", out->name, dims, GType_name(out->dtype));
+      }
+   }
+   if (rc == 0 && a->testData) {
+      char *path = xAsprintf("%s/output_%d.pb", a->testData, g.noutputs);
+      if (fileExists(path))
+         rc = setCause(cause, "%s holds more output_N.pb files than the model's %d outputs", a->testData,
+                       g.noutputs);
+      free(path);
+   }
+   Graph_done(&g);
+   return rc;
+}
+
+int Cli_run(int argc, char **argv) {
+   RunArgs a;
+   int parsed = parseArgs(argc, argv, &a);
+   if (parsed) {
+      argsDone(&a);
+      return parsed == CLI_OPT_HELP ? 0 : parsed;
+   }
+   char *cause = NULL;
+   int rc = runModel(&a, &cause);
+   argsDone(&a);
+   if (rc < 0)
+      return fail(cause);
+   return 0;
+}
