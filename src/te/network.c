@@ -407,6 +407,7 @@ int Network_loadString(Network *net, const char *name, const char *text, size_t 
 }
 
 void Network_done(Network *net) {
+   free(net->inputs);
    for (int i = 0; i < net->ntasks; i++)
       free(net->tasks[i].label);
    free(net->tasks);
@@ -427,4 +428,118 @@ double Network_totalFlops(const Network *net) {
    for (int i = 0; i < net->ntasks; i++)
       f += (double)net->tasks[i].weight * net->tasks[i].flops;
    return f;
+}
+
+/* ---- writing ---- */
+
+static void writePair(FILE *out, const char *key, int64_t a, int64_t b) {
+   if (a == b)
+      fprintf(out, ", %s: %lld", key, (long long)a);
+   else
+      fprintf(out, ", %s: [%lld, %lld]", key, (long long)a, (long long)b);
+}
+
+/* A YAML double-quoted scalar: quotes, backslashes and control characters escaped. */
+static void writeQuoted(FILE *out, const char *s) {
+   fputc('"', out);
+   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+      if (*p == '"' || *p == '\\')
+         fprintf(out, "\\%c", *p);
+      else if (*p < 0x20 || *p == 0x7f)
+         fprintf(out, "\\x%02x", *p);
+      else
+         fputc(*p, out);
+   }
+   fputc('"', out);
+}
+
+static int writeTask(const Task *t, int64_t batch, FILE *out, char **cause) {
+   const OpParams *p = &t->op;
+   fprintf(out, "  - {op: %s", Op_name(p->kind));
+   int64_t lead = p->kind == OP_DENSE ? p->m : p->kind == OP_BATCH_MATMUL ? p->b
+                : (p->kind == OP_SOFTMAX || p->kind == OP_LAYER_NORM) ? p->shape[0] : p->batch;
+   bool nchw = p->kind != OP_DENSE && p->kind != OP_BATCH_MATMUL && p->kind != OP_SOFTMAX &&
+               p->kind != OP_LAYER_NORM;
+   if (nchw ? lead != batch : lead % batch != 0) {
+      fprintf(out, "}\n");
+      return setCause(cause, "task %d (%s): its leading dimension %lld does not fit the batch %lld", t->id,
+                      t->key, (long long)lead, (long long)batch);
+   }
+   switch (p->kind) {
+   case OP_DENSE:
+      fprintf(out, ", m: %lld, n: %lld, k: %lld", (long long)(p->m / batch), (long long)p->n, (long long)p->k);
+      break;
+   case OP_BATCH_MATMUL:
+      fprintf(out, ", b: %lld, m: %lld, n: %lld, k: %lld", (long long)(p->b / batch), (long long)p->m,
+              (long long)p->n, (long long)p->k);
+      break;
+   case OP_SOFTMAX:
+   case OP_LAYER_NORM:
+      fprintf(out, ", input: [%lld", (long long)(p->shape[0] / batch));
+      for (int i = 1; i < p->ndim; i++)
+         fprintf(out, ", %lld", (long long)p->shape[i]);
+      fprintf(out, "]");
+      if (p->kind == OP_LAYER_NORM)
+         fprintf(out, ", epsilon: %.17g", p->epsilon);
+      break;
+   default:
+      fprintf(out, ", input: [%lld, %lld, %lld]", (long long)p->in_c, (long long)p->in_h, (long long)p->in_w);
+      if (p->kind == OP_CONV2D)
+         fprintf(out, ", filters: %lld", (long long)p->out_c);
+      if (p->kind == OP_ADAPTIVE_AVG_POOL2D)
+         writePair(out, "output", p->out_h, p->out_w);
+      if (p->kind == OP_CONV2D || p->kind == OP_MAX_POOL2D || p->kind == OP_AVG_POOL2D) {
+         writePair(out, "kernel", p->kernel_h, p->kernel_w);
+         writePair(out, "stride", p->stride_h, p->stride_w);
+         if (p->pad_top == p->pad_bottom && p->pad_left == p->pad_right)
+            writePair(out, "pad", p->pad_top, p->pad_left);
+         else
+            fprintf(out, ", pad: [%lld, %lld, %lld, %lld]", (long long)p->pad_top, (long long)p->pad_left,
+                    (long long)p->pad_bottom, (long long)p->pad_right);
+      }
+      if (p->kind == OP_CONV2D && (p->dilation_h != 1 || p->dilation_w != 1))
+         writePair(out, "dilation", p->dilation_h, p->dilation_w);
+      if (p->kind == OP_CONV2D && p->groups != 1)
+         fprintf(out, ", groups: %lld", (long long)p->groups);
+      if (p->kind == OP_AVG_POOL2D)
+         fprintf(out, ", count_include_pad: %s", p->count_include_pad ? "true" : "false");
+      break;
+   }
+   if (p->nepilogue) {
+      fprintf(out, ", epilogue: [");
+      for (int i = 0; i < p->nepilogue; i++) {
+         const Epilogue *e = &p->epilogue[i];
+         if (e->kind == EPI_CLIP)
+            fprintf(out, "%s{clip: [%.17g, %.17g]}", i ? ", " : "", e->lo, e->hi);
+         else
+            fprintf(out, "%s%s", i ? ", " : "", Epilogue_name(e->kind));
+      }
+      fprintf(out, "]");
+   }
+   fprintf(out, ", weight: %lld", (long long)t->weight);
+   if (t->label) {
+      fprintf(out, ", name: ");
+      writeQuoted(out, t->label);
+   }
+   fprintf(out, "}\n");
+   return 0;
+}
+
+int Network_write(const Network *net, const char *comment, FILE *out, char **cause) {
+   if (comment) {
+      const char *line = comment;
+      while (*line) {
+         const char *end = strchr(line, '\n');
+         int len = end ? (int)(end - line) : (int)strlen(line);
+         fprintf(out, "#%s%.*s\n", len ? " " : "", len, line);
+         line += len + (end ? 1 : 0);
+      }
+      fputc('\n', out);
+   }
+   int64_t batch = net->batch > 0 ? net->batch : 1;
+   fprintf(out, "network: %s\nbatch: %lld\ndtype: float32\ntasks:\n", net->name, (long long)batch);
+   for (int i = 0; i < net->ntasks; i++)
+      if (writeTask(&net->tasks[i], batch, out, cause) < 0)
+         return -1;
+   return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "te/op.h"
 
@@ -24,6 +25,8 @@ typedef struct Task_ {
 typedef struct Network_ {
    char *name;
    char *path;
+   /* the input dimensions an ONNX model was read with ("x=1x3x224x224;y=..."), or NULL */
+   char *inputs;
    int64_t batch;
    int ntasks;
    Task *tasks;
@@ -34,6 +37,12 @@ int Network_load(Network *net, const char *path, char **cause);
 int Network_loadString(Network *net, const char *name, const char *text, size_t len,
                        char **cause);
 void Network_done(Network *net);
+
+/* Writes the network as a task file that Network_load reads back to the same tasks
+ * (keys, weights and FLOPs): header comment lines (each prefixed with "# "; NULL for
+ * none), then `network`, `batch`, `dtype` and one flow mapping per task. Returns 0, or
+ * -1 with *cause when a task's leading dimension is not a multiple of the batch. */
+int Network_write(const Network *net, const char *comment, FILE *out, char **cause);
 
 int64_t Network_totalWeight(const Network *net);
 /* Sum over tasks of weight x FLOPs. */

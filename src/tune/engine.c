@@ -18,6 +18,7 @@
 #include "cost/models.h"
 #include "cost/online.h"
 #include "cost/psa.h"
+#include "graph/import.h"
 #include "measure/featurize.h"
 #include "measure/record.h"
 #include "measure/verify.h"
@@ -686,7 +687,7 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
       return NULL;
    }
    e->policy = xStrdup(policy);
-   if (Network_load(&e->net, cfg->taskFile, cause) < 0) {
+   if (Model_load(&e->net, cfg->taskFile, cfg->modelInputs, cause) < 0) {
       free(e->policy);
       free(e);
       return NULL;
@@ -826,6 +827,7 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
       h.version = SESSION_FORMAT_VERSION;
       h.network = e->net.name;
       h.networkFile = e->net.path;
+      h.networkInputs = e->net.inputs;
       char devName[sizeof dev->name];
       memcpy(devName, dev->name, sizeof devName);
       h.device = devName;

@@ -37,7 +37,8 @@ typedef enum {
 } EngineCounters;
 
 typedef struct EngineConfig_ {
-   const char *taskFile;        /* the network's task file (a path Network_load reads) */
+   const char *taskFile;        /* the network's task file or ONNX model (a path Model_load reads) */
+   const char *modelInputs;     /* an ONNX model's input dimensions ("x=1x3x224x224;..."), or NULL */
    const DeviceSet *devices;    /* profiles; kept by the caller until Engine_free */
    const char *device;          /* "auto" (NULL too), "cuda:N" or "sim:PROFILE" */
    const char *policy;          /* "pruner" (NULL too) or "ansor" */

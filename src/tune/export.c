@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "graph/import.h"
 #include "codegen/cuda.h"
 #include "ir/lower.h"
 #include "tune/front.h"
@@ -174,7 +175,7 @@ int Export_loadNetwork(const SessionLog *log, const char *path, const char *task
    memset(out, 0, sizeof *out);
    char *file = taskFile ? Paths_findTaskFile(taskFile) : Paths_findRecordedTaskFile(headerOf(log)->networkFile);
    char *why = NULL;
-   int rc = Network_load(out, file, &why);
+   int rc = Model_load(out, file, headerOf(log)->networkInputs, &why);
    free(file);
    if (rc < 0) {
       if (taskFile)

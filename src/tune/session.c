@@ -72,6 +72,7 @@ static const Field headerFields[] = {
    { "v", F_VERSION, AT(header.version) },
    { "network", F_STRING, AT(header.network) },
    { "network_file", F_STRING, AT(header.networkFile) },
+   { "network_inputs", F_MESSAGE, AT(header.networkInputs) },
    { "device", F_STRING, AT(header.device) },
    { "simulated", F_BOOL, AT(header.simulated) },
    { "policy", F_STRING, AT(header.policy) },

@@ -4,6 +4,7 @@
  *
  * Every line is an object whose "event" key names its kind. The header's keys:
  *   "event":"header", "v" (SESSION_FORMAT_VERSION), "network", "network_file",
+ *   "network_inputs" (an ONNX model's --input dimensions; left out when none),
  *   "device", "simulated", "policy", "cost_model", "trials", "per_round", "seed",
  *   "start" (Unix seconds), "fleet" (the measuring devices in --device's words, e.g.
  *   "sim:h100_sxm*4"; left out when unknown, read as "" when absent), "fleet_size"
@@ -77,7 +78,9 @@ const char *SessionEnd_name(SessionEnd e);
 typedef struct SessionHeader_ {
    int version;                 /* of the file read; always written as SESSION_FORMAT_VERSION */
    char *network;               /* e.g. "resnet_50" */
-   char *networkFile;           /* the .task file it came from */
+   char *networkFile;           /* the .task file (or ONNX model) it came from */
+   char *networkInputs;         /* an ONNX model's --input dimensions ("x=1x3x224x224;..."),
+                                   "" when none were given */
    char *device;                /* devices.yaml profile name */
    bool simulated;
    char *policy;                /* "pruner", "ansor" */

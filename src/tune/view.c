@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/import.h"
 #include "measure/measure.h"
 #include "tune/command.h"
 #include "util/paths.h"
@@ -29,7 +30,7 @@ int TuneView_findNetwork(const SessionHeader *h, Network *net, char **cause) {
    memset(net, 0, sizeof *net);
    char *path = Paths_findRecordedTaskFile(h->networkFile ? h->networkFile : "");
    char *why = NULL;
-   int rc = Network_load(net, path, &why);
+   int rc = Model_load(net, path, h->networkInputs, &why);
    free(path);
    if (rc < 0) {
       if (cause)

@@ -159,6 +159,7 @@ int Cli_tune(int argc, char **argv) {
    enum { O_BATCH = 256, O_TRIALS, O_PER_ROUND, O_POLICY, O_COST_MODEL, O_LOAD_MODEL, O_DEVICE, O_DEVICES, O_SEED,
           O_SESSION, O_NO_COMPILE, O_JOBS, O_RESUME, O_NO_SESSION, O_OVERLAP, O_VERIFY_EVERY,
           O_ALLOW_MIXED, O_SIM_REALTIME, O_MPI, O_PRECISION, O_MAX_ERROR, O_ERROR_SPLIT };
+   _Static_assert(O_ERROR_SPLIT < CLI_OPT_INPUT, "option values apart");
    static const struct option options[] = {
       { "batch", required_argument, NULL, O_BATCH },
       { "trials", required_argument, NULL, O_TRIALS },
@@ -182,6 +183,7 @@ int Cli_tune(int argc, char **argv) {
       { "precision", required_argument, NULL, O_PRECISION },
       { "max-error", required_argument, NULL, O_MAX_ERROR },
       { "error-split", required_argument, NULL, O_ERROR_SPLIT },
+      { "input", required_argument, NULL, CLI_OPT_INPUT },
       { NULL, 0, NULL, 0 },
    };
    /* messages name the mode the user asked for */
@@ -206,6 +208,9 @@ int Cli_tune(int argc, char **argv) {
       case O_BATCH:
          taskFile = optarg;
          batch = true;
+         break;
+      case CLI_OPT_INPUT:
+         bad = Cli_addModelInput(cmd, optarg);
          break;
       case O_TRIALS:
          bad = Cli_parseCount(cmd, "--trials", optarg, 1, 100000000L, &trials);
@@ -410,6 +415,9 @@ int Cli_tune(int argc, char **argv) {
    char *path = resume && taskFile == log.events[0].header.networkFile ? Paths_findRecordedTaskFile(taskFile)
                                                                        : Paths_findTaskFile(taskFile);
    cfg.taskFile = path;
+   cfg.modelInputs = Cli_modelInputs();
+   if (resume && !cfg.modelInputs && log.events[0].header.networkInputs && *log.events[0].header.networkInputs)
+      cfg.modelInputs = log.events[0].header.networkInputs;
    if (rank > 0) {
       int rc = workerRank(&cfg, path);
       free(path);

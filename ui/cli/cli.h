@@ -67,7 +67,19 @@ int Cli_parseSize(const char *cmd, const char *what, const char *text, double *o
    { "max-memory", 'M', "SIZE",                                                                        \
      "the most memory a task's CPU check may take, like 512M or 4G (default 2G); a larger task is " \
      "not checked on the CPU" }
-/* Loads a task file (looked up as Paths_findTaskFile does); 0 or EXIT_INPUT. */
+/* --input NAME=DIMS, shared by every command that reads a model: Cli_getopt takes it
+ * itself (checking it) and keeps each for Cli_loadNetwork. */
+#define CLI_OPT_INPUT 0x1001
+#define CLI_INPUT_OPTION                                                                              \
+   { "input", CLI_OPT_INPUT, "NAME=DIMS",                                                             \
+     "an ONNX model's input NAME with its dimensions, e.g. --input input=1x3x224x224 (repeat for each " \
+     "input the model leaves open)" }
+/* Adds an --input to those the model is read with; 0, or EXIT_USAGE after reporting. */
+int Cli_addModelInput(const char *cmd, const char *text);
+/* The --input flags given, "NAME=DIMS;NAME=DIMS", or NULL. */
+const char *Cli_modelInputs(void);
+/* Loads a task file or an ONNX model (looked up as Paths_findTaskFile does), with the
+ * --input flags given; 0 or EXIT_INPUT. */
 int Cli_loadNetwork(const char *file, Network *net);
 /* The task files that ship in models/, which records' tasks are looked up in. */
 #define CLI_SHIPPED_NETWORKS 13
@@ -156,6 +168,8 @@ int Cli_calibrate(int argc, char **argv);
 /* `export SESSION [--records FILE] [--curve FILE] [--kernels DIR] [--devices FILE]
  * [--network FILE.task]`; argv[0] is "export". */
 int Cli_export(int argc, char **argv);
+/* `pruner-tui import MODEL.onnx`: the model's tasks as a task file. */
+int Cli_import(int argc, char **argv);
 /* `pruner-tui run MODEL.onnx`: the graph on the C references, checked against data. */
 int Cli_run(int argc, char **argv);
 

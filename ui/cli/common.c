@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/import.h"
 #include "measure/measurer.h"
 #include "measure/mpi.h"
 #include "util/jsonl.h"
@@ -39,6 +40,34 @@ int Cli_usage(const char *cmd, const char *fmt, ...) {
 
 static const CliOption helpOption = { "help", 'h', NULL, "show this help and exit" };
 
+static char *modelInputs;
+
+static void freeModelInputs(void) {
+   free(modelInputs);
+   modelInputs = NULL;
+}
+
+int Cli_addModelInput(const char *cmd, const char *text) {
+   OnnxInputDims d;
+   char *cause = NULL;
+   if (OnnxInputDims_parse(&d, text, &cause) < 0 || strchr(text, ';')) {
+      int rc = Cli_usage(cmd, "%s", cause ? cause : "--input: one NAME=DIMS per flag");
+      free(cause);
+      return rc;
+   }
+   OnnxInputDims_done(&d);
+   if (!modelInputs)
+      atexit(freeModelInputs);
+   char *more = xAsprintf("%s%s%s", modelInputs ? modelInputs : "", modelInputs ? ";" : "", text);
+   free(modelInputs);
+   modelInputs = more;
+   return 0;
+}
+
+const char *Cli_modelInputs(void) {
+   return modelInputs;
+}
+
 int Cli_getopt(const CliCommand *cmd, int argc, char **argv) {
    struct option options[CLI_MAX_OPTIONS + 2];
    int n = 0;
@@ -51,6 +80,11 @@ int Cli_getopt(const CliCommand *cmd, int argc, char **argv) {
    options[n] = (struct option){ NULL, 0, NULL, 0 };
    opterr = 0;
    int c = getopt_long(argc, argv, ":h", options, NULL);
+   while (c == CLI_OPT_INPUT) {
+      if (Cli_addModelInput(cmd->name, optarg))
+         return CLI_OPT_BAD;
+      c = getopt_long(argc, argv, ":h", options, NULL);
+   }
    switch (c) {
    case -1:
       return -1;
@@ -174,7 +208,7 @@ int Cli_parseSize(const char *cmd, const char *what, const char *text, double *o
 int Cli_loadNetwork(const char *file, Network *net) {
    char *path = Paths_findTaskFile(file);
    char *cause = NULL;
-   int rc = Network_load(net, path, &cause);
+   int rc = Model_load(net, path, Cli_modelInputs(), &cause);
    free(path);
    if (rc < 0) {
       fprintf(stderr, "pruner-tui: %s\n", cause);

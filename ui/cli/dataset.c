@@ -269,6 +269,7 @@ static const CliOption datasetOptions[] = {
      "--device (built with Open MPI)" },
    { "verify-every", 'v', "N", "the simulator checks 1 state in N on the CPU executor (default 1000000: practically none, as a check costs far more than a simulation; pruner-tui check tests the kernels)" },
    { "no-progress", 'P', NULL, "no progress on standard error" },
+   CLI_INPUT_OPTION,
    { NULL, 0, NULL, NULL },
 };
 

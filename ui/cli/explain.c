@@ -28,6 +28,7 @@ static const CliOption explainOptions[] = {
    { "no-compile", OPT_NO_COMPILE, NULL,
      "the simulator estimates registers from the loop nest instead of compiling with NVRTC, as measure "
      "--no-compile does" },
+   CLI_INPUT_OPTION,
    { NULL, 0, NULL, NULL },
 };
 

@@ -56,6 +56,7 @@ static const CliOption kernelOptions[] = {
    { "reference", 'r', NULL,
      "the task's reference program instead of a state: the plain kernels whose output on the GPU is checked "
      "against the C reference before any state of the task is measured" },
+   CLI_INPUT_OPTION,
    { NULL, 0, NULL, NULL },
 };
 
@@ -533,6 +534,7 @@ static const CliOption checkOptions[] = {
      "instead of sampling, check the best state of each task of the session FILE (FILE.task, when "
      "given, stands for its network file): a row per task with its precision, latency, error, predicted "
      "error and the session's --max-error; exit status 1 when one fails or errs beyond it" },
+   CLI_INPUT_OPTION,
    { NULL, 0, NULL, NULL },
 };
 

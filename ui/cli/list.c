@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "graph/import.h"
 #include "te/network.h"
 #include "util/paths.h"
 #include "util/xalloc.h"
@@ -30,13 +31,38 @@ int Cli_list(const char *taskFile, FILE *out) {
    char *path = Paths_findTaskFile(taskFile);
    Network net;
    char *cause = NULL;
-   if (Network_load(&net, path, &cause) < 0) {
+   ImportSummary sum;
+   memset(&sum, 0, sizeof sum);
+   bool onnx = Import_isOnnx(path);
+   int rc;
+   if (onnx) {
+      ImportOptions opt;
+      OnnxInputDims *dims = NULL;
+      int ndims = 0;
+      rc = ImportOptions_parseInputs(Cli_modelInputs(), &dims, &ndims, &cause);
+      opt.dims = dims;
+      opt.ndims = ndims;
+      if (rc == 0)
+         rc = Import_onnx(&net, path, &opt, &sum, &cause);
+      for (int i = 0; i < ndims; i++)
+         OnnxInputDims_done(&dims[i]);
+      free(dims);
+   } else {
+      rc = Network_load(&net, path, &cause);
+   }
+   if (rc < 0) {
       fprintf(stderr, "pruner-tui: %s\n", cause);
       free(cause);
       free(path);
+      ImportSummary_done(&sum);
       return EXIT_INPUT;
    }
    free(path);
+   if (onnx) {
+      ImportSummary_print(&sum, &net, out);
+      fputc('\n', out);
+   }
+   ImportSummary_done(&sum);
    int shapeWidth = 5, epiWidth = 8;
    for (int i = 0; i < net.ntasks; i++) {
       char buf[160];

@@ -256,6 +256,8 @@ static int dispatch(int argc, char **argv) {
       return Cli_calibrate(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "export") == 0)
       return Cli_export(argc - 1, argv + 1);
+   if (argc > 1 && strcmp(argv[1], "import") == 0)
+      return Cli_import(argc - 1, argv + 1);
    if (argc > 1 && strcmp(argv[1], "run") == 0)
       return Cli_run(argc - 1, argv + 1);
    /* anything but --list, --list-devices, --help and --version tunes a task file */
@@ -268,6 +270,7 @@ static int dispatch(int argc, char **argv) {
    enum { OPT_LIST_DEVICES = 256, OPT_DEVICES };
    static const struct option options[] = {
       { "list", required_argument, NULL, 'l' },
+      { "input", required_argument, NULL, CLI_OPT_INPUT },
       { "list-devices", no_argument, NULL, OPT_LIST_DEVICES },
       { "devices", required_argument, NULL, OPT_DEVICES },
       { "help", no_argument, NULL, 'h' },
@@ -288,6 +291,10 @@ static int dispatch(int argc, char **argv) {
          break;
       case OPT_DEVICES:
          devicesFile = optarg;
+         break;
+      case CLI_OPT_INPUT:
+         if (Cli_addModelInput(NULL, optarg))
+            return EXIT_USAGE;
          break;
       case 'h':
          usage(stdout);

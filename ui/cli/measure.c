@@ -57,6 +57,7 @@ static const CliOption measureOptions[] = {
    { "inject", 'i', "KIND",
      "break every program on purpose, to see that measuring catches it: wrong (its output scaled), oob "
      "(a store out of bounds), hang (no end), or none" },
+   CLI_INPUT_OPTION,
    { NULL, 0, NULL, NULL },
 };
 

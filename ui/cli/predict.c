@@ -35,6 +35,7 @@ static const CliOption predictOptions[] = {
    { "sim-profile", 'P', "NAME", "the profile that --device auto simulates without a GPU (default h100_sxm)" },
    { "no-compile", 'C', NULL, "the simulator skips NVRTC (registers estimated): fast" },
    { "devices", 'D', "FILE", "also read GPU descriptions from FILE" },
+   CLI_INPUT_OPTION,
    { NULL, 0, NULL, NULL },
 };
 

@@ -1,0 +1,671 @@
+/* ONNX model to tuning tasks: the passes, FuseOps, and each fused group's anchor and
+ * epilogue mapped onto an op of the op library. */
+#include "config.h"
+
+#include "graph/import.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/exec.h"
+#include "graph/fuse.h"
+#include "graph/ops.h"
+#include "util/xalloc.h"
+
+#define LABEL_MAX 63
+
+void ImportSummary_done(ImportSummary *s) {
+   free(s->unmapped);
+   s->unmapped = NULL;
+}
+
+bool Import_isOnnx(const char *path) {
+   size_t n = strlen(path);
+   return n > 5 && strcmp(path + n - 5, ".onnx") == 0;
+}
+
+/* ---- a group's anchor onto an op ---- */
+
+typedef struct {
+   const Graph *g;
+   char *reason;          /* why a group maps to no task */
+} Mapper;
+
+static bool refuse(Mapper *m, const GNode *n, const char *fmt, ...) ATTR_FORMAT(3, 4);
+
+static bool refuse(Mapper *m, const GNode *n, const char *fmt, ...) {
+   va_list ap;
+   va_start(ap, fmt);
+   char *msg = xVasprintf(fmt, ap);
+   va_end(ap);
+   free(m->reason);
+   m->reason = xAsprintf("node '%s' (%s): %s", n->name, n->opType, msg);
+   free(msg);
+   return false;
+}
+
+static int64_t prodDims(const GTensor *t, int from, int to) {
+   int64_t p = 1;
+   for (int i = from; i < to; i++)
+      p *= t->dims[i];
+   return p;
+}
+
+/* Pads of a 2-D window op, [top, left, bottom, right], from auto_pad or pads. */
+static bool windowPads(Mapper *m, const GNode *n, const GTensor *x, const int64_t *k, const int64_t *s,
+                       const int64_t *d, int64_t *pads) {
+   const char *autoPad = GNode_attrString(n, "auto_pad", "NOTSET");
+   memset(pads, 0, 4 * sizeof *pads);
+   if (strcmp(autoPad, "SAME_UPPER") == 0 || strcmp(autoPad, "SAME_LOWER") == 0) {
+      for (int a = 0; a < 2; a++) {
+         int64_t in = x->dims[2 + a], dk = (k[a] - 1) * d[a] + 1;
+         int64_t out = (in + s[a] - 1) / s[a];
+         int64_t total = (out - 1) * s[a] + dk - in;
+         if (total < 0)
+            total = 0;
+         int64_t small = total / 2, big = total - small;
+         bool upper = strcmp(autoPad, "SAME_UPPER") == 0;
+         pads[a] = upper ? small : big;
+         pads[2 + a] = upper ? big : small;
+      }
+      return true;
+   }
+   if (strcmp(autoPad, "VALID") == 0)
+      return true;
+   if (strcmp(autoPad, "NOTSET") != 0)
+      return refuse(m, n, "auto_pad '%s'", autoPad);
+   int np;
+   const int64_t *p = GNode_attrInts(n, "pads", &np);
+   if (p && np != 4)
+      return refuse(m, n, "%d pads for 2 spatial axes", np);
+   for (int i = 0; p && i < 4; i++)
+      pads[i] = p[i];
+   return true;
+}
+
+static bool pair(const GNode *n, const char *name, int64_t def, int64_t *v) {
+   int c;
+   const int64_t *a = GNode_attrInts(n, name, &c);
+   if (!a) {
+      v[0] = v[1] = def;
+      return true;
+   }
+   if (c != 2)
+      return false;
+   v[0] = a[0];
+   v[1] = a[1];
+   return true;
+}
+
+static bool mapConv(Mapper *m, const GNode *n, OpParams *p) {
+   const GTensor *x = GNode_input(m->g, n, 0), *w = GNode_input(m->g, n, 1);
+   if (x->ndim != 4)
+      return refuse(m, n, "a convolution over %d spatial axes; the op library has conv2d only", x->ndim - 2);
+   int64_t k[2] = { w->dims[2], w->dims[3] }, s[2], d[2], pads[4];
+   if (!pair(n, "strides", 1, s) || !pair(n, "dilations", 1, d))
+      return refuse(m, n, "strides or dilations not of 2 values");
+   if (!windowPads(m, n, x, k, s, d, pads))
+      return false;
+   Op_defaults(p, OP_CONV2D);
+   p->batch = x->dims[0];
+   p->in_c = x->dims[1];
+   p->in_h = x->dims[2];
+   p->in_w = x->dims[3];
+   p->out_c = w->dims[0];
+   p->kernel_h = k[0], p->kernel_w = k[1];
+   p->stride_h = s[0], p->stride_w = s[1];
+   p->dilation_h = d[0], p->dilation_w = d[1];
+   p->pad_top = pads[0], p->pad_left = pads[1], p->pad_bottom = pads[2], p->pad_right = pads[3];
+   p->groups = GNode_attrInt(n, "group", 1);
+   if (GNode_input(m->g, n, 2)) {
+      p->epilogue[0].kind = EPI_BIAS;
+      p->nepilogue = 1;
+   }
+   return true;
+}
+
+static bool mapMatMul(Mapper *m, const GNode *n, OpParams *p) {
+   const GTensor *a = GNode_input(m->g, n, 0), *b = GNode_input(m->g, n, 1);
+   if (a->ndim < 1 || b->ndim < 1)
+      return refuse(m, n, "a scalar operand");
+   int64_t kA = a->dims[a->ndim - 1];
+   if (b->ndim <= 2) {
+      Op_defaults(p, OP_DENSE);
+      p->k = kA;
+      p->n = b->ndim == 2 ? b->dims[1] : 1;
+      p->m = kA ? GTensor_elems(a) / kA : 0;
+      return true;
+   }
+   if (a->ndim != b->ndim)
+      return refuse(m, n, "batch dimensions broadcast (%d-D by %d-D); batch_matmul takes equal batches",
+                    a->ndim, b->ndim);
+   for (int i = 0; i < a->ndim - 2; i++)
+      if (a->dims[i] != b->dims[i])
+         return refuse(m, n, "batch dimension %d broadcasts (%lld against %lld); batch_matmul takes equal "
+                       "batches", i, (long long)a->dims[i], (long long)b->dims[i]);
+   Op_defaults(p, OP_BATCH_MATMUL);
+   p->b = prodDims(a, 0, a->ndim - 2);
+   p->m = a->dims[a->ndim - 2];
+   p->k = kA;
+   p->n = b->dims[b->ndim - 1];
+   return true;
+}
+
+static bool mapGemm(Mapper *m, const GNode *n, OpParams *p) {
+   const GTensor *a = GNode_input(m->g, n, 0), *b = GNode_input(m->g, n, 1), *c = GNode_input(m->g, n, 2);
+   if (GNode_attrFloat(n, "alpha", 1.0) != 1.0 || (c && GNode_attrFloat(n, "beta", 1.0) != 1.0))
+      return refuse(m, n, "alpha or beta other than 1; dense has no scale");
+   bool ta = GNode_attrInt(n, "transA", 0) != 0, tb = GNode_attrInt(n, "transB", 0) != 0;
+   Op_defaults(p, OP_DENSE);
+   p->m = a->dims[ta ? 1 : 0];
+   p->k = a->dims[ta ? 0 : 1];
+   p->n = b->dims[tb ? 0 : 1];
+   if (c) {
+      int64_t ce = GTensor_elems(c);
+      if (ce == p->n && c->dims[c->ndim - 1] == p->n)
+         p->epilogue[0].kind = EPI_BIAS;
+      else if (ce == p->m * p->n)
+         p->epilogue[0].kind = EPI_ADD;
+      else
+         return refuse(m, n, "C of %lld elements broadcast over [%lld, %lld]", (long long)ce, (long long)p->m,
+                       (long long)p->n);
+      p->nepilogue = 1;
+   }
+   return true;
+}
+
+static bool mapPool(Mapper *m, const GNode *n, OpParams *p, bool isMax) {
+   const GTensor *x = GNode_input(m->g, n, 0), *y = GNode_output(m->g, n, 0);
+   if (x->ndim != 4)
+      return refuse(m, n, "pooling over %d spatial axes; the op library pools 2-D", x->ndim - 2);
+   int64_t k[2], s[2], d[2], pads[4];
+   if (!pair(n, "kernel_shape", 1, k) || !pair(n, "strides", 1, s) || !pair(n, "dilations", 1, d))
+      return refuse(m, n, "kernel_shape, strides or dilations not of 2 values");
+   if (d[0] != 1 || d[1] != 1)
+      return refuse(m, n, "dilated pooling; the op library's pools are not dilated");
+   if (GNode_attrInt(n, "storage_order", 0) != 0)
+      return refuse(m, n, "storage_order 1");
+   if (!windowPads(m, n, x, k, s, d, pads))
+      return false;
+   bool include = GNode_attrInt(n, "count_include_pad", 0) != 0;
+   Op_defaults(p, isMax ? OP_MAX_POOL2D : OP_AVG_POOL2D);
+   p->batch = x->dims[0];
+   p->in_c = x->dims[1];
+   p->out_c = x->dims[1];
+   p->in_h = x->dims[2];
+   p->in_w = x->dims[3];
+   p->kernel_h = k[0], p->kernel_w = k[1];
+   p->stride_h = s[0], p->stride_w = s[1];
+   p->pad_top = pads[0], p->pad_left = pads[1], p->pad_bottom = pads[2], p->pad_right = pads[3];
+   p->count_include_pad = isMax ? true : include;
+   /* ceil_mode: the output inferred is one longer; the far pads grow to give it */
+   for (int a = 0; a < 2; a++) {
+      int64_t in = x->dims[2 + a], out = y->dims[2 + a];
+      int64_t floorOut = (in + pads[a] + pads[2 + a] - k[a]) / s[a] + 1;
+      if (out != floorOut) {
+         if (!isMax && include)
+            return refuse(m, n, "ceil_mode with count_include_pad; the op library counts its own pads only");
+         int64_t need = (out - 1) * s[a] + k[a] - in - pads[a];
+         if (a == 0)
+            p->pad_bottom = need;
+         else
+            p->pad_right = need;
+      }
+   }
+   return true;
+}
+
+static bool mapLastAxisOp(Mapper *m, const GNode *n, OpParams *p, OpKind kind) {
+   const GTensor *x = GNode_input(m->g, n, 0);
+   int64_t axis = GNode_attrInt(n, "axis", kind == OP_SOFTMAX && m->g->opset < 13 ? 1 : -1);
+   if (axis < 0)
+      axis += x->ndim;
+   Op_defaults(p, kind);
+   if (axis == x->ndim - 1 || (kind == OP_SOFTMAX && m->g->opset < 13)) {
+      if (kind == OP_SOFTMAX && m->g->opset < 13 && axis != x->ndim - 1) {
+         /* opsets 1 to 12 normalize over the flattened axes from `axis` on */
+         p->ndim = 2;
+         p->shape[0] = prodDims(x, 0, (int)axis);
+         p->shape[1] = prodDims(x, (int)axis, x->ndim);
+         return true;
+      }
+      if (x->ndim > TE_MAX_DIMS)
+         return refuse(m, n, "%d dimensions; at most %d", x->ndim, TE_MAX_DIMS);
+      p->ndim = x->ndim;
+      for (int i = 0; i < x->ndim; i++)
+         p->shape[i] = x->dims[i];
+      if (kind == OP_LAYER_NORM) {
+         p->epsilon = GNode_attrFloat(n, "epsilon", 1e-5);
+         if (!GNode_input(m->g, n, 1) || !GNode_input(m->g, n, 2))
+            return refuse(m, n, "a LayerNormalization without scale and bias; layer_norm reads both");
+      }
+      return true;
+   }
+   return refuse(m, n, "normalizes axis %lld of %d; the op library's %s takes the last axis", (long long)axis,
+                 x->ndim, Op_name(kind));
+}
+
+/* The anchor (a complex op) onto an op of the library, its own epilogue (Conv's and
+ * Gemm's bias) included. */
+static bool mapAnchor(Mapper *m, const GNode *n, OpParams *p) {
+   const GTensor *x = GNode_input(m->g, n, 0);
+   if (!x || x->dtype != GT_FLOAT)
+      return refuse(m, n, "%s input; tasks are float32", x ? GType_name(x->dtype) : "no");
+   const char *t = n->opType;
+   if (strcmp(t, "Conv") == 0)
+      return mapConv(m, n, p);
+   if (strcmp(t, "MatMul") == 0)
+      return mapMatMul(m, n, p);
+   if (strcmp(t, "Gemm") == 0)
+      return mapGemm(m, n, p);
+   if (strcmp(t, "MaxPool") == 0)
+      return mapPool(m, n, p, true);
+   if (strcmp(t, "AveragePool") == 0)
+      return mapPool(m, n, p, false);
+   if (strcmp(t, "GlobalAveragePool") == 0) {
+      if (x->ndim != 4)
+         return refuse(m, n, "pooling over %d spatial axes; the op library pools 2-D", x->ndim - 2);
+      Op_defaults(p, OP_GLOBAL_AVG_POOL2D);
+      p->batch = x->dims[0];
+      p->in_c = p->out_c = x->dims[1];
+      p->in_h = x->dims[2];
+      p->in_w = x->dims[3];
+      return true;
+   }
+   if (strcmp(t, "Softmax") == 0)
+      return mapLastAxisOp(m, n, p, OP_SOFTMAX);
+   if (strcmp(t, "LayerNormalization") == 0)
+      return mapLastAxisOp(m, n, p, OP_LAYER_NORM);
+   return refuse(m, n, "the op library has no task op for %s", t);
+}
+
+static bool constantOf(const Graph *g, int t, double *v) {
+   if (t < 0 || !g->t[t].data || GTensor_elems(&g->t[t]) != 1)
+      return false;
+   *v = GTensor_get(&g->t[t], 0);
+   return true;
+}
+
+/* Whether a constant is a per-channel bias of the anchor's output y: C values along
+ * the channel axis (NCHW: axis 1; matrix products: the last). */
+static bool isChannelBias(const GTensor *c, const GTensor *y, const OpParams *p) {
+   if (!c->data || c->ndim > y->ndim)
+      return false;
+   int axis = p->kind == OP_CONV2D ? 1 : y->ndim - 1;
+   int off = y->ndim - c->ndim;
+   for (int i = 0; i < c->ndim; i++) {
+      int ya = i + off;
+      if (ya == axis ? c->dims[i] != y->dims[ya] : c->dims[i] != 1)
+         return false;
+   }
+   return c->ndim > axis - off && axis - off >= 0;
+}
+
+/* One more node of the group as an epilogue stage of p, reading the chain's value cur. */
+static bool mapEpilogue(Mapper *m, const GNode *n, int cur, OpParams *p) {
+   const Graph *g = m->g;
+   if (p->nepilogue == OP_MAX_EPILOGUE)
+      return refuse(m, n, "more than %d fused stages", OP_MAX_EPILOGUE);
+   Epilogue e;
+   memset(&e, 0, sizeof e);
+   const char *t = n->opType;
+   const GTensor *y = &g->t[cur];
+   if (strcmp(t, "Add") == 0 && n->nin == 2) {
+      int other = n->in[0] == cur ? n->in[1] : n->in[0];
+      const GTensor *o = &g->t[other];
+      bool hasBias = false;
+      for (int i = 0; i < p->nepilogue; i++)
+         hasBias |= p->epilogue[i].kind == EPI_BIAS;
+      if (!hasBias && p->kind != OP_SOFTMAX && p->kind != OP_LAYER_NORM && o->data && isChannelBias(o, y, p))
+         e.kind = EPI_BIAS;
+      else if (o->ndim == y->ndim && GTensor_elems(o) == GTensor_elems(y) && !o->data)
+         e.kind = EPI_ADD;
+      else
+         return refuse(m, n, "an add of a %s the epilogue cannot read (bias per channel or a tensor of the "
+                       "output's shape)", o->data ? "constant" : "broadcast tensor");
+   } else if (strcmp(t, "Relu") == 0) {
+      e.kind = EPI_RELU;
+   } else if (strcmp(t, "Clip") == 0) {
+      double lo = -INFINITY, hi = INFINITY;
+      if (g->opset < 11) {
+         lo = GNode_attrFloat(n, "min", -INFINITY);
+         hi = GNode_attrFloat(n, "max", INFINITY);
+      } else if ((n->nin > 1 && n->in[1] >= 0 && !constantOf(g, n->in[1], &lo)) ||
+                 (n->nin > 2 && n->in[2] >= 0 && !constantOf(g, n->in[2], &hi))) {
+         return refuse(m, n, "bounds that are not constants");
+      }
+      if (lo == 0 && hi == 6) {
+         e.kind = EPI_RELU6;
+      } else {
+         if (isinf(lo) || isinf(hi))
+            return refuse(m, n, "a one-sided clip");
+         e.kind = EPI_CLIP;
+         e.lo = lo;
+         e.hi = hi;
+      }
+   } else if (strcmp(t, "Gelu") == 0) {
+      if (strcmp(GNode_attrString(n, "approximate", "none"), "none") != 0)
+         return refuse(m, n, "the tanh approximation; the gelu epilogue is exact");
+      e.kind = EPI_GELU;
+   } else if (strcmp(t, "HardSwish") == 0) {
+      e.kind = EPI_HARDSWISH;
+   } else if (strcmp(t, "HardSigmoid") == 0) {
+      if (fabs(GNode_attrFloat(n, "alpha", 0.2) - 1.0 / 6.0) > 1e-6 || GNode_attrFloat(n, "beta", 0.5) != 0.5)
+         return refuse(m, n, "alpha %g and beta %g; the hardsigmoid epilogue is relu6(x + 3) / 6",
+                       GNode_attrFloat(n, "alpha", 0.2), GNode_attrFloat(n, "beta", 0.5));
+      e.kind = EPI_HARDSIGMOID;
+   } else if (strcmp(t, "Sigmoid") == 0) {
+      e.kind = EPI_SIGMOID;
+   } else {
+      return refuse(m, n, "no epilogue stage computes %s", t);
+   }
+   p->epilogue[p->nepilogue++] = e;
+   char *why = NULL;
+   if (Op_checkEpilogue(p, p->nepilogue - 1, &why) < 0) {
+      p->nepilogue--;
+      bool r = refuse(m, n, "%s", why);
+      free(why);
+      return r;
+   }
+   return true;
+}
+
+/* ---- tasks ---- */
+
+typedef struct {
+   OpParams op;
+   int64_t weight;
+   char key[TASK_KEY_MAX];
+   char *names;          /* the anchors' node names, comma separated */
+} Found;
+
+static void addName(char **names, const char *name) {
+   char *more = *names ? xAsprintf("%s, %s", *names, name) : xStrdup(name);
+   free(*names);
+   *names = more;
+}
+
+/* "a, b and 4 more" within LABEL_MAX. */
+static char *labelOf(const char *names) {
+   size_t n = strlen(names);
+   if (n <= LABEL_MAX)
+      return xStrdup(names);
+   int total = 1;
+   for (const char *p = names; *p; p++)
+      total += *p == ',';
+   const char *comma = strchr(names, ',');
+   size_t first = comma ? (size_t)(comma - names) : n;
+   char suffix[48];
+   snprintf(suffix, sizeof suffix, " and %d more", total - 1);
+   if (first + strlen(suffix) > LABEL_MAX)
+      first = LABEL_MAX - strlen(suffix);
+   return xAsprintf("%.*s%s", (int)first, names, suffix);
+}
+
+static void appendLine(char **text, const char *line) {
+   char *more = xAsprintf("%s%s\n", *text ? *text : "", line);
+   free(*text);
+   *text = more;
+}
+
+/* The network's batch: the leading dimension every task shares, so the task file's
+ * per-sample shapes times it give the tasks'. 1 when they disagree. */
+static int64_t commonBatch(const Found *f, int n) {
+   int64_t batch = 0;
+   for (int i = 0; i < n; i++) {
+      const OpParams *p = &f[i].op;
+      int64_t b;
+      switch (p->kind) {
+      case OP_DENSE: b = p->m; break;
+      case OP_BATCH_MATMUL: b = p->b; break;
+      case OP_SOFTMAX: case OP_LAYER_NORM: b = p->shape[0]; break;
+      default: b = p->batch; break;
+      }
+      bool nchw = p->kind != OP_DENSE && p->kind != OP_BATCH_MATMUL && p->kind != OP_SOFTMAX &&
+                  p->kind != OP_LAYER_NORM;
+      if (nchw) {
+         if (batch && batch != b)
+            return 1;
+         batch = b;
+      }
+   }
+   if (!batch)
+      return 1;
+   for (int i = 0; i < n; i++) {
+      const OpParams *p = &f[i].op;
+      int64_t b = p->kind == OP_DENSE ? p->m : p->kind == OP_BATCH_MATMUL ? p->b
+                : (p->kind == OP_SOFTMAX || p->kind == OP_LAYER_NORM) ? p->shape[0] : p->batch;
+      if (b % batch != 0)
+         return 1;
+   }
+   return batch;
+}
+
+static char *safeName(const char *name) {
+   char *s = xStrdup(*name ? name : "model");
+   for (char *p = s; *p; p++)
+      if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
+         *p = '_';
+   return s;
+}
+
+static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char **cause) {
+   int *groupOf = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
+   int ngroups = Graph_fuse(g, groupOf);
+   sum->groups = ngroups;
+   Found *found = xCalloc((size_t)(ngroups ? ngroups : 1), sizeof *found);
+   int nfound = 0;
+   Mapper m = { g, NULL };
+   int *members = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
+   for (int gi = 0; gi < ngroups; gi++) {
+      int nm = 0, anchor = -1;
+      bool reduces = false;
+      for (int i = 0; i < g->nnodes; i++)
+         if (groupOf[i] == gi) {
+            members[nm++] = i;
+            const GraphOp *op = GraphOp_get(g->n[i].op);
+            if (op && op->pattern == PAT_OUT_EWISE_FUSABLE)
+               anchor = i;
+            if (op && op->pattern == PAT_COMM_REDUCE)
+               reduces = true;
+         }
+      if (anchor < 0) {
+         if (reduces) {
+            sum->unmappedGroups++;
+            for (int k = 0; k < nm; k++) {
+               const GNode *n = &g->n[members[k]];
+               const GraphOp *op = GraphOp_get(n->op);
+               if (op && op->pattern == PAT_COMM_REDUCE) {
+                  char *line = xAsprintf("node '%s' (%s): a reduction the op library has no task op for",
+                                         n->name, n->opType);
+                  appendLine(&sum->unmapped, line);
+                  free(line);
+                  break;
+               }
+            }
+         } else {
+            sum->simpleGroups++;
+         }
+         continue;
+      }
+      OpParams p;
+      const GNode *an = &g->n[anchor];
+      bool ok = mapAnchor(&m, an, &p);
+      /* the rest of the group, in order, as epilogue stages on the anchor's output;
+       * a node that is not one ends the task there (it runs as a group of its own) */
+      int cur = an->out[0];
+      bool cut = false;
+      for (int k = 0; ok && k < nm; k++) {
+         int ni = members[k];
+         if (ni == anchor)
+            continue;
+         const GNode *n = &g->n[ni];
+         bool reads = false;
+         for (int q = 0; q < n->nin; q++)
+            reads |= n->in[q] == cur;
+         if (ni < anchor || !reads || !mapEpilogue(&m, n, cur, &p)) {
+            if (!m.reason)
+               m.reason = xAsprintf("node '%s' (%s): not on the chain after '%s'", n->name, n->opType, an->name);
+            cut = true;
+            break;
+         }
+         cur = n->out[0];
+      }
+      if (ok && cut) {
+         char *line = xAsprintf("%s: runs after the task of '%s', not fused into it", m.reason, an->name);
+         appendLine(&sum->unmapped, line);
+         free(line);
+         free(m.reason);
+         m.reason = NULL;
+         sum->simpleGroups++;
+      }
+      const char *field = NULL;
+      char *why = NULL;
+      if (ok && Op_finish(&p, &field, &why) < 0) {
+         refuse(&m, an, "%s", why);
+         free(why);
+         ok = false;
+      }
+      if (!ok) {
+         sum->unmappedGroups++;
+         appendLine(&sum->unmapped, m.reason);
+         free(m.reason);
+         m.reason = NULL;
+         continue;
+      }
+      sum->taskGroups++;
+      char key[TASK_KEY_MAX];
+      Op_key(&p, key, sizeof key);
+      int at = -1;
+      for (int i = 0; i < nfound; i++)
+         if (strcmp(found[i].key, key) == 0)
+            at = i;
+      if (at < 0) {
+         at = nfound++;
+         found[at].op = p;
+         snprintf(found[at].key, sizeof found[at].key, "%s", key);
+      }
+      found[at].weight++;
+      addName(&found[at].names, an->name);
+   }
+   free(members);
+   free(groupOf);
+   if (nfound == 0) {
+      free(found);
+      return setCause(cause, "%s: no node maps to a tuning task (no convolution, matrix product, pool or "
+                      "normalization the op library takes)%s%s", g->path, sum->unmapped ? ":\n" : "",
+                      sum->unmapped ? sum->unmapped : "");
+   }
+   net->name = safeName(g->name);
+   net->path = xStrdup(g->path);
+   net->batch = commonBatch(found, nfound);
+   net->ntasks = nfound;
+   net->tasks = xCalloc((size_t)nfound, sizeof *net->tasks);
+   for (int i = 0; i < nfound; i++) {
+      Task *t = &net->tasks[i];
+      t->id = i;
+      t->op = found[i].op;
+      t->weight = found[i].weight;
+      t->flops = Op_flops(&t->op);
+      snprintf(t->key, sizeof t->key, "%s", found[i].key);
+      t->label = labelOf(found[i].names);
+      t->line = 0;
+      free(found[i].names);
+   }
+   free(found);
+   return 0;
+}
+
+int Import_onnx(Network *net, const char *path, const ImportOptions *opt, ImportSummary *sum,
+                char **cause) {
+   memset(net, 0, sizeof *net);
+   memset(sum, 0, sizeof *sum);
+   Graph g;
+   int rc = Onnx_load(&g, path, opt ? opt->dims : NULL, opt ? opt->ndims : 0, false, cause);
+   if (rc == 0) {
+      sum->opset = g.opset;
+      for (int i = 0; i < g.ntensors; i++)
+         if (g.t[i].role == GT_WEIGHT)
+            sum->weightElems += GTensor_elems(&g.t[i]);
+      sum->nodesRead = g.nnodes;
+      rc = Graph_prepare(&g, true, cause);
+   }
+   if (rc == 0) {
+      for (int i = 0; i < g.nnodes; i++)
+         sum->folded += g.n[i].dead;
+      Graph_compact(&g);
+      Graph_simplify(&g, &sum->passes);
+      sum->nodesFused = g.nnodes;
+      rc = extractTasks(net, &g, sum, cause);
+   }
+   Graph_done(&g);
+   if (rc < 0)
+      Network_done(net);
+   return rc;
+}
+
+void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out) {
+   const PassCounts *p = &s->passes;
+   fprintf(out, "import: %d nodes read (opset %d), %d folded as constants, %d removed (Dropout, Identity), "
+           "%d BatchNorms folded into convs\n", s->nodesRead, s->opset, s->folded, p->removed, p->bnFolded);
+   fprintf(out, "import: patterns recognised: %d LayerNorm, %d GELU, %d hardswish, %d hardsigmoid (%d nodes)\n",
+           p->layerNorms, p->gelus, p->hardSwishes, p->hardSigmoids, p->nodesReplaced);
+   fprintf(out, "import: %d nodes fused into %d groups: %d task occurrences, %d elementwise or layout groups "
+           "(not tasks), %d without a task op\n", s->nodesFused, s->groups, s->taskGroups, s->simpleGroups,
+           s->unmappedGroups);
+   fprintf(out, "import: %d tasks, weights summing to %lld; %lld weight elements\n", net->ntasks,
+           (long long)Network_totalWeight(net), (long long)s->weightElems);
+   if (s->unmapped) {
+      const char *line = s->unmapped;
+      while (*line) {
+         const char *end = strchr(line, '\n');
+         int len = end ? (int)(end - line) : (int)strlen(line);
+         fprintf(out, "import: not a task: %.*s\n", len, line);
+         line += len + (end ? 1 : 0);
+      }
+   }
+}
+
+int ImportOptions_parseInputs(const char *inputs, OnnxInputDims **dims, int *n, char **cause) {
+   *dims = NULL;
+   *n = 0;
+   if (!inputs || !*inputs)
+      return 0;
+   char *copy = xStrdup(inputs);
+   int rc = 0;
+   char *save = NULL;
+   for (char *item = strtok_r(copy, ";", &save); item && rc == 0; item = strtok_r(NULL, ";", &save)) {
+      *dims = xReallocArray(*dims, (size_t)*n + 1, sizeof **dims);
+      rc = OnnxInputDims_parse(&(*dims)[*n], item, cause);
+      if (rc == 0)
+         (*n)++;
+   }
+   free(copy);
+   return rc;
+}
+
+int Model_load(Network *net, const char *path, const char *inputs, char **cause) {
+   if (!Import_isOnnx(path))
+      return Network_load(net, path, cause);
+   ImportOptions opt;
+   OnnxInputDims *dims;
+   int n;
+   if (ImportOptions_parseInputs(inputs, &dims, &n, cause) < 0) {
+      memset(net, 0, sizeof *net);
+      return -1;
+   }
+   opt.dims = dims;
+   opt.ndims = n;
+   ImportSummary sum;
+   int rc = Import_onnx(net, path, &opt, &sum, cause);
+   ImportSummary_done(&sum);
+   for (int i = 0; i < n; i++)
+      OnnxInputDims_done(&dims[i]);
+   free(dims);
+   if (rc == 0 && inputs && *inputs)
+      net->inputs = xStrdup(inputs);
+   return rc;
+}

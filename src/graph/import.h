@@ -1,0 +1,54 @@
+/* From a model file to the tuning tasks of te/: read (graph/onnx.h), infer shapes and
+ * fold constants (graph/exec.h), simplify (graph/passes.h), fuse (graph/fuse.h), then
+ * each fused group with a complex op becomes a task (its op, parameters and epilogue),
+ * identical workloads merged into one task weighted by their count, as TVM's
+ * extract_tasks does. */
+#ifndef HEADER_graph_import
+#define HEADER_graph_import
+
+#include <stdio.h>
+
+#include "graph/onnx.h"
+#include "graph/passes.h"
+#include "te/network.h"
+
+typedef struct ImportOptions_ {
+   const OnnxInputDims *dims;   /* --input NAME=DIMS */
+   int ndims;
+} ImportOptions;
+
+/* What the import did, for --list and `import`. */
+typedef struct ImportSummary_ {
+   int opset;
+   int nodesRead;               /* nodes in the file, Constant nodes included */
+   int constants;               /* Constant nodes, now weights */
+   int folded;                  /* nodes evaluated at import (all inputs constant) */
+   PassCounts passes;
+   int nodesFused;              /* nodes after the passes */
+   int groups;                  /* fused groups (kernels) */
+   int taskGroups;              /* of which occurrences of a task */
+   int simpleGroups;            /* elementwise and layout groups: not tasks */
+   int unmappedGroups;          /* groups with a complex op the op library lacks */
+   int64_t weightElems;         /* elements of the weights */
+   char *unmapped;              /* one line per unmapped group ("node 'x' (Op): reason"), or NULL */
+} ImportSummary;
+
+void ImportSummary_done(ImportSummary *s);
+void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out);
+
+/* Imports the model at path into net (its tasks; net->path is the model's). */
+int Import_onnx(Network *net, const char *path, const ImportOptions *opt, ImportSummary *sum,
+                char **cause);
+
+/* Whether path names an ONNX model (by its extension). */
+bool Import_isOnnx(const char *path);
+
+/* A network from a task file or an ONNX model, by the path's extension; inputs fixes
+ * the model's input dimensions ("NAME=DIMS;NAME=DIMS", or NULL) and is kept in
+ * net->inputs. */
+int Model_load(Network *net, const char *path, const char *inputs, char **cause);
+
+/* Parses "NAME=DIMS;NAME=DIMS" into *dims (caller frees each and the array). */
+int ImportOptions_parseInputs(const char *inputs, OnnxInputDims **dims, int *n, char **cause);
+
+#endif

@@ -1,0 +1,539 @@
+/* Graph passes before fusion: removal of inference-only ops, BatchNorm folding and the
+ * recognition of decomposed LayerNorm, GELU, hardswish and hardsigmoid. */
+#include "config.h"
+
+#include "graph/passes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/ops.h"
+#include "util/xalloc.h"
+
+#define MAX_READERS 64
+
+int Graph_readers(const Graph *g, int t, int *out, int max) {
+   int n = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      const GNode *nd = &g->n[i];
+      if (nd->dead)
+         continue;
+      for (int k = 0; k < nd->nin; k++)
+         if (nd->in[k] == t) {
+            if (n < max)
+               out[n] = i;
+            n++;
+            break;
+         }
+   }
+   return n;
+}
+
+static bool isOp(const GNode *n, const char *type) {
+   return !n->dead && strcmp(n->opType, type) == 0;
+}
+
+/* The live node that writes tensor t, or -1 (an input or weight). */
+static int producer(const Graph *g, int t) {
+   if (t < 0)
+      return -1;
+   int p = g->t[t].producer;
+   return p >= 0 && !g->n[p].dead ? p : -1;
+}
+
+/* The one live reader of tensor t, or -1 when none or several, or when t is a graph
+ * output (its value must stay visible). */
+static int onlyReader(const Graph *g, int t) {
+   if (g->t[t].isOutput)
+      return -1;
+   int r[2];
+   return Graph_readers(g, t, r, 2) == 1 ? r[0] : -1;
+}
+
+/* The value of a one-element constant tensor. */
+static bool scalarConst(const Graph *g, int t, double *v) {
+   if (t < 0 || !g->t[t].data || GTensor_elems(&g->t[t]) != 1)
+      return false;
+   *v = GTensor_get(&g->t[t], 0);
+   return true;
+}
+
+static bool near(double a, double b, double rel) {
+   return fabs(a - b) <= rel * fabs(b);
+}
+
+/* Of a binary node, the input other than tensor x (or -1 when x is not an input). */
+static int otherInput(const GNode *n, int x) {
+   if (n->nin != 2)
+      return -1;
+   if (n->in[0] == x)
+      return n->in[1];
+   if (n->in[1] == x)
+      return n->in[0];
+   return -1;
+}
+
+static void appendOrigin(GNode *dst, const char *names) {
+   const char *have = dst->origin ? dst->origin : dst->name;
+   char *joined = xAsprintf("%s,%s", have, names);
+   free(dst->origin);
+   dst->origin = joined;
+}
+
+static const char *originOf(const GNode *n) {
+   return n->origin ? n->origin : n->name;
+}
+
+/* Rewrites node ni in place as opType (the row found at `opset`) reading in[], keeping
+ * its first output; the names of `merged` nodes (which die) join its origin. */
+static void rewriteNode(Graph *g, int ni, const char *opType, int opset, int nin, const int *in,
+                        const int *merged, int nmerged) {
+   char *origin = xStrdup("");
+   for (int i = 0; i < nmerged; i++) {
+      const GNode *m = &g->n[merged[i]];
+      char *more = xAsprintf("%s%s%s", origin, *origin ? "," : "", originOf(m));
+      free(origin);
+      origin = more;
+      if (merged[i] != ni)
+         g->n[merged[i]].dead = true;
+   }
+   GNode *n = &g->n[ni];
+   for (int i = 0; i < n->nattr; i++) {
+      free(n->attr[i].name);
+      free(n->attr[i].s);
+      free(n->attr[i].ints);
+      free(n->attr[i].floats);
+      for (int k = 0; k < n->attr[i].n && n->attr[i].strings; k++)
+         free(n->attr[i].strings[k]);
+      free(n->attr[i].strings);
+   }
+   n->nattr = 0;
+   free(n->opType);
+   n->opType = xStrdup(opType);
+   n->op = GraphOp_row(GraphOp_find(opType, opset, NULL));
+   if (n->op < 0)
+      fatal("the graph op table has no %s at opset %d", opType, opset);
+   free(n->in);
+   n->in = xMalloc(sizeof(int) * (size_t)nin);
+   memcpy(n->in, in, sizeof(int) * (size_t)nin);
+   n->nin = nin;
+   n->nout = 1;
+   free(n->origin);
+   n->origin = origin;
+}
+
+static void addFloatAttr(GNode *n, const char *name, double v) {
+   n->attr = xReallocArray(n->attr, (size_t)n->nattr + 1, sizeof *n->attr);
+   GAttr *a = &n->attr[n->nattr++];
+   memset(a, 0, sizeof *a);
+   a->name = xStrdup(name);
+   a->type = GA_FLOAT;
+   a->f = v;
+   a->tensor = -1;
+}
+
+static void addIntAttr(GNode *n, const char *name, int64_t v) {
+   n->attr = xReallocArray(n->attr, (size_t)n->nattr + 1, sizeof *n->attr);
+   GAttr *a = &n->attr[n->nattr++];
+   memset(a, 0, sizeof *a);
+   a->name = xStrdup(name);
+   a->type = GA_INT;
+   a->i = v;
+   a->tensor = -1;
+}
+
+/* Every read of tensor `from` reads `to` instead; a graph output moves with it. */
+static void rewire(Graph *g, int from, int to) {
+   for (int i = 0; i < g->nnodes; i++)
+      for (int k = 0; k < g->n[i].nin; k++)
+         if (g->n[i].in[k] == from)
+            g->n[i].in[k] = to;
+   for (int i = 0; i < g->noutputs; i++)
+      if (g->outputs[i] == from) {
+         g->outputs[i] = to;
+         g->t[to].isOutput = true;
+      }
+}
+
+/* ---- Dropout and Identity ---- */
+
+static int removeInferenceOnly(Graph *g) {
+   int removed = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      GNode *n = &g->n[i];
+      if (!isOp(n, "Dropout") && !isOp(n, "Identity"))
+         continue;
+      /* a mask someone reads keeps the Dropout */
+      if (n->nout > 1 && n->out[1] >= 0) {
+         int r[1];
+         if (Graph_readers(g, n->out[1], r, 1) > 0 || g->t[n->out[1]].isOutput)
+            continue;
+      }
+      int src = n->in[0], dst = n->out[0];
+      /* an input that is also the graph's output keeps its Identity */
+      if (g->t[dst].isOutput && (g->t[src].isOutput || g->t[src].role == GT_INPUT))
+         continue;
+      n->dead = true;
+      rewire(g, dst, src);
+      g->t[dst].isOutput = false;
+      removed++;
+   }
+   return removed;
+}
+
+/* ---- BatchNormalization into the Conv before it ---- */
+
+static int foldBatchNorms(Graph *g) {
+   int folded = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      GNode *bn = &g->n[i];
+      if (!isOp(bn, "BatchNormalization") || bn->nin < 5)
+         continue;
+      if (bn->nout > 1) {
+         bool extra = false;
+         for (int k = 1; k < bn->nout; k++)
+            extra |= bn->out[k] >= 0;
+         if (extra)
+            continue;
+      }
+      int ci = producer(g, bn->in[0]);
+      if (ci < 0 || !isOp(&g->n[ci], "Conv") || onlyReader(g, bn->in[0]) != i)
+         continue;
+      GNode *conv = &g->n[ci];
+      const GTensor *w = GNode_input(g, conv, 1), *b = GNode_input(g, conv, 2);
+      const GTensor *scale = GNode_input(g, bn, 1), *beta = GNode_input(g, bn, 2);
+      const GTensor *mean = GNode_input(g, bn, 3), *var = GNode_input(g, bn, 4);
+      if (!w || !w->data || w->dtype != GT_FLOAT || (b && !b->data) || !scale || !scale->data ||
+          !beta || !beta->data || !mean || !mean->data || !var || !var->data)
+         continue;
+      int64_t oc = w->dims[0];
+      if (GTensor_elems(scale) != oc || GTensor_elems(beta) != oc || GTensor_elems(mean) != oc ||
+          GTensor_elems(var) != oc || (b && GTensor_elems(b) != oc))
+         continue;
+      double eps = GNode_attrFloat(bn, "epsilon", 1e-5);
+      char stem[256];
+      snprintf(stem, sizeof stem, "%s.folded_weight", conv->name);
+      int wi = Graph_newTensor(g, stem);
+      snprintf(stem, sizeof stem, "%s.folded_bias", conv->name);
+      int bi = Graph_newTensor(g, stem);
+      /* pointers again: adding tensors may move them */
+      conv = &g->n[ci];
+      bn = &g->n[i];
+      w = GNode_input(g, conv, 1);
+      b = GNode_input(g, conv, 2);
+      scale = GNode_input(g, bn, 1), beta = GNode_input(g, bn, 2);
+      mean = GNode_input(g, bn, 3), var = GNode_input(g, bn, 4);
+      GTensor *nw = &g->t[wi], *nb = &g->t[bi];
+      GTensor_setShape(nw, GT_FLOAT, w->ndim, w->dims);
+      nw->role = GT_WEIGHT;
+      GTensor_setShape(nb, GT_FLOAT, 1, &oc);
+      nb->role = GT_WEIGHT;
+      float *wd = GTensor_alloc(nw), *bd = GTensor_alloc(nb);
+      int64_t per = GTensor_elems(w) / (oc ? oc : 1);
+      const float *src = w->data;
+      for (int64_t o = 0; o < oc; o++) {
+         double s = GTensor_get(scale, o) / sqrt(GTensor_get(var, o) + eps);
+         for (int64_t k = 0; k < per; k++)
+            wd[o * per + k] = (float)(src[o * per + k] * s);
+         double b0 = b ? GTensor_get(b, o) : 0.0;
+         bd[o] = (float)((b0 - GTensor_get(mean, o)) * s + GTensor_get(beta, o));
+      }
+      if (conv->nin < 3) {
+         conv->in = xReallocArray(conv->in, 3, sizeof(int));
+         conv->nin = 3;
+      }
+      conv->in[1] = wi;
+      conv->in[2] = bi;
+      conv->out[0] = bn->out[0];
+      g->t[bn->out[0]].producer = ci;
+      appendOrigin(conv, originOf(bn));
+      bn->dead = true;
+      folded++;
+   }
+   return folded;
+}
+
+/* ---- GELU: x / sqrt(2) (or x * 1/sqrt(2)) -> Erf -> + 1 -> * x -> * 0.5, the two
+ * multiplies in either order ---- */
+
+static int recogniseGelus(Graph *g, PassCounts *c) {
+   int found = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      if (!isOp(&g->n[i], "Erf"))
+         continue;
+      int nodes[5], nn = 0;
+      int di = producer(g, g->n[i].in[0]);
+      if (di < 0 || onlyReader(g, g->n[i].in[0]) != i)
+         continue;
+      const GNode *d = &g->n[di];
+      double k;
+      int x;
+      if (isOp(d, "Div") && scalarConst(g, d->in[1], &k) && near(k, sqrt(2.0), 1e-3))
+         x = d->in[0];
+      else if (isOp(d, "Mul") && scalarConst(g, d->in[1], &k) && near(k, 1 / sqrt(2.0), 1e-3))
+         x = d->in[0];
+      else if (isOp(d, "Mul") && scalarConst(g, d->in[0], &k) && near(k, 1 / sqrt(2.0), 1e-3))
+         x = d->in[1];
+      else
+         continue;
+      nodes[nn++] = di;
+      nodes[nn++] = i;
+      int ai = onlyReader(g, g->n[i].out[0]);
+      if (ai < 0 || !isOp(&g->n[ai], "Add") || !scalarConst(g, otherInput(&g->n[ai], g->n[i].out[0]), &k) ||
+          k != 1.0)
+         continue;
+      nodes[nn++] = ai;
+      /* two multiplies: by x and by 0.5, in either order */
+      int cur = g->n[ai].out[0];
+      bool byX = false, byHalf = false;
+      int last = -1;
+      for (int step = 0; step < 2; step++) {
+         int mi = onlyReader(g, cur);
+         if (mi < 0 || !isOp(&g->n[mi], "Mul"))
+            break;
+         int other = otherInput(&g->n[mi], cur);
+         if (other == x && !byX)
+            byX = true;
+         else if (!byHalf && scalarConst(g, other, &k) && k == 0.5)
+            byHalf = true;
+         else
+            break;
+         nodes[nn++] = mi;
+         cur = g->n[mi].out[0];
+         last = mi;
+      }
+      if (!byX || !byHalf)
+         continue;
+      if (g->t[x].dtype != GT_FLOAT)
+         continue;
+      int in[1] = { x };
+      rewriteNode(g, last, "Gelu", 20, 1, in, nodes, nn);
+      c->nodesReplaced += nn;
+      found++;
+   }
+   return found;
+}
+
+/* ---- LayerNorm: mean = ReduceMean(x, last axis); d = x - mean; v = ReduceMean(d^2);
+ * y = d / sqrt(v + eps) [* gamma] [+ beta] ---- */
+
+/* Whether a ReduceMean node averages exactly the last axis of its rank-r input with
+ * keepdims. */
+static bool meanOverLastAxis(const Graph *g, const GNode *n) {
+   if (!isOp(n, "ReduceMean") || GNode_attrInt(n, "keepdims", 1) != 1)
+      return false;
+   const GTensor *x = GNode_input(g, n, 0);
+   int count;
+   const int64_t *axes = GNode_attrInts(n, "axes", &count);
+   int64_t axis;
+   if (axes && count == 1) {
+      axis = axes[0];
+   } else if (!axes && n->nin >= 2 && GNode_input(g, n, 1) && GNode_input(g, n, 1)->data &&
+              GTensor_elems(GNode_input(g, n, 1)) == 1) {
+      axis = GTensor_getInt(GNode_input(g, n, 1), 0);
+   } else {
+      return false;
+   }
+   return x && (axis == -1 || axis == x->ndim - 1);
+}
+
+static int recogniseLayerNorms(Graph *g, PassCounts *c) {
+   int found = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      if (!meanOverLastAxis(g, &g->n[i]))
+         continue;
+      int x = g->n[i].in[0], mean = g->n[i].out[0];
+      if (g->t[x].dtype != GT_FLOAT || g->t[mean].isOutput)
+         continue;
+      int rd[4];
+      int nr = Graph_readers(g, mean, rd, 4);
+      /* one Sub, or two Subs (older exports repeat it): x - mean */
+      int subs[2], nsub = 0;
+      bool ok = nr >= 1 && nr <= 2;
+      for (int k = 0; ok && k < nr; k++) {
+         const GNode *s = &g->n[rd[k]];
+         ok = isOp(s, "Sub") && s->in[0] == x && s->in[1] == mean;
+         if (ok)
+            subs[nsub++] = rd[k];
+      }
+      if (!ok)
+         continue;
+      /* the squared branch and the divided branch */
+      int powNode = -1, divNode = -1;
+      for (int k = 0; k < nsub && ok; k++) {
+         int dt = g->n[subs[k]].out[0];
+         if (g->t[dt].isOutput) {
+            ok = false;
+            break;
+         }
+         int dr[4];
+         int ndr = Graph_readers(g, dt, dr, 4);
+         for (int r = 0; r < ndr && r < 4; r++) {
+            const GNode *u = &g->n[dr[r]];
+            double e;
+            if (isOp(u, "Pow") && u->in[0] == dt && scalarConst(g, u->in[1], &e) && e == 2.0 && powNode < 0)
+               powNode = dr[r];
+            else if (isOp(u, "Mul") && u->in[0] == dt && u->in[1] == dt && powNode < 0)
+               powNode = dr[r];
+            else if (isOp(u, "Div") && u->in[0] == dt && divNode < 0)
+               divNode = dr[r];
+            else
+               ok = false;
+         }
+      }
+      if (!ok || powNode < 0 || divNode < 0)
+         continue;
+      int vi = onlyReader(g, g->n[powNode].out[0]);
+      if (vi < 0 || !meanOverLastAxis(g, &g->n[vi]))
+         continue;
+      int ai = onlyReader(g, g->n[vi].out[0]);
+      double eps;
+      if (ai < 0 || !isOp(&g->n[ai], "Add") || !scalarConst(g, otherInput(&g->n[ai], g->n[vi].out[0]), &eps) ||
+          !(eps > 0 && eps < 1))
+         continue;
+      int si = onlyReader(g, g->n[ai].out[0]);
+      if (si < 0 || !isOp(&g->n[si], "Sqrt") || onlyReader(g, g->n[si].out[0]) != divNode ||
+          g->n[divNode].in[1] != g->n[si].out[0])
+         continue;
+      int nodes[12], nn = 0;
+      nodes[nn++] = i;
+      for (int k = 0; k < nsub; k++)
+         nodes[nn++] = subs[k];
+      nodes[nn++] = powNode;
+      nodes[nn++] = vi;
+      nodes[nn++] = ai;
+      nodes[nn++] = si;
+      nodes[nn++] = divNode;
+      int last = divNode, cur = g->n[divNode].out[0];
+      int64_t hidden = g->t[x].dims[g->t[x].ndim - 1];
+      int gamma = -1, beta = -1;
+      int mi = onlyReader(g, cur);
+      if (mi >= 0 && isOp(&g->n[mi], "Mul")) {
+         int o = otherInput(&g->n[mi], cur);
+         if (o >= 0 && g->t[o].data && g->t[o].dtype == GT_FLOAT && GTensor_elems(&g->t[o]) == hidden &&
+             g->t[o].dims[g->t[o].ndim - 1] == hidden) {
+            gamma = o;
+            nodes[nn++] = mi;
+            last = mi;
+            cur = g->n[mi].out[0];
+         }
+      }
+      int bi = onlyReader(g, cur);
+      if (bi >= 0 && isOp(&g->n[bi], "Add")) {
+         int o = otherInput(&g->n[bi], cur);
+         if (o >= 0 && g->t[o].data && g->t[o].dtype == GT_FLOAT && GTensor_elems(&g->t[o]) == hidden &&
+             g->t[o].dims[g->t[o].ndim - 1] == hidden) {
+            beta = o;
+            nodes[nn++] = bi;
+            last = bi;
+         }
+      }
+      /* a plain (gamma 1, beta 0) LayerNormalization has both, as the op library's */
+      char stem[256];
+      if (gamma < 0 || beta < 0) {
+         int64_t dims[1] = { hidden };
+         if (gamma < 0) {
+            snprintf(stem, sizeof stem, "%s.gamma", g->n[last].name);
+            gamma = Graph_newTensor(g, stem);
+            GTensor_setShape(&g->t[gamma], GT_FLOAT, 1, dims);
+            g->t[gamma].role = GT_WEIGHT;
+            float *d = GTensor_alloc(&g->t[gamma]);
+            for (int64_t k = 0; k < hidden; k++)
+               d[k] = 1.0f;
+         }
+         if (beta < 0) {
+            snprintf(stem, sizeof stem, "%s.beta", g->n[last].name);
+            beta = Graph_newTensor(g, stem);
+            GTensor_setShape(&g->t[beta], GT_FLOAT, 1, dims);
+            g->t[beta].role = GT_WEIGHT;
+            GTensor_alloc(&g->t[beta]);
+         }
+      }
+      int in[3] = { x, gamma, beta };
+      rewriteNode(g, last, "LayerNormalization", 17, 3, in, nodes, nn);
+      addIntAttr(&g->n[last], "axis", -1);
+      addFloatAttr(&g->n[last], "epsilon", eps);
+      c->nodesReplaced += nn;
+      found++;
+   }
+   return found;
+}
+
+/* ---- hardswish x * clip(x + 3, 0, 6) / 6 and hardsigmoid clip(x + 3, 0, 6) / 6 ---- */
+
+/* Clip's bounds, from attributes (before opset 11) or constant inputs. */
+static bool clipBounds(const Graph *g, const GNode *n, double *lo, double *hi) {
+   *lo = -INFINITY;
+   *hi = INFINITY;
+   if (g->opset < 11) {
+      *lo = GNode_attrFloat(n, "min", -INFINITY);
+      *hi = GNode_attrFloat(n, "max", INFINITY);
+      return true;
+   }
+   if (n->nin > 1 && n->in[1] >= 0 && !scalarConst(g, n->in[1], lo))
+      return false;
+   if (n->nin > 2 && n->in[2] >= 0 && !scalarConst(g, n->in[2], hi))
+      return false;
+   return true;
+}
+
+static int recogniseHardActivations(Graph *g, PassCounts *c) {
+   int found = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      if (!isOp(&g->n[i], "Add"))
+         continue;
+      const GNode *a = &g->n[i];
+      double k;
+      int x;
+      if (scalarConst(g, a->in[1], &k) && k == 3.0)
+         x = a->in[0];
+      else if (scalarConst(g, a->in[0], &k) && k == 3.0)
+         x = a->in[1];
+      else
+         continue;
+      if (x < 0 || g->t[x].dtype != GT_FLOAT)
+         continue;
+      int ci = onlyReader(g, a->out[0]);
+      double lo, hi;
+      if (ci < 0 || !isOp(&g->n[ci], "Clip") || !clipBounds(g, &g->n[ci], &lo, &hi) || lo != 0 || hi != 6)
+         continue;
+      int di = onlyReader(g, g->n[ci].out[0]);
+      if (di < 0)
+         continue;
+      const GNode *d = &g->n[di];
+      bool sixth = (isOp(d, "Div") && d->in[0] == g->n[ci].out[0] && scalarConst(g, d->in[1], &k) && k == 6.0) ||
+                   (isOp(d, "Mul") && scalarConst(g, otherInput(d, g->n[ci].out[0]), &k) &&
+                    near(k, 1.0 / 6.0, 1e-6));
+      if (!sixth)
+         continue;
+      int nodes[4] = { i, ci, di, -1 };
+      int mi = onlyReader(g, d->out[0]);
+      int in[1] = { x };
+      if (mi >= 0 && isOp(&g->n[mi], "Mul") && otherInput(&g->n[mi], d->out[0]) == x) {
+         nodes[3] = mi;
+         rewriteNode(g, mi, "HardSwish", 14, 1, in, nodes, 4);
+         c->nodesReplaced += 4;
+         c->hardSwishes++;
+      } else {
+         rewriteNode(g, di, "HardSigmoid", 13, 1, in, nodes, 3);
+         addFloatAttr(&g->n[di], "alpha", 1.0 / 6.0);
+         addFloatAttr(&g->n[di], "beta", 0.5);
+         c->nodesReplaced += 3;
+         c->hardSigmoids++;
+      }
+      found++;
+   }
+   return found;
+}
+
+void Graph_simplify(Graph *g, PassCounts *counts) {
+   memset(counts, 0, sizeof *counts);
+   counts->removed = removeInferenceOnly(g);
+   counts->bnFolded = foldBatchNorms(g);
+   counts->layerNorms = recogniseLayerNorms(g, counts);
+   counts->gelus = recogniseGelus(g, counts);
+   recogniseHardActivations(g, counts);
+   Graph_compact(g);
+}

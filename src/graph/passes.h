@@ -1,0 +1,29 @@
+/* The graph passes that run between shape inference and fusion, as Relay runs them
+ * before task extraction: inference-only ops removed (Dropout, Identity), BatchNorm
+ * folded into the convolution before it, and decomposed patterns recognised as the one
+ * operator they compute (LayerNorm from ReduceMean/Sub/Pow/Sqrt/Div, GELU from Erf,
+ * hardswish and hardsigmoid from Add/Clip/Div/Mul). Each pass keeps the graph runnable
+ * and equal in value: the reference executor gives the same outputs before and after. */
+#ifndef HEADER_graph_passes
+#define HEADER_graph_passes
+
+#include "graph/graph.h"
+
+typedef struct PassCounts_ {
+   int removed;         /* Dropout and Identity nodes */
+   int bnFolded;        /* BatchNormalization nodes folded into a Conv */
+   int layerNorms;      /* patterns recognised, by kind */
+   int gelus;
+   int hardSwishes;
+   int hardSigmoids;
+   int nodesReplaced;   /* nodes the recognised patterns stood for */
+} PassCounts;
+
+/* Runs every pass in order on a prepared graph (Graph_prepare), then compacts it. */
+void Graph_simplify(Graph *g, PassCounts *counts);
+
+/* The live nodes that read tensor t, in order, into out (up to max); returns the count
+ * (which may exceed max). */
+int Graph_readers(const Graph *g, int t, int *out, int max);
+
+#endif
