@@ -3,14 +3,35 @@
 
 #include "graph/exec.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "graph/ops.h"
 #include "util/xalloc.h"
 
+/* A tensor past this many elements is refused (kernels index with 32 bits). */
+#define MAX_TENSOR_ELEMS ((int64_t)INT32_MAX)
+/* Nodes whose outputs hold more than this many elements are not folded at import. */
+#define MAX_FOLD_ELEMS ((int64_t)1 << 26)
+
+/* The element count of t's shape, or -1 past MAX_TENSOR_ELEMS or with a negative
+ * dimension. */
+static int64_t checkedElems(const GTensor *t) {
+   int64_t e = 1;
+   for (int i = 0; i < t->ndim; i++) {
+      if (t->dims[i] < 0)
+         return -1;
+      if (t->dims[i] > 0 && e > MAX_TENSOR_ELEMS / t->dims[i])
+         return -1;
+      e *= t->dims[i];
+   }
+   return e;
+}
+
 static bool allInputsConstant(const Graph *g, const GNode *n) {
    for (int i = 0; i < n->nin; i++)
-      if (n->in[i] >= 0 && !g->t[n->in[i]].data)
+      if (n->in[i] >= 0 && (!g->t[n->in[i]].data || g->t[n->in[i]].role != GT_WEIGHT))
          return false;
    return true;
 }
@@ -39,12 +60,25 @@ int Graph_prepare(Graph *g, bool fold, char **cause) {
                                    g->t[n->in[k]].name);
       if (op->infer(g, n, cause) < 0)
          return -1;
+      int64_t outElems = 0;
       for (int k = 0; k < n->nout; k++) {
          GTensor *t = GNode_output(g, n, k);
          if (t && t->ndim < 0)
             return Graph_nodeError(g, n, cause, "output %d ('%s') got no shape", k, t->name);
+         int64_t e = t ? checkedElems(t) : 0;
+         if (e < 0) {
+            char dims[256];
+            GTensor_dimsText(t, dims, sizeof dims);
+            return Graph_nodeError(g, n, cause, "output %d ('%s') would be %s, over %lld elements", k, t->name,
+                                   dims, (long long)MAX_TENSOR_ELEMS);
+         }
+         outElems += e;
       }
-      if (fold && op->eval && op->pattern != PAT_OPAQUE && allInputsConstant(g, n)) {
+      /* Shape reads only its input's shape, which is known: static shape arithmetic
+       * (Shape, Gather, Concat, Reshape chains) folds away as TVM's importer folds it */
+      bool shapeOnly = strcmp(n->opType, "Shape") == 0;
+      if (fold && op->eval && strcmp(n->opType, "Dropout") != 0 && outElems <= MAX_FOLD_ELEMS &&
+          (shapeOnly || allInputsConstant(g, n))) {
          if (op->eval(g, n, cause) < 0)
             return -1;
          for (int k = 0; k < n->nout; k++) {

@@ -95,6 +95,7 @@ typedef struct Graph_ {
    char *name;                /* the graph's name, or the file's base name */
    int64_t irVersion;
    int opset;                 /* of the default domain */
+   int constantNodes;         /* Constant nodes of the file, read as weights */
    int ntensors, captensors;
    GTensor *t;
    int nnodes, capnodes;

@@ -590,7 +590,8 @@ int Import_onnx(Network *net, const char *path, const ImportOptions *opt, Import
       for (int i = 0; i < g.ntensors; i++)
          if (g.t[i].role == GT_WEIGHT)
             sum->weightElems += GTensor_elems(&g.t[i]);
-      sum->nodesRead = g.nnodes;
+      sum->nodesRead = g.nnodes + g.constantNodes;
+      sum->constants = g.constantNodes;
       rc = Graph_prepare(&g, true, cause);
    }
    if (rc == 0) {
@@ -609,8 +610,9 @@ int Import_onnx(Network *net, const char *path, const ImportOptions *opt, Import
 
 void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out) {
    const PassCounts *p = &s->passes;
-   fprintf(out, "import: %d nodes read (opset %d), %d folded as constants, %d removed (Dropout, Identity), "
-           "%d BatchNorms folded into convs\n", s->nodesRead, s->opset, s->folded, p->removed, p->bnFolded);
+   fprintf(out, "import: %d nodes read (opset %d), %d folded as constants (%d Constant nodes), %d removed "
+           "(Dropout, Identity), %d BatchNorms folded into convs\n", s->nodesRead, s->opset, s->folded + s->constants,
+           s->constants, p->removed, p->bnFolded);
    fprintf(out, "import: patterns recognised: %d LayerNorm, %d GELU, %d hardswish, %d hardsigmoid (%d nodes)\n",
            p->layerNorms, p->gelus, p->hardSwishes, p->hardSigmoids, p->nodesReplaced);
    fprintf(out, "import: %d nodes fused into %d groups: %d task occurrences, %d elementwise or layout groups "

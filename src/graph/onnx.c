@@ -144,7 +144,7 @@ static int parseSize(const char *text, uint64_t *v) {
 
 /* Reads external data: `location` relative to the model's folder, never outside it. */
 static int readExternal(const Onnx__TensorProto *tp, const char *modelPath, const char *where,
-                        void *dst, size_t bytes, char **cause) {
+                        GTensor *t, size_t bytes, char **cause) {
    const char *loc = externalValue(tp, "location");
    if (!loc || !*loc)
       return setCause(cause, "%s: external data without a location", where);
@@ -170,7 +170,13 @@ static int readExternal(const Onnx__TensorProto *tp, const char *modelPath, cons
       return rc;
    }
    struct stat st;
-   if (fstat(fd, &st) < 0 || (uint64_t)st.st_size < offset || (uint64_t)st.st_size - offset < length) {
+   if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+      int rc = setCause(cause, "%s: external data %s is not a regular file", where, file);
+      close(fd);
+      free(file);
+      return rc;
+   }
+   if ((uint64_t)st.st_size < offset || (uint64_t)st.st_size - offset < length) {
       int rc = setCause(cause, "%s: external data %s holds %lld bytes; the tensor needs %zu at "
                         "offset %llu", where, file, (long long)st.st_size, bytes,
                         (unsigned long long)offset);
@@ -178,9 +184,11 @@ static int readExternal(const Onnx__TensorProto *tp, const char *modelPath, cons
       free(file);
       return rc;
    }
+   char *dst = xMalloc(bytes ? bytes : 1);
+   t->data = dst;
    size_t got = 0;
    while (got < bytes) {
-      ssize_t r = pread(fd, (char *)dst + got, bytes - got, (off_t)(offset + got));
+      ssize_t r = pread(fd, dst + got, bytes - got, (off_t)(offset + got));
       if (r < 0 && errno == EINTR)
          continue;
       if (r <= 0) {
@@ -206,17 +214,18 @@ static int tensorFromProto(const Onnx__TensorProto *tp, const char *modelPath, c
       return setCause(cause, "%s: segmented tensors are not supported", where);
    int64_t elems = GTensor_elems(t);
    size_t bytes = GTensor_bytes(t);
-   void *data = xCalloc(bytes ? bytes : 1, 1);
    free(t->data);
-   t->data = data;
+   t->data = NULL;
+   /* every size is checked against what the file holds before anything is allocated */
    if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-      return readExternal(tp, modelPath, where, data, bytes, cause);
+      return readExternal(tp, modelPath, where, t, bytes, cause);
    if (tp->has_raw_data) {
       if (tp->raw_data.len != bytes)
          return setCause(cause, "%s: raw_data holds %zu bytes; shape %lld elements of %s need %zu",
                          where, tp->raw_data.len, (long long)elems, GType_name(t->dtype), bytes);
+      t->data = xMalloc(bytes ? bytes : 1);
       if (bytes)
-         memcpy(data, tp->raw_data.data, bytes);
+         memcpy(t->data, tp->raw_data.data, bytes);
       return 0;
    }
    size_t have;
@@ -230,6 +239,8 @@ static int tensorFromProto(const Onnx__TensorProto *tp, const char *modelPath, c
    if (have != (size_t)elems)
       return setCause(cause, "%s: holds %zu values; its shape has %lld elements", where, have,
                       (long long)elems);
+   void *data = xCalloc(bytes ? bytes : 1, 1);
+   t->data = data;
    for (int64_t i = 0; i < elems; i++) {
       switch (t->dtype) {
       case GT_FLOAT: ((float *)data)[i] = tp->float_data[i]; break;
@@ -314,29 +325,31 @@ static int inputFromValueInfo(Graph *g, const Onnx__ValueInfoProto *vi, const On
       }
    }
    if (fix) {
+      char have[256];
+      GTensor_dimsText(t, have, sizeof have);
       if (tt->shape && fix->ndim != rank) {
-         char have[256];
-         GTensor_dimsText(t, have, sizeof have);
          return setCause(cause, "--input %s: %d dimensions given; the model's input '%s' has %d (%s)",
                          name, fix->ndim, name, rank, have);
       }
       for (int i = 0; i < rank; i++) {
-         if (tt->shape && t->dims[i] > 0 && t->dims[i] != fix->dims[i]) {
-            char have[256];
-            GTensor_dimsText(t, have, sizeof have);
+         if (tt->shape && t->dims[i] > 0 && t->dims[i] != fix->dims[i])
             return setCause(cause, "--input %s: dimension %d is %lld; the model fixes it at %lld (%s)",
                             name, i, (long long)fix->dims[i], (long long)t->dims[i], have);
-         }
          t->dims[i] = fix->dims[i];
       }
       t->ndim = fix->ndim;
       open = false;
    }
    if (open && !allowOpen) {
-      char have[256];
+      char have[256], example[256];
       GTensor_dimsText(t, have, sizeof have);
+      size_t len = 0;
+      example[0] = '\0';
+      for (int i = 0; i < t->ndim && len < sizeof example; i++)
+         len += (size_t)snprintf(example + len, sizeof example - len, "%s%lld", i ? "x" : "",
+                                 (long long)(t->dims[i] > 0 ? t->dims[i] : 1));
       return setCause(cause, "%s: input '%s' has open dimensions (%s); fix them with --input %s=DIMS, "
-                      "e.g. --input %s=1x3x224x224", g->path, name, have, name, name);
+                      "e.g. --input %s=%s", g->path, name, have, name, name, example);
    }
    return ti;
 }
@@ -466,8 +479,10 @@ static int nodeFromProto(Graph *g, const Onnx__NodeProto *np, int index, char **
       if (!GraphOp_acceptsAttr(op, an))
          return setCause(cause, "%sattribute '%s' is not supported", where, an);
    }
-   if (strcmp(opType, "Constant") == 0)
+   if (strcmp(opType, "Constant") == 0) {
+      g->constantNodes++;
       return constantNode(g, np, where, cause);
+   }
    int nin = (int)np->n_input, nout = (int)np->n_output;
    if (np->n_input > 4096 || np->n_output > 4096)
       return setCause(cause, "%s%zu inputs and %zu outputs are more than a node may have", where,
@@ -547,6 +562,29 @@ static int loadGraph(Graph *g, const Onnx__ModelProto *m, const OnnxInputDims *d
       if (addWeight(g, tp->name, tp, where, cause) < 0)
          return -1;
    }
+   /* an --input must name an input: checked before any input's dimensions are */
+   for (int i = 0; i < ndims; i++) {
+      bool found = false;
+      for (size_t k = 0; k < gp->n_input && !found; k++) {
+         const char *name = gp->input[k]->name;
+         found = name && strcmp(name, dims[i].name) == 0 && Graph_findTensor(g, name) < 0;
+      }
+      if (!found) {
+         char *names = xStrdup("");
+         for (size_t k = 0; k < gp->n_input; k++) {
+            const char *name = gp->input[k]->name ? gp->input[k]->name : "";
+            if (Graph_findTensor(g, name) >= 0)
+               continue;
+            char *more = xAsprintf("%s%s%s", names, *names ? ", " : "", name);
+            free(names);
+            names = more;
+         }
+         int rc = setCause(cause, "--input %s: the model has no input of that name (its inputs: %s)",
+                           dims[i].name, *names ? names : "none");
+         free(names);
+         return rc;
+      }
+   }
    g->inputs = xMalloc(sizeof(int) * (gp->n_input + 1));
    for (size_t i = 0; i < gp->n_input; i++) {
       const Onnx__ValueInfoProto *vi = gp->input[i];
@@ -558,21 +596,6 @@ static int loadGraph(Graph *g, const Onnx__ModelProto *m, const OnnxInputDims *d
       if (ti < 0)
          return -1;
       g->inputs[g->ninputs++] = ti;
-   }
-   for (int i = 0; i < ndims; i++) {
-      int ti = Graph_findTensor(g, dims[i].name);
-      if (ti < 0 || g->t[ti].role != GT_INPUT) {
-         char *names = xStrdup("");
-         for (int k = 0; k < g->ninputs; k++) {
-            char *more = xAsprintf("%s%s%s", names, k ? ", " : "", g->t[g->inputs[k]].name);
-            free(names);
-            names = more;
-         }
-         int rc = setCause(cause, "--input %s: the model has no input of that name (its inputs: %s)",
-                           dims[i].name, g->ninputs ? names : "none");
-         free(names);
-         return rc;
-      }
    }
    for (size_t i = 0; i < gp->n_node; i++)
       if (nodeFromProto(g, gp->node[i], (int)i, cause) < 0)

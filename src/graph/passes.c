@@ -176,8 +176,21 @@ static int removeInferenceOnly(Graph *g) {
       if (g->t[dst].isOutput && (g->t[src].isOutput || g->t[src].role == GT_INPUT))
          continue;
       n->dead = true;
-      rewire(g, dst, src);
-      g->t[dst].isOutput = false;
+      int p = producer(g, src);
+      if (g->t[dst].isOutput && p >= 0 && !g->t[src].isOutput) {
+         /* the graph output keeps its name: its producer now writes it */
+         for (int k = 0; k < g->n[p].nout; k++)
+            if (g->n[p].out[k] == src)
+               g->n[p].out[k] = dst;
+         g->t[dst].producer = p;
+         for (int r = 0; r < g->nnodes; r++)
+            for (int k = 0; k < g->n[r].nin; k++)
+               if (g->n[r].in[k] == src)
+                  g->n[r].in[k] = dst;
+      } else {
+         rewire(g, dst, src);
+         g->t[dst].isOutput = false;
+      }
       removed++;
    }
    return removed;

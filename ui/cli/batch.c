@@ -188,9 +188,15 @@ int Cli_tune(int argc, char **argv) {
    };
    /* messages name the mode the user asked for */
    const char *cmd = NULL;
-   for (int i = 1; i < argc; i++)
+   /* `--batch` with no file after it (`pruner-tui MODEL --batch --trials N`): the model is
+    * the positional argument */
+   static char batchAlone[] = "--batch=";
+   for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+      if (strcmp(argv[i], "--batch") == 0 && (i + 1 == argc || argv[i + 1][0] == '-'))
+         argv[i] = batchAlone;
       if (strncmp(argv[i], "--batch", 7) == 0 || strncmp(argv[i], "--resume", 8) == 0)
          cmd = argv[i][2] == 'b' ? "--batch" : "--resume";
+   }
    EngineConfig cfg;
    EngineConfig_default(&cfg);
    long trials = 1000, perRound = 0, seed = 1, jobs = 0;
@@ -206,7 +212,8 @@ int Cli_tune(int argc, char **argv) {
       int bad = 0;
       switch (c) {
       case O_BATCH:
-         taskFile = optarg;
+         if (*optarg)
+            taskFile = optarg;
          batch = true;
          break;
       case CLI_OPT_INPUT:

@@ -16,6 +16,7 @@
 
 #include "graph/exec.h"
 #include "graph/onnx.h"
+#include "graph/passes.h"
 #include "util/rng.h"
 #include "util/xalloc.h"
 
@@ -27,13 +28,18 @@ static const CliOption runOptions[] = {
      "whose dimensions the model leaves open; with --input-data or --test-data they come from the data)" },
    { "input-data", 'I', "DIR", "read the inputs from DIR/input_0.pb, input_1.pb, ... (serialized TensorProto, "
      "the graph's inputs in order); without it and --test-data, inputs are seeded random values" },
-   { "output-data", 'O', "DIR", "write the outputs as DIR/output_0.pb, output_1.pb, ... (the folder must exist)" },
+   { "output-data", 'O', "DIR", "write the inputs and outputs as DIR/input_N.pb and DIR/output_N.pb, a folder "
+     "that --test-data reads back (the folder must exist)" },
    { "test-data", 't', "DIR",
      "a folder in ONNX's test_data_set layout: read its input_N.pb and compare the outputs with its output_N.pb; "
      "a mismatch exits with status 1 naming the output, the element and the error" },
    { "rtol", 'r', "R", "relative tolerance of the comparison (default 1e-3, ONNX's backend tests')" },
    { "atol", 'a', "A", "absolute tolerance of the comparison (default 1e-7)" },
    { "seed", 's', "N", "seed of the random inputs (default 1)" },
+   { "simplify", 'S', NULL,
+     "run the graph as the import leaves it for fusion (BatchNorm folded into the convolutions, Dropout and "
+     "Identity removed, LayerNorm, GELU, hardswish and hardsigmoid as one node each): its outputs should "
+     "equal the model's" },
    { NULL, 0, NULL, NULL },
 };
 
@@ -56,6 +62,7 @@ typedef struct RunArgs_ {
    const char *inputData, *outputData, *testData;
    double rtol, atol;
    long seed;
+   bool simplify;
 } RunArgs;
 
 static void argsDone(RunArgs *a) {
@@ -100,6 +107,7 @@ static int parseArgs(int argc, char **argv, RunArgs *a) {
          if (Cli_parseCount("run", "--seed", optarg, 0, 2147483647L, &a->seed))
             return EXIT_USAGE;
          break;
+      case 'S': a->simplify = true; break;
       }
    }
    if (argc - optind != 1)
@@ -259,10 +267,23 @@ static int runModel(const RunArgs *a, char **cause) {
       rc = readInputs(&g, a->inputData ? a->inputData : a->testData, cause);
    if (rc == 0)
       rc = Graph_prepare(&g, true, cause);
+   if (rc == 0 && a->simplify) {
+      PassCounts counts;
+      Graph_compact(&g);
+      Graph_simplify(&g, &counts);
+   }
    if (rc == 0) {
       randomInputs(&g, a->seed);
-      rc = Graph_execute(&g, false, cause);
+      /* the inputs too, so that the folder is a whole test_data_set */
+      for (int i = 0; a->outputData && rc == 0 && i < g.ninputs; i++) {
+         const GTensor *in = &g.t[g.inputs[i]];
+         char *path = xAsprintf("%s/input_%d.pb", a->outputData, i);
+         rc = Onnx_writeTensor(path, in, in->name, cause);
+         free(path);
+      }
    }
+   if (rc == 0)
+      rc = Graph_execute(&g, false, cause);
    for (int i = 0; rc == 0 && i < g.noutputs; i++) {
       const GTensor *out = &g.t[g.outputs[i]];
       if (a->outputData) {
