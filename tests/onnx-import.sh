@@ -8,7 +8,7 @@
 # as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
-echo "1..34"
+echo "1..56"
 
 /usr/bin/python3 "$src/tests/onnx/make-small" "$tmp" 2>"$tmp/make.err"
 ok "tests/onnx/make-small writes its models" [ $? -eq 0 -a -s "$tmp/small.onnx" -a -s "$tmp/decomposed.onnx" ]
@@ -19,27 +19,28 @@ rows() {
 }
 
 # ---- the shipped networks' graphs ----
-for net in resnet_50 mobilenet_v2 bert_base; do
-   /usr/bin/python3 "$src/models/onnx/make-onnx" "$net" "$tmp/$net.onnx" --no-check >/dev/null 2>"$tmp/make.err"
-   ok "make-onnx writes $net" [ $? -eq 0 -a -s "$tmp/$net.onnx" ]
+# ONNX's GlobalAveragePool is global_avg_pool2d, the task files' PyTorch pool an
+# adaptive_avg_pool2d to 1x1 (TVM's PyTorch frontend): the same work and FLOPs; every
+# other row must be equal, and so must the totals
+networks="resnet_50 mobilenet_v2 bert_base resnet_18 wide_resnet_50 resnext_50 bert_tiny vit_b_16 mobilenet_v3 densenet_121 inception_v3 deeplabv3_r50 detr_r50"
+for net in $networks; do
+   /usr/bin/python3 "$src/models/onnx/make-onnx" "$net" "$tmp/$net.onnx" --no-check -q 2>"$tmp/make.err"
+   made=$?
    rows "$tmp/$net.onnx" >"$tmp/$net.onnx.rows"
    rows "$src/models/$net.task" >"$tmp/$net.task.rows"
-   if [ "$net" = bert_base ]; then
-      ok "$net: the imported tasks, weights and FLOPs are the task file's" cmp -s "$tmp/$net.onnx.rows" "$tmp/$net.task.rows"
-   else
-      # ONNX's GlobalAveragePool is global_avg_pool2d, the task file's PyTorch pool an
-      # adaptive_avg_pool2d to 1x1: the same work; every other row is equal
-      grep -v avg_pool2d "$tmp/$net.onnx.rows" >"$tmp/a"
-      grep -v avg_pool2d "$tmp/$net.task.rows" >"$tmp/b"
-      ok "$net: the imported tasks, weights and FLOPs are the task file's but for the pool" cmp -s "$tmp/a" "$tmp/b"
-      ok "$net: the pool is the same work, named as ONNX names it" sh -c \
-         'grep -q "global_avg_pool2d" "$1" && grep -q "adaptive_avg_pool2d" "$2" &&
-          [ "$(grep avg_pool2d "$1" | awk "{print \$(NF-2), \$(NF-1), \$NF}")" = \
-            "$(grep avg_pool2d "$2" | awk "{print \$(NF-2), \$(NF-1), \$NF}")" ]' _ "$tmp/$net.onnx.rows" "$tmp/$net.task.rows"
-   fi
+   grep -v avg_pool2d "$tmp/$net.onnx.rows" >"$tmp/a"
+   grep -v avg_pool2d "$tmp/$net.task.rows" >"$tmp/b"
+   grep global_avg_pool2d "$tmp/$net.onnx.rows" | awk '{ print $(NF-2), $(NF-1), $NF }' >"$tmp/pa"
+   grep adaptive_avg_pool2d "$tmp/$net.task.rows" | awk '{ print $(NF-2), $(NF-1), $NF }' >"$tmp/pb"
+   ok "$net: the ONNX graph imports to the task file's tasks, weights and FLOPs" sh -c \
+      '[ "$1" -eq 0 ] && [ -s "$2" ] && cmp -s "$2" "$3" && cmp -s "$4" "$5" &&
+       [ "$(grep -c avg_pool2d "$6")" -eq "$(grep -c avg_pool2d "$7")" ]' _ \
+      "$made" "$tmp/a" "$tmp/b" "$tmp/pa" "$tmp/pb" "$tmp/$net.onnx.rows" "$tmp/$net.task.rows"
    ok "$net: the totals line is the task file's" [ "$("$bin" --list "$tmp/$net.onnx" 2>/dev/null | tail -n1)" = \
       "$("$bin" --list "$src/models/$net.task" | tail -n1)" ]
+   [ "$net" = resnet_50 ] || rm -f "$tmp/$net.onnx"
 done
+ok "bert_base has no pool: its rows are all the task file's" cmp -s "$tmp/bert_base.onnx.rows" "$tmp/bert_base.task.rows"
 
 run import "$tmp/resnet_50.onnx" -o "$tmp/resnet_50.task"
 ok "import -o writes a task file" [ "$rc" -eq 0 -a -s "$tmp/resnet_50.task" ]
@@ -49,6 +50,33 @@ rows "$tmp/resnet_50.task" >"$tmp/written.rows"
 ok "the written task file loads to the model's tasks" cmp -s "$tmp/written.rows" "$tmp/resnet_50.onnx.rows"
 ok "a task is named after the nodes it occurs as" grep -q 'weight: 3, name: "layer1.0.conv2, layer1.1.conv2, layer1.2.conv2"}' \
    "$tmp/resnet_50.task"
+
+# ---- the graph a task file carries ----
+"$bin" import "$tmp/small.onnx" --input image=1x3x16x16 -o "$tmp/small.task" 2>/dev/null
+ok "the imported task file carries the graph: 16 tensors, 7 kernels in order" sh -c \
+   '[ "$(grep -c "^    - {name: " "$1")" -eq 16 ] && [ "$(grep -c "^    - {task: \|^    - {ops: " "$1")" -eq 7 ] &&
+    grep -q "^    - {ops: \"Flatten\", name: \"flatten\", inputs: \[\"gap\"\], outputs: \[\"flat\"\]}" "$1"' _ "$tmp/small.task"
+ok "a task's occurrence reads the op's inputs in order, the residual last" grep -q \
+   '{task: 3, name: "block.conv2, block.conv2.bn, block.add, block.relu", inputs: \["block.conv1.relu", "block.conv2.folded_weight", "block.conv2.folded_bias", "pool"\], outputs: \["block.relu"\]}' "$tmp/small.task"
+line=$(grep -n '{task: 4, name: "gap"' "$tmp/small.task" | cut -d: -f1)
+# gap before the conv that writes what it reads
+awk -v l="$line" 'NR == l - 1 { held = $0; next } { print } NR == l { print held }' "$tmp/small.task" >"$tmp/swapped.task"
+run --list "$tmp/swapped.task"
+ok "a node that reads before the write is refused where it stands" [ "$rc" -eq 1 -a "$err" = \
+   "pruner-tui: $tmp/swapped.task:$((line - 1)):7: reads 'block.relu' before any node writes it" ]
+sed 's/{task: 1, name: "pool", inputs: \["stem.relu"\]/{task: 1, name: "pool", inputs: ["image"]/' "$tmp/small.task" >"$tmp/elems.task"
+run --list "$tmp/elems.task"
+ok "an occurrence whose input has the wrong size is refused" [ "$rc" -eq 1 -a "$err" = \
+   "pruner-tui: $tmp/elems.task:40:7: input 0 ('image') holds 768 elements; task 1's data holds 2048" ]
+sed 's/{task: 1, name: "pool"/{ops: "MaxPool", name: "pool"/' "$tmp/small.task" >"$tmp/count.task"
+run --list "$tmp/count.task"
+nodes=$(($(grep -n '^  nodes:$' "$tmp/count.task" | cut -d: -f1) + 1))
+ok "a task that occurs other than weight times is refused" [ "$rc" -eq 1 -a "$err" = \
+   "pruner-tui: $tmp/count.task:$nodes:5: task 1 occurs 0 times in the graph; its weight is 1" ]
+sed '/{task: 4, name: "gap"/d' "$tmp/small.task" >"$tmp/missing.task"
+run --list "$tmp/missing.task"
+ok "a tensor that no node writes is refused where it is read" [ "$rc" -eq 1 -a "$err" = \
+   "pruner-tui: $tmp/missing.task:43:7: reads 'gap' before any node writes it" ]
 
 # ---- the summary of a small model ----
 run --list "$tmp/small.onnx" --input image=2x3x16x16

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/exec.h"
 #include "graph/graph.h"
 #include "graph/ops.h"
 #include "util/xalloc.h"
@@ -674,6 +675,125 @@ static void refusesTrainingBatchNormAndInt(void **state) {
    Graph_done(&g);
 }
 
+/* ---- absurd windows, scales and sizes from damaged files ---- */
+
+static void refusesWindowValuesPastInt32(void **state) {
+   (void)state;
+   Graph g;
+   Graph_init(&g, "t.onnx");
+   float w9[9] = { 0 };
+   /* (k - 1) * dilation + 1 overflowed */
+   int in[2] = { tensor(&g, "x", 4, (int64_t[]){ 1, 1, 4, 4 }, NULL),
+                 tensor(&g, "w", 4, (int64_t[]){ 1, 1, 3, 3 }, w9) };
+   int y = output(&g, "y");
+   int conv = node(&g, "Conv", 13, 2, in, 1, &y);
+   attrInts(&g, conv, "dilations", 2, (int64_t[]){ (int64_t)1 << 62, 1 });
+   assertRefused(&g, conv, "t.onnx: node 'Conv' (Conv, opset 13): dilations value 4611686018427387904 is out "
+                 "of range (at most 2147483647)");
+   int y2 = output(&g, "y2");
+   int pool = node(&g, "MaxPool", 13, 1, in, 1, &y2);
+   attrInts(&g, pool, "kernel_shape", 2, (int64_t[]){ (int64_t)1 << 40, 1 });
+   attrInts(&g, pool, "pads", 4, (int64_t[]){ (int64_t)1 << 40, 0, (int64_t)1 << 40, 0 });
+   assertRefused(&g, pool, "t.onnx: node 'MaxPool' (MaxPool, opset 13): kernel_shape value 1099511627776 is "
+                 "out of range (at most 2147483647)");
+   int y3 = output(&g, "y3");
+   int pool2 = node(&g, "AveragePool", 13, 1, in, 1, &y3);
+   attrInts(&g, pool2, "kernel_shape", 2, (int64_t[]){ 2, 2 });
+   attrInts(&g, pool2, "pads", 4, (int64_t[]){ 0, 0, INT64_MAX, 0 });
+   assertRefused(&g, pool2, "t.onnx: node 'AveragePool' (AveragePool, opset 13): pads value "
+                 "9223372036854775807 is out of range (at most 2147483647)");
+   /* full - output_shape overflowed */
+   int ct[2] = { tensor(&g, "xt", 4, (int64_t[]){ 1, 1, 2, 2 }, NULL),
+                 tensor(&g, "wt", 4, (int64_t[]){ 1, 1, 3, 3 }, w9) };
+   int y4 = output(&g, "y4");
+   int convT = node(&g, "ConvTranspose", 13, 2, ct, 1, &y4);
+   attrInts(&g, convT, "output_shape", 2, (int64_t[]){ INT64_MIN, 4 });
+   assertRefused(&g, convT, "t.onnx: node 'ConvTranspose' (ConvTranspose, opset 13): output_shape value "
+                 "-9223372036854775808 is out of range (1 to 2147483647)");
+   Graph_done(&g);
+}
+
+static void refusesGroupsOverEmptyChannels(void **state) {
+   (void)state;
+   Graph g;
+   Graph_init(&g, "t.onnx");
+   /* with no input channel any group divides them: 4 x 2^62 overflowed */
+   int in[2] = { tensor(&g, "x", 4, (int64_t[]){ 1, 0, 4, 4 }, NULL),
+                 tensor(&g, "w", 4, (int64_t[]){ 0, 4, 3, 3 }, (float[]){ 0 }) };
+   int y = output(&g, "y");
+   int conv = node(&g, "Conv", 13, 2, in, 1, &y);
+   attrInt(&g, conv, "group", (int64_t)1 << 62);
+   assertRefused(&g, conv, "t.onnx: node 'Conv' (Conv, opset 13): the weight ('w') takes 4 channels a group, "
+                 "the input has 0 in 4611686018427387904 groups");
+   Graph_done(&g);
+}
+
+static void refusesResizePastInt32AndClampsNaNRoi(void **state) {
+   (void)state;
+   Graph g;
+   Graph_init(&g, "t.onnx");
+   /* an infinite scale was converted to int64 */
+   int in[3] = { tensor(&g, "x", 4, (int64_t[]){ 1, 1, 2, 2 }, resizeIn), -1,
+                 tensor(&g, "scales", 1, (int64_t[]){ 4 }, (float[]){ 1, 1, INFINITY, 1 }) };
+   int y = output(&g, "y");
+   int ni = node(&g, "Resize", 13, 3, in, 1, &y);
+   assertRefused(&g, ni, "t.onnx: node 'Resize' (Resize, opset 13): scale inf on axis 2 gives an output size "
+                 "of inf (0 to 2147483647)");
+   int in2[4] = { in[0], -1, -1, int64Tensor(&g, "sizes", 4, (int64_t[]){ 1, 1, 2, (int64_t)1 << 32 }) };
+   int y2 = output(&g, "y2");
+   ni = node(&g, "Resize", 13, 4, in2, 1, &y2);
+   assertRefused(&g, ni, "t.onnx: node 'Resize' (Resize, opset 13): size 4294967296 on axis 3 is over "
+                 "2147483647");
+   /* a NaN roi made a NaN coordinate, whose floor was converted to int64: it reads the edge */
+   float nan8[8];
+   for (int i = 0; i < 8; i++)
+      nan8[i] = NAN;
+   int in3[4] = { in[0], tensor(&g, "roi", 1, (int64_t[]){ 8 }, nan8), -1,
+                  int64Tensor(&g, "sizes2", 4, (int64_t[]){ 1, 1, 2, 2 }) };
+   int y3 = output(&g, "y3");
+   ni = node(&g, "Resize", 13, 4, in3, 1, &y3);
+   attrString(&g, ni, "mode", "linear");
+   attrString(&g, ni, "coordinate_transformation_mode", "tf_crop_and_resize");
+   run(&g, ni);
+   assertData(&g, y3, (float[]){ resizeIn[0], resizeIn[0], resizeIn[0], resizeIn[0] }, 4);
+   Graph_done(&g);
+}
+
+/* Folding a product of two constants costs its multiplies, not its elements: past the
+ * fold's budget it stays a node (a few bytes of ConstantOfShape and MatMul must not take
+ * minutes at import); an empty tensor with huge other dimensions is not looped over. */
+static void foldingBoundsItsWork(void **state) {
+   (void)state;
+   Graph g;
+   Graph_init(&g, "t.onnx");
+   g.opset = 13;
+   int shape = int64Tensor(&g, "shape", 2, (int64_t[]){ 2048, 2048 });
+   int a = output(&g, "a"), c = output(&g, "c");
+   node(&g, "ConstantOfShape", 13, 1, &shape, 1, &a);
+   int in[2] = { a, a };
+   int mm = node(&g, "MatMul", 13, 2, in, 1, &c);
+   int small[2] = { tensor(&g, "p", 2, (int64_t[]){ 2, 2 }, (float[]){ 1, 2, 3, 4 }),
+                    tensor(&g, "q", 2, (int64_t[]){ 2, 2 }, (float[]){ 1, 0, 0, 1 }) };
+   int r = output(&g, "r");
+   int mm2 = node(&g, "MatMul", 13, 2, small, 1, &r);
+   int e = tensor(&g, "e", 8, (int64_t[]){ INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX,
+                                          INT32_MAX, 0 }, (float[]){ 0 });
+   int s = output(&g, "s");
+   int sm = node(&g, "Softmax", 11, 1, &e, 1, &s);
+   g.opset = 13;
+   char *cause = NULL;
+   if (Graph_prepare(&g, true, &cause) < 0)
+      fail_msg("%s", cause);
+   assert_true(g.n[0].dead);
+   assert_false(g.n[mm].dead);
+   assert_null(g.t[c].data);
+   assertShape(&g, c, 2, (int64_t[]){ 2048, 2048 });
+   assert_true(g.n[mm2].dead);
+   assertData(&g, r, (float[]){ 1, 2, 3, 4 }, 4);
+   assert_false(g.n[sm].dead);
+   Graph_done(&g);
+}
+
 static void rowsCoverTheirOpsets(void **state) {
    (void)state;
    const char *ops[] = {
@@ -730,6 +850,10 @@ int main(void) {
       cmocka_unit_test(refusesResizeVariableScales),
       cmocka_unit_test(refusesMaxPoolIndices),
       cmocka_unit_test(refusesTrainingBatchNormAndInt),
+      cmocka_unit_test(refusesWindowValuesPastInt32),
+      cmocka_unit_test(refusesGroupsOverEmptyChannels),
+      cmocka_unit_test(refusesResizePastInt32AndClampsNaNRoi),
+      cmocka_unit_test(foldingBoundsItsWork),
       cmocka_unit_test(rowsCoverTheirOpsets),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);

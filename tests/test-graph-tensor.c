@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/exec.h"
 #include "graph/graph.h"
 #include "graph/ops.h"
 #include "util/xalloc.h"
@@ -722,6 +723,219 @@ static void unsupportedTypesAndAttributesAreRefusedByName(void **state) {
    Graph_done(&g);
 }
 
+/* ---- absurd shapes from damaged files: refused by infer or by Graph_prepare's element
+ * cap before anything is allocated, and never by an overflow ---- */
+
+/* The message Graph_prepare (folding) refuses the graph with (caller frees). */
+static char *prepareRefusal(Graph *g) {
+   char *cause = NULL;
+   assert_int_equal(Graph_prepare(g, true, &cause), -1);
+   assert_non_null(cause);
+   return cause;
+}
+
+static int int64Weight(Graph *g, const char *name, int count, const int64_t *values) {
+   return addTensor(g, name, GT_INT64, 1, (int64_t[]){ count }, values);
+}
+
+static void padsPastInt32AreRefused(void **state) {
+   (void)state;
+   Graph g;
+   initGraph(&g, 13);
+   const float x[] = { 1, 2 };
+   /* pads near INT64_MIN: their sum with the dimension overflowed */
+   int in[2] = { addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 2 }, x),
+                 int64Weight(&g, "pads", 2, (int64_t[]){ INT64_MIN, INT64_MAX }) };
+   int pad = addNode(&g, "pad", "Pad", 2, in, 1);
+   char *msg = refusal(&g, pad);
+   assert_string_equal(msg, "test.onnx: node 'pad' (Pad, opset 13): pads -9223372036854775808 and "
+                       "9223372036854775807 on axis 0 are out of range (-2147483647 to 2147483647)");
+   free(msg);
+   Graph_done(&g);
+   initGraph(&g, 10);
+   int x10 = addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 2 }, x);
+   pad = addNode(&g, "pad", "Pad", 1, &x10, 1);
+   attrInts(&g, pad, "pads", 2, (int64_t[]){ 0, 3000000000LL });
+   msg = refusal(&g, pad);
+   assert_string_equal(msg, "test.onnx: node 'pad' (Pad, opset 10): pads 0 and 3000000000 on axis 0 are "
+                       "out of range (-2147483647 to 2147483647)");
+   free(msg);
+   Graph_done(&g);
+}
+
+static void tileAndConstantOfShapePastTheCapAreRefused(void **state) {
+   (void)state;
+   Graph g;
+   initGraph(&g, 13);
+   const float x[] = { 1, 2, 3 };
+   /* 3 x 2^62 overflowed int64 */
+   int in[2] = { addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 3 }, x),
+                 int64Weight(&g, "reps", 1, (int64_t[]){ (int64_t)1 << 62 }) };
+   addNode(&g, "tile", "Tile", 2, in, 1);
+   char *msg = prepareRefusal(&g);
+   assert_string_equal(msg, "test.onnx: node 'tile' (Tile, opset 13): output 0 ('tile_out0') would be "
+                       "9223372036854775807, over 2147483647 elements");
+   free(msg);
+   Graph_done(&g);
+   /* an empty output whose other dimension is absurd: no element, but no kernel either */
+   initGraph(&g, 13);
+   int shape = int64Weight(&g, "shape", 2, (int64_t[]){ 0, (int64_t)1 << 40 });
+   addNode(&g, "fill", "ConstantOfShape", 1, &shape, 1);
+   msg = prepareRefusal(&g);
+   assert_string_equal(msg, "test.onnx: node 'fill' (ConstantOfShape, opset 13): output 0 ('fill_out0') "
+                       "would be 0x1099511627776, a dimension over 2147483647");
+   free(msg);
+   Graph_done(&g);
+}
+
+static void rangeCountsAcrossTheWholeInt64(void **state) {
+   (void)state;
+   Graph g;
+   initGraph(&g, 13);
+   /* limit - start overflowed */
+   int in[3] = { int64Weight(&g, "start", 1, (int64_t[]){ INT64_MIN }),
+                 int64Weight(&g, "limit", 1, (int64_t[]){ INT64_MAX }),
+                 int64Weight(&g, "delta", 1, (int64_t[]){ 1 }) };
+   for (int i = 0; i < 3; i++)
+      g.t[in[i]].ndim = 0;
+   addNode(&g, "range", "Range", 3, in, 1);
+   char *msg = prepareRefusal(&g);
+   assert_string_equal(msg, "test.onnx: node 'range' (Range, opset 13): output 0 ('range_out0') would be "
+                       "9223372036854775807, over 2147483647 elements");
+   free(msg);
+   Graph_done(&g);
+   /* -delta overflowed for INT64_MIN; the two elements wrap as int64 does */
+   initGraph(&g, 13);
+   int in2[3] = { int64Weight(&g, "start", 1, (int64_t[]){ INT64_MAX }),
+                  int64Weight(&g, "limit", 1, (int64_t[]){ INT64_MIN }),
+                  int64Weight(&g, "delta", 1, (int64_t[]){ INT64_MIN }) };
+   int range = addNode(&g, "range", "Range", 3, in2, 1);
+   run(&g, range);
+   assertInts(outT(&g, range, 0), (int64_t[]){ INT64_MAX, -1 }, 2);
+   Graph_done(&g);
+   /* a float count that is NaN */
+   initGraph(&g, 13);
+   const float zero = 0.0f, inf = INFINITY;
+   int in3[3] = { addTensor(&g, "start", GT_FLOAT, 0, NULL, &zero),
+                  addTensor(&g, "limit", GT_FLOAT, 0, NULL, &inf),
+                  addTensor(&g, "delta", GT_FLOAT, 0, NULL, &inf) };
+   range = addNode(&g, "range", "Range", 3, in3, 1);
+   msg = refusal(&g, range);
+   assert_string_equal(msg, "test.onnx: node 'range' (Range, opset 13): start 0, limit inf and delta inf give "
+                       "no element count");
+   free(msg);
+   Graph_done(&g);
+}
+
+static void shapeProductsOfEmptyTensorsSaturate(void **state) {
+   (void)state;
+   Graph g;
+   /* Reshape's product of the new shape overflowed before its 0 */
+   initGraph(&g, 14);
+   int in[2] = { addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 0 }, ""),
+                 int64Weight(&g, "shape", 3, (int64_t[]){ (int64_t)1 << 33, (int64_t)1 << 33, 0 }) };
+   int reshape = addNode(&g, "reshape", "Reshape", 2, in, 1);
+   attrInt(&g, reshape, "allowzero", 1);
+   char *msg = prepareRefusal(&g);
+   assert_string_equal(msg, "test.onnx: node 'reshape' (Reshape, opset 14): output 0 ('reshape_out0') would be "
+                       "8589934592x8589934592x0, a dimension over 2147483647");
+   free(msg);
+   Graph_done(&g);
+   /* Flatten's product of the leading dimensions of an empty tensor overflowed */
+   initGraph(&g, 13);
+   int x = addTensor(&g, "x", GT_FLOAT, 4, (int64_t[]){ INT32_MAX, INT32_MAX, INT32_MAX, 0 }, "");
+   addNode(&g, "flat", "Flatten", 1, &x, 1);
+   attrInt(&g, 0, "axis", 3);
+   msg = prepareRefusal(&g);
+   assert_string_equal(msg, "test.onnx: node 'flat' (Flatten, opset 13): output 0 ('flat_out0') would be "
+                       "9223372036854775807x0, a dimension over 2147483647");
+   free(msg);
+   Graph_done(&g);
+}
+
+static void splitAndExpandRefuseAbsurdSizes(void **state) {
+   (void)state;
+   Graph g;
+   initGraph(&g, 13);
+   const float x[] = { 1, 2, 3 };
+   /* the sizes' sum overflowed */
+   int in[2] = { addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 3 }, x),
+                 int64Weight(&g, "split", 3, (int64_t[]){ INT64_MAX, INT64_MAX, 2 }) };
+   int split = addNode(&g, "split", "Split", 2, in, 3);
+   char *msg = refusal(&g, split);
+   assert_string_equal(msg, "test.onnx: node 'split' (Split, opset 13): split sizes add up to "
+                       "9223372036854775807, not axis 0's size 3");
+   free(msg);
+   Graph_done(&g);
+   initGraph(&g, 13);
+   const float one = 1.0f;
+   int in2[2] = { addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 1 }, &one),
+                  int64Weight(&g, "shape", 2, (int64_t[]){ 2, -5 }) };
+   int expand = addNode(&g, "expand", "Expand", 2, in2, 1);
+   msg = refusal(&g, expand);
+   assert_string_equal(msg, "test.onnx: node 'expand' (Expand, opset 13): shape entry -5 is negative");
+   free(msg);
+   Graph_done(&g);
+}
+
+/* A few bytes of ConstantOfShape must not make gigabytes at import: past the fold's
+ * budget the node stays a node, its output without data; a small one still folds. */
+static void foldingStopsAtItsBudget(void **state) {
+   (void)state;
+   Graph g;
+   initGraph(&g, 13);
+   int big = int64Weight(&g, "big", 1, (int64_t[]){ (int64_t)1 << 25 });
+   int small = int64Weight(&g, "small", 1, (int64_t[]){ 4 });
+   int fillBig = addNode(&g, "fillBig", "ConstantOfShape", 1, &big, 1);
+   int fillSmall = addNode(&g, "fillSmall", "ConstantOfShape", 1, &small, 1);
+   char *cause = NULL;
+   assert_int_equal(Graph_prepare(&g, true, &cause), 0);
+   assert_false(g.n[fillBig].dead);
+   assert_null(outT(&g, fillBig, 0)->data);
+   assert_int_equal(GTensor_elems(outT(&g, fillBig, 0)), (int64_t)1 << 25);
+   assert_true(g.n[fillSmall].dead);
+   assertValues(outT(&g, fillSmall, 0), (double[]){ 0, 0, 0, 0 }, 4);
+   Graph_done(&g);
+}
+
+static void elementsOfEmptyAndFloatTensors(void **state) {
+   (void)state;
+   GTensor t;
+   memset(&t, 0, sizeof t);
+   /* a 0 ends the product before the others overflow it */
+   GTensor_setShape(&t, GT_FLOAT, 8, (int64_t[]){ INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX,
+                                                  INT32_MAX, INT32_MAX, 0 });
+   assert_int_equal(GTensor_elems(&t), 0);
+   assert_int_equal(GTensor_span(&t), INT64_MAX);
+   /* a float past int64 (or NaN) reads as the nearest int64 */
+   double v[3] = { 1e30, -1e30, NAN };
+   GTensor_setShape(&t, GT_DOUBLE, 1, (int64_t[]){ 3 });
+   t.data = v;
+   assert_int_equal(GTensor_getInt(&t, 0), INT64_MAX);
+   assert_int_equal(GTensor_getInt(&t, 1), INT64_MIN);
+   assert_int_equal(GTensor_getInt(&t, 2), 0);
+   assert_int_equal(Graph_addDims(INT64_MAX, 1), INT64_MAX);
+   assert_int_equal(Graph_mulDims(INT64_MIN, -1), INT64_MAX);
+   assert_int_equal(Graph_mulDims((int64_t)1 << 40, -((int64_t)1 << 40)), INT64_MIN);
+}
+
+/* A stem too long for the name was cut alone, and named the same taken tensor for every
+ * suffix: the second tensor of a long stem never got a name. */
+static void newTensorsOfALongStemGetDistinctNames(void **state) {
+   (void)state;
+   Graph g;
+   initGraph(&g, 13);
+   char stem[301];
+   memset(stem, 'n', 300);
+   stem[300] = '\0';
+   int a = Graph_newTensor(&g, stem), b = Graph_newTensor(&g, stem), c = Graph_newTensor(&g, stem);
+   assert_int_equal(strlen(g.t[a].name), 200);
+   assert_string_equal(g.t[b].name + 200, "_1");
+   assert_string_equal(g.t[c].name + 200, "_2");
+   assert_int_equal(strncmp(g.t[b].name, stem, 200), 0);
+   Graph_done(&g);
+}
+
 static void rowsCoverTheOpsetsWithTheirAttributes(void **state) {
    (void)state;
    const char *ops[] = {
@@ -782,6 +996,14 @@ int main(void) {
       cmocka_unit_test(concatAndTranspose),
       cmocka_unit_test(expandTileShapeConstantOfShapeRange),
       cmocka_unit_test(unsupportedTypesAndAttributesAreRefusedByName),
+      cmocka_unit_test(padsPastInt32AreRefused),
+      cmocka_unit_test(tileAndConstantOfShapePastTheCapAreRefused),
+      cmocka_unit_test(rangeCountsAcrossTheWholeInt64),
+      cmocka_unit_test(shapeProductsOfEmptyTensorsSaturate),
+      cmocka_unit_test(splitAndExpandRefuseAbsurdSizes),
+      cmocka_unit_test(foldingStopsAtItsBudget),
+      cmocka_unit_test(elementsOfEmptyAndFloatTensors),
+      cmocka_unit_test(newTensorsOfALongStemGetDistinctNames),
       cmocka_unit_test(rowsCoverTheOpsetsWithTheirAttributes),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);

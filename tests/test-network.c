@@ -341,7 +341,7 @@ static const BadCase badCases[] = {
    /* 3 */ { "network: x\ntasks: [\n", "t.task:3:1: YAML syntax error: did not find expected node content (while parsing a flow node at line 3)" },
    /* 4 */ { "- a\n- b\n", "t.task:1:1: expected a task file as a mapping of keys to values, found a list" },
    /* 5 */ { "batch: 1\ntasks: []\n", "t.task:1:1: missing key 'network'; a task file needs network, batch and tasks" },
-   /* 6 */ { "network: x\nbatch: 1\nmodel: y\ntasks: []\n", "t.task:3:1: unknown key 'model' in a task file; expected one of: network, batch, dtype, tasks" },
+   /* 6 */ { "network: x\nbatch: 1\nmodel: y\ntasks: []\n", "t.task:3:1: unknown key 'model' in a task file; expected one of: network, batch, dtype, tasks, graph" },
    /* 7 */ { "network: x\nbatch: 0\ntasks: []\n", "t.task:2:8: batch must be between 1 and 65536, found 0" },
    /* 8 */ { "network: x\nbatch: one\ntasks: []\n", "t.task:2:8: expected an integer for batch, found 'one'" },
    /* 9 */ { "network: x\nbatch: 1\ntasks: []\n", "t.task:3:8: tasks is empty; expected at least one task" },

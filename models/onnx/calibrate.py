@@ -7,9 +7,10 @@
 # at layer4 (~1e4 with a plain He scale). The rescaling is a deterministic function of
 # the seed.
 #
-# Only the ops the CNN builders write are evaluated (Conv, BatchNormalization, Relu,
-# Clip, HardSigmoid, HardSwish, Mul, Add, MaxPool, AveragePool, GlobalAveragePool,
-# Concat, Flatten, Gemm).
+# Only the ops the CNN builders write are evaluated (Conv, dilated too,
+# BatchNormalization, Relu, Clip, HardSigmoid, HardSwish, Mul, Add, MaxPool,
+# AveragePool, GlobalAveragePool, Concat, Flatten, Gemm, and Resize of a 1x1 map); for
+# DETR only its backbone and input_proj are calibrated (the transformer has LayerNorm).
 
 import numpy as np
 import onnx.mapping
@@ -23,17 +24,19 @@ def _attr(n, k, d=None):
     return d
 
 
-def _windows(x, k, s, p, fill=0.0):
+def _windows(x, k, s, p, fill=0.0, d=(1, 1)):
     x = np.pad(x, ((0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])), constant_values=fill)
-    oh = (x.shape[2] - k[0]) // s[0] + 1
-    ow = (x.shape[3] - k[1]) // s[1] + 1
-    w = np.lib.stride_tricks.sliding_window_view(x, tuple(k), axis=(2, 3))
-    return w[:, :, ::s[0], ::s[1]][:, :, :oh, :ow]  # N C OH OW R S
+    ek = (d[0] * (k[0] - 1) + 1, d[1] * (k[1] - 1) + 1)  # the dilated extent
+    oh = (x.shape[2] - ek[0]) // s[0] + 1
+    ow = (x.shape[3] - ek[1]) // s[1] + 1
+    w = np.lib.stride_tricks.sliding_window_view(x, ek, axis=(2, 3))
+    return w[:, :, ::s[0], ::s[1], ::d[0], ::d[1]][:, :, :oh, :ow]  # N C OH OW R S
 
 
 def _conv(x, w, n):
     g = _attr(n, "group", 1)
-    cols = _windows(x, w.shape[2:], _attr(n, "strides", [1, 1]), _attr(n, "pads", [0, 0, 0, 0]))
+    cols = _windows(x, w.shape[2:], _attr(n, "strides", [1, 1]), _attr(n, "pads", [0, 0, 0, 0]),
+                    d=_attr(n, "dilations", [1, 1]))
     k, cg = w.shape[0], w.shape[1]
     if g == 1:
         return np.einsum("ncyxrs,kcrs->nkyx", cols, w, optimize=True)
@@ -48,7 +51,9 @@ def _conv(x, w, n):
     return out
 
 
-def calibrate(builder, image_size, seed):
+def calibrate(builder, image_size, seed, until=None):
+    """Rescale the Conv and Gemm weights of builder's graph in node order; with `until`,
+    stop after the node of that name (DETR: its CNN part, up to input_proj)."""
     model = builder._model
     inits = {t.name: t for t in model.graph.initializer}
 
@@ -108,6 +113,12 @@ def calibrate(builder, image_size, seed):
             y = np.concatenate(ins, axis=_attr(n, "axis"))
         elif op == "Flatten":
             y = ins[0].reshape(ins[0].shape[0], -1)
+        elif op == "Resize" and ins[0].shape[2:] == (1, 1):
+            # DeepLab's image pooling: any resize of a 1x1 map repeats its value
+            # (the calibration image is batch 1, sizes has the model's batch)
+            y = np.broadcast_to(ins[0], ins[0].shape[:2] + tuple(int(v) for v in ins[3][2:]))
         else:
             raise AssertionError("calibrate: no %s" % op)
         env[n.output[0]] = np.asarray(y, dtype=np.float32)
+        if n.name == until:
+            break

@@ -173,6 +173,8 @@ class Builder:
         tag = "_".join(str(v) for v in a.reshape(-1)[:8].tolist())
         if a.size > 8:
             tag += "_etc"
+        elif a.size == 0:
+            tag = "empty"
         name = "const.%s%s.%s" % ({"<f4": "f", "<i8": "i"}.get(a.dtype.str, a.dtype.str),
                                   "x".join(str(d) for d in a.shape) if a.shape else "",
                                   tag)
@@ -190,17 +192,19 @@ class Builder:
         """The weight std that gives an output of mean square about 1 from input x."""
         return math.sqrt(1.0 / (fan_in * self.m2.get(x, 1.0)))
 
-    def conv(self, x, cin, cout, k, name, key, stride=1, pad=0, groups=1, bias=False):
+    def conv(self, x, cin, cout, k, name, key, stride=1, pad=0, groups=1, bias=False,
+             dilation=1):
         """Conv as torch exports nn.Conv2d: weight KEY.weight [K, C/G, R, S]."""
         kh, kw = pair(k)
         sh, sw = pair(stride)
         ph, pw = pair(pad)
+        dh, dw = pair(dilation)
         fan_in = (cin // groups) * kh * kw
         w = self.normal(key + ".weight", (cout, cin // groups, kh, kw), self.scale_for(x, fan_in))
         ins = [x, w]
         if bias:
             ins.append(self.normal(key + ".bias", (cout,), 0.1))
-        y = self.node("Conv", ins, name, dilations=[1, 1], group=groups,
+        y = self.node("Conv", ins, name, dilations=[dh, dw], group=groups,
                       kernel_shape=[kh, kw], pads=[ph, pw, ph, pw], strides=[sh, sw])
         self.m2[y] = 1.0 + (0.01 if bias else 0.0)
         return y
@@ -216,6 +220,26 @@ class Builder:
                       epsilon=eps, momentum=0.9)
         self.m2[y] = self._affine_m2(self.m2.get(x, 1.0), ins[1:], eps)
         return y
+
+    def frozen_bn(self, x, c, name, key, eps=1e-5):
+        """DETR's FrozenBatchNorm2d as torch exports it: x * scale + shift, the scale
+        w * rsqrt(running_var + eps) and the shift b - running_mean * scale computed from
+        the four buffers (KEY.weight, .bias, .running_mean, .running_var, drawn as for
+        bn()) and folded by torch's constant folding into [1, C, 1, 1] initializers
+        KEY.scale and KEY.shift; Mul then Add."""
+        w = self.rng.random((c,), dtype=np.float32) * np.float32(1.0) + np.float32(0.5)
+        b = self.rng.standard_normal((c,), dtype=np.float32) * np.float32(0.1)
+        rm = self.rng.standard_normal((c,), dtype=np.float32) * np.float32(0.1)
+        rv = self.rng.random((c,), dtype=np.float32) * np.float32(1.0) + np.float32(0.5)
+        scale = (w / np.sqrt(rv + np.float32(eps))).astype(np.float32)
+        shift = (b - rm * scale).astype(np.float32)
+        sn = self.init(key + ".scale", scale.reshape(1, c, 1, 1))
+        hn = self.init(key + ".shift", shift.reshape(1, c, 1, 1))
+        y = self.node("Mul", [x, sn], name + "/Mul")
+        y = self.node("Add", [y, hn], name + "/Add")
+        m = self.m2.get(x, 1.0)
+        return self._set(y, float(np.mean(scale.astype(np.float64) ** 2) * m
+                                  + np.mean(shift.astype(np.float64) ** 2)))
 
     def _affine_m2(self, m2, params, eps):
         gamma, beta, mean, var = [self.array(p) for p in params]
@@ -261,9 +285,10 @@ class Builder:
         return self._set(y, self.m2.get(a, 1.0) + self.m2.get(b, 1.0))
 
     def conv_bn(self, x, cin, cout, k, name, conv_key, bn_key, stride=1, pad=0, groups=1,
-                act=None, eps=1e-5):
-        y = self.conv(x, cin, cout, k, name, conv_key, stride=stride, pad=pad, groups=groups)
-        y = self.bn(y, cout, name, bn_key, eps=eps)
+                act=None, eps=1e-5, dilation=1, frozen=False):
+        y = self.conv(x, cin, cout, k, name, conv_key, stride=stride, pad=pad, groups=groups,
+                      dilation=dilation)
+        y = (self.frozen_bn if frozen else self.bn)(y, cout, name, bn_key, eps=eps)
         if act == "relu":
             y = self.relu(y, name)
         elif act == "relu6":
@@ -295,11 +320,15 @@ class Builder:
         y = self.node("MatMul", [x, wn], name)
         return self._set(self.node("Add", [bn, y], name + "/Add"), 1.01 * s * s)
 
-    def layer_norm(self, x, c, name, key, eps):
+    def layer_norm(self, x, c, name, key, eps, reuse=False):
         """nn.LayerNorm over the last axis as torch exports it: decomposed below opset
-        17, LayerNormalization from 17."""
-        g = self.uniform(key + ".weight", (c,), 0.5, 1.5)
-        b = self.normal(key + ".bias", (c,), 0.1)
+        17, LayerNormalization from 17. reuse: the module ran before (DETR's
+        decoder.norm), its KEY.weight and KEY.bias are read again."""
+        if reuse:
+            g, b = key + ".weight", key + ".bias"
+        else:
+            g = self.uniform(key + ".weight", (c,), 0.5, 1.5)
+            b = self.normal(key + ".bias", (c,), 0.1)
         m2 = float(np.mean(self.array(g).astype(np.float64) ** 2)
                    + np.mean(self.array(b).astype(np.float64) ** 2))
         if self.opset >= 17:

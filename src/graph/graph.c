@@ -86,10 +86,12 @@ int Graph_addTensor(Graph *g, const char *name) {
 }
 
 int Graph_newTensor(Graph *g, const char *stem) {
+   /* the stem is cut short enough that the suffix always fits: a long stem cut alone
+    * would name the same taken tensor for every k */
    char name[256];
-   snprintf(name, sizeof name, "%s", stem);
+   snprintf(name, sizeof name, "%.200s", stem);
    for (int k = 1; Graph_findTensor(g, name) >= 0; k++)
-      snprintf(name, sizeof name, "%s_%d", stem, k);
+      snprintf(name, sizeof name, "%.200s_%d", stem, k);
    return Graph_addTensor(g, name);
 }
 
@@ -220,10 +222,22 @@ bool GType_isFloat(GType t) {
 }
 
 int64_t GTensor_elems(const GTensor *t) {
+   if (t->ndim < 0)
+      return 0;
+   for (int i = 0; i < t->ndim; i++)
+      if (t->dims[i] == 0)
+         return 0;
    int64_t e = 1;
    for (int i = 0; i < t->ndim; i++)
-      e *= t->dims[i];
-   return t->ndim < 0 ? 0 : e;
+      e = Graph_mulDims(e, t->dims[i]);
+   return e;
+}
+
+int64_t GTensor_span(const GTensor *t) {
+   int64_t e = 1;
+   for (int i = 0; i < t->ndim; i++)
+      e = Graph_mulDims(e, t->dims[i] > 1 ? t->dims[i] : 1);
+   return e;
 }
 
 size_t GTensor_bytes(const GTensor *t) {
@@ -382,7 +396,15 @@ int64_t GTensor_getInt(const GTensor *t, int64_t i) {
    case GT_INT64: return ((const int64_t *)t->data)[i];
    case GT_UINT64: return (int64_t)((const uint64_t *)t->data)[i];
    case GT_INT32: return ((const int32_t *)t->data)[i];
-   default: return (int64_t)GTensor_get(t, i);
+   default: {
+      /* a float past int64's range (or NaN) would be undefined to convert */
+      double v = GTensor_get(t, i);
+      if (isnan(v))
+         return 0;
+      if (v >= 9.2233720368547758e18)
+         return INT64_MAX;
+      return v <= -9.2233720368547758e18 ? INT64_MIN : (int64_t)v;
+   }
    }
 }
 
@@ -454,6 +476,22 @@ int Graph_nodeError(const Graph *g, const GNode *n, char **cause, const char *fm
    *cause = xAsprintf("%s%s", where, msg);
    free(msg);
    return -1;
+}
+
+/* ---- shape arithmetic ---- */
+
+int64_t Graph_addDims(int64_t a, int64_t b) {
+   int64_t r;
+   if (__builtin_add_overflow(a, b, &r))
+      return a > 0 ? INT64_MAX : INT64_MIN;
+   return r;
+}
+
+int64_t Graph_mulDims(int64_t a, int64_t b) {
+   int64_t r;
+   if (__builtin_mul_overflow(a, b, &r))
+      return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+   return r;
 }
 
 /* ---- broadcasting ---- */

@@ -127,7 +127,11 @@ size_t GType_size(GType t);
 const char *GType_name(GType t);
 bool GType_isFloat(GType t);
 
+/* The element count; 0 when a dimension is 0, whatever the others are. */
 int64_t GTensor_elems(const GTensor *t);
+/* The product of the dimensions with each 0 counted as 1 (saturating): a bound on any
+ * loop over part of the shape, which a 0 elsewhere does not end. */
+int64_t GTensor_span(const GTensor *t);
 size_t GTensor_bytes(const GTensor *t);
 /* "1x3x224x224"; an open dimension prints its parameter name (or "?"). */
 size_t GTensor_dimsText(const GTensor *t, char *buf, size_t size);
@@ -158,6 +162,12 @@ void Graph_nodeWhere(const Graph *g, const GNode *n, char *buf, size_t size);
 /* Sets *cause to that prefix followed by the formatted message; returns -1. */
 int Graph_nodeError(const Graph *g, const GNode *n, char **cause, const char *fmt, ...)
    __attribute__((format(printf, 4, 5)));
+
+/* Shape arithmetic on values a file sets: a result past INT64_MAX (or below INT64_MIN)
+ * sticks at that bound instead of wrapping, so that a check after it (Graph_prepare's
+ * element cap, a sum compared with a size) refuses it. */
+int64_t Graph_addDims(int64_t a, int64_t b);
+int64_t Graph_mulDims(int64_t a, int64_t b);
 
 /* Numpy broadcasting of two shapes into out (rank = the larger); -1 when they do not
  * broadcast. */

@@ -22,6 +22,28 @@ void ImportSummary_done(ImportSummary *s) {
    s->unmapped = NULL;
 }
 
+/* A message quotes names and strings of the file: its control characters are written
+ * as \xNN, so that it stays one line of plain text on any terminal. */
+static void escapeControls(char **msg) {
+   if (!msg || !*msg)
+      return;
+   size_t extra = 0;
+   for (const char *p = *msg; *p; p++)
+      extra += iscntrl((unsigned char)*p) ? 3 : 0;
+   if (!extra)
+      return;
+   char *out = xMalloc(strlen(*msg) + extra + 1), *o = out;
+   for (const char *p = *msg; *p; p++) {
+      if (iscntrl((unsigned char)*p))
+         o += sprintf(o, "\\x%02x", (unsigned char)*p);
+      else
+         *o++ = *p;
+   }
+   *o = '\0';
+   free(*msg);
+   *msg = out;
+}
+
 bool Import_isOnnx(const char *path) {
    size_t n = strlen(path);
    return n > 5 && strcmp(path + n - 5, ".onnx") == 0;
@@ -32,6 +54,7 @@ bool Import_isOnnx(const char *path) {
 typedef struct {
    const Graph *g;
    char *reason;          /* why a group maps to no task */
+   int64_t batch;         /* the first input's leading dimension: the network's batch */
 } Mapper;
 
 static bool refuse(Mapper *m, const GNode *n, const char *fmt, ...) ATTR_FORMAT(3, 4);
@@ -47,10 +70,12 @@ static bool refuse(Mapper *m, const GNode *n, const char *fmt, ...) {
    return false;
 }
 
+/* Saturating: an empty tensor's other dimensions may multiply past int64 (Op_finish
+ * then refuses the size). */
 static int64_t prodDims(const GTensor *t, int from, int to) {
    int64_t p = 1;
    for (int i = from; i < to; i++)
-      p *= t->dims[i];
+      p = Graph_mulDims(p, t->dims[i]);
    return p;
 }
 
@@ -218,6 +243,28 @@ static bool mapPool(Mapper *m, const GNode *n, OpParams *p, bool isMax) {
    return true;
 }
 
+/* Softmax and layer_norm normalize the last axis of rows that the other axes only
+ * count: [64, 1, 256] (a sequence-first tensor) and [1, 64, 256] are one workload. The
+ * shape is written as the task files write it: the batch, then the per-sample axes
+ * other than 1s, then the normalized axis. */
+static void canonicalRows(OpParams *p, int64_t batch) {
+   int64_t kept[TE_MAX_DIMS];
+   int n = 0;
+   for (int i = 0; i < p->ndim; i++)
+      if (p->shape[i] != 1 || i == p->ndim - 1)
+         kept[n++] = p->shape[i];
+   int64_t lead = n > 1 ? kept[0] : 1;
+   int from = n > 1 ? 1 : 0;
+   if (batch < 1 || lead % batch != 0)
+      batch = 1;
+   p->ndim = 0;
+   p->shape[p->ndim++] = batch;
+   if (lead / batch != 1)
+      p->shape[p->ndim++] = lead / batch;
+   for (int i = from; i < n && p->ndim < TE_MAX_DIMS; i++)
+      p->shape[p->ndim++] = kept[i];
+}
+
 static bool mapLastAxisOp(Mapper *m, const GNode *n, OpParams *p, OpKind kind) {
    const GTensor *x = GNode_input(m->g, n, 0);
    int64_t axis = GNode_attrInt(n, "axis", kind == OP_SOFTMAX && m->g->opset < 13 ? 1 : -1);
@@ -230,6 +277,7 @@ static bool mapLastAxisOp(Mapper *m, const GNode *n, OpParams *p, OpKind kind) {
          p->ndim = 2;
          p->shape[0] = prodDims(x, 0, (int)axis);
          p->shape[1] = prodDims(x, (int)axis, x->ndim);
+         canonicalRows(p, m->batch);
          return true;
       }
       if (x->ndim > TE_MAX_DIMS)
@@ -237,6 +285,7 @@ static bool mapLastAxisOp(Mapper *m, const GNode *n, OpParams *p, OpKind kind) {
       p->ndim = x->ndim;
       for (int i = 0; i < x->ndim; i++)
          p->shape[i] = x->dims[i];
+      canonicalRows(p, m->batch);
       if (kind == OP_LAYER_NORM) {
          p->epsilon = GNode_attrFloat(n, "epsilon", 1e-5);
          if (!GNode_input(m->g, n, 1) || !GNode_input(m->g, n, 2))
@@ -304,6 +353,21 @@ static bool isChannelBias(const GTensor *c, const GTensor *y, const OpParams *p)
    return c->ndim > axis - off && axis - off >= 0;
 }
 
+/* Whether two shapes are equal once leading 1s are dropped. */
+static bool sameDims(const GTensor *a, const GTensor *b) {
+   int ia = 0, ib = 0;
+   while (ia < a->ndim && a->dims[ia] == 1 && a->ndim - ia > b->ndim)
+      ia++;
+   while (ib < b->ndim && b->dims[ib] == 1 && b->ndim - ib > a->ndim)
+      ib++;
+   if (a->ndim - ia != b->ndim - ib)
+      return false;
+   for (; ia < a->ndim; ia++, ib++)
+      if (a->dims[ia] != b->dims[ib])
+         return false;
+   return true;
+}
+
 /* One more node of the group as an epilogue stage of p, reading the chain's value cur. */
 static bool mapEpilogue(Mapper *m, const GNode *n, int cur, OpParams *p) {
    const Graph *g = m->g;
@@ -321,8 +385,8 @@ static bool mapEpilogue(Mapper *m, const GNode *n, int cur, OpParams *p) {
          hasBias |= p->epilogue[i].kind == EPI_BIAS;
       if (!hasBias && p->kind != OP_SOFTMAX && p->kind != OP_LAYER_NORM && o->data && isChannelBias(o, y, p))
          e.kind = EPI_BIAS;
-      else if (o->ndim == y->ndim && GTensor_elems(o) == GTensor_elems(y) && !o->data)
-         e.kind = EPI_ADD;
+      else if (GTensor_elems(o) == GTensor_elems(y) && sameDims(o, y))
+         e.kind = EPI_ADD;   /* a residual, or a constant of the output's shape */
       else
          return refuse(m, n, "an add of a %s the epilogue cannot read (bias per channel or a tensor of the "
                        "output's shape)", o->data ? "constant" : "broadcast tensor");
@@ -452,14 +516,149 @@ static char *safeName(const char *name) {
    return s;
 }
 
+/* A kernel of the network: the nodes of a fused group that run as a task's occurrence
+ * (task >= 0; in lists its inputs in the op's order) or as ops that are not a task. */
+typedef struct {
+   int *nodes;
+   int n;
+   int task;
+   int *in;
+   int nin;
+   int last;             /* the highest node index: units run in this order */
+} Unit;
+
+static void addUnit(Unit **units, int *nunits, const int *nodes, int n, int task, const int *in, int nin) {
+   if (n == 0)
+      return;
+   *units = xReallocArray(*units, (size_t)*nunits + 1, sizeof **units);
+   Unit *u = &(*units)[(*nunits)++];
+   u->nodes = xMalloc(sizeof(int) * (size_t)n);
+   memcpy(u->nodes, nodes, sizeof(int) * (size_t)n);
+   u->n = n;
+   u->task = task;
+   u->in = NULL;
+   u->nin = 0;
+   if (in) {
+      u->in = xMalloc(sizeof(int) * (size_t)(nin ? nin : 1));
+      memcpy(u->in, in, sizeof(int) * (size_t)nin);
+      u->nin = nin;
+   }
+   u->last = 0;
+   for (int i = 0; i < n; i++)
+      u->last = nodes[i] > u->last ? nodes[i] : u->last;
+}
+
+static int compareUnits(const void *a, const void *b) {
+   return ((const Unit *)a)->last - ((const Unit *)b)->last;
+}
+
+static bool inUnit(const Unit *u, int node) {
+   for (int i = 0; i < u->n; i++)
+      if (u->nodes[i] == node)
+         return true;
+   return false;
+}
+
+static int netTensor(NetGraph *ng, const Graph *g, int t) {
+   int at = NetGraph_findTensor(ng, g->t[t].name);
+   if (at >= 0)
+      return at;
+   const GTensor *gt = &g->t[t];
+   NetTensorKind kind = gt->isOutput ? NT_OUTPUT : gt->role == GT_INPUT ? NT_INPUT
+                      : gt->role == GT_WEIGHT ? NT_WEIGHT : NT_ACTIVATION;
+   return NetGraph_addTensor(ng, gt->name, kind, gt->ndim < 0 ? 0 : gt->ndim, gt->dims);
+}
+
+/* The network's graph: one node per unit, in order, with the tensors that cross units. */
+static NetGraph *buildNetGraph(const Graph *g, Unit *units, int nunits) {
+   qsort(units, (size_t)nunits, sizeof *units, compareUnits);
+   NetGraph *ng = xMalloc(sizeof *ng);
+   NetGraph_init(ng);
+   for (int i = 0; i < g->ninputs; i++)
+      netTensor(ng, g, g->inputs[i]);
+   int cap = 16, *in = xMalloc(sizeof(int) * (size_t)cap), *out = xMalloc(sizeof(int) * (size_t)cap);
+   for (int u = 0; u < nunits; u++) {
+      const Unit *un = &units[u];
+      int nin = 0, nout = 0;
+      char *names = NULL, *ops = NULL;
+      if (un->task >= 0) {
+         for (int i = 0; i < un->nin; i++) {
+            if (nin == cap) {
+               cap *= 2;
+               in = xReallocArray(in, (size_t)cap, sizeof(int));
+               out = xReallocArray(out, (size_t)cap, sizeof(int));
+            }
+            in[nin++] = netTensor(ng, g, un->in[i]);
+         }
+      }
+      for (int k = 0; k < un->n; k++) {
+         const GNode *n = &g->n[un->nodes[k]];
+         addName(&names, n->origin ? n->origin : n->name);
+         if (un->task < 0) {
+            char *more = ops ? xAsprintf("%s, %s", ops, n->opType) : xStrdup(n->opType);
+            free(ops);
+            ops = more;
+         }
+         for (int q = 0; un->task < 0 && q < n->nin; q++) {
+            int t = n->in[q];
+            if (t < 0 || (g->t[t].producer >= 0 && inUnit(un, g->t[t].producer)))
+               continue;
+            int nt = netTensor(ng, g, t);
+            bool seen = false;
+            for (int i = 0; i < nin; i++)
+               seen |= in[i] == nt;
+            if (seen)
+               continue;
+            if (nin == cap) {
+               cap *= 2;
+               in = xReallocArray(in, (size_t)cap, sizeof(int));
+               out = xReallocArray(out, (size_t)cap, sizeof(int));
+            }
+            in[nin++] = nt;
+         }
+         for (int q = 0; q < n->nout; q++) {
+            int t = n->out[q];
+            if (t < 0)
+               continue;
+            bool outside = g->t[t].isOutput;
+            for (int r = 0; r < g->nnodes && !outside; r++)
+               if (!inUnit(un, r))
+                  for (int a = 0; a < g->n[r].nin; a++)
+                     outside |= g->n[r].in[a] == t;
+            if (!outside)
+               continue;
+            if (nout == cap) {
+               cap *= 2;
+               in = xReallocArray(in, (size_t)cap, sizeof(int));
+               out = xReallocArray(out, (size_t)cap, sizeof(int));
+            }
+            out[nout++] = netTensor(ng, g, t);
+         }
+      }
+      NetGraph_addNode(ng, un->task, ops, names ? names : "", nin, in, nout, out);
+      free(names);
+      free(ops);
+   }
+   free(in);
+   free(out);
+   return ng;
+}
+
 static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char **cause) {
    int *groupOf = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
    int ngroups = Graph_fuse(g, groupOf);
    sum->groups = ngroups;
    Found *found = xCalloc((size_t)(ngroups ? ngroups : 1), sizeof *found);
    int nfound = 0;
-   Mapper m = { g, NULL };
+   Mapper m = { g, NULL, 1 };
+   if (g->ninputs > 0 && g->t[g->inputs[0]].ndim >= 1 && g->t[g->inputs[0]].dims[0] > 0)
+      m.batch = g->t[g->inputs[0]].dims[0];
    int *members = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
+   int *chain = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
+   int *rest = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
+   int opIn[OP_MAX_INPUTS + 4];
+   Unit *units = NULL;
+   int nunits = 0;
    for (int gi = 0; gi < ngroups; gi++) {
       int nm = 0, anchor = -1;
       bool reduces = false;
@@ -489,16 +688,23 @@ static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char *
          } else {
             sum->simpleGroups++;
          }
+         addUnit(&units, &nunits, members, nm, -1, NULL, 0);
          continue;
       }
       OpParams p;
       const GNode *an = &g->n[anchor];
       bool ok = mapAnchor(&m, an, &p);
+      /* the op's inputs in its order: the anchor's own, then each epilogue tensor */
+      int nopIn = 0;
+      for (int q = 0; q < an->nin && nopIn < OP_MAX_INPUTS; q++)
+         if (an->in[q] >= 0)
+            opIn[nopIn++] = an->in[q];
       /* the rest of the group, in order, as epilogue stages on the anchor's output;
        * a node that is not one ends the task there (it runs as a group of its own) */
-      int cur = an->out[0];
+      int cur = an->out[0], nchain = 0, nrest = 0;
+      chain[nchain++] = anchor;
       bool cut = false;
-      for (int k = 0; ok && k < nm; k++) {
+      for (int k = 0; k < nm; k++) {
          int ni = members[k];
          if (ni == anchor)
             continue;
@@ -506,12 +712,19 @@ static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char *
          bool reads = false;
          for (int q = 0; q < n->nin; q++)
             reads |= n->in[q] == cur;
-         if (ni < anchor || !reads || !mapEpilogue(&m, n, cur, &p)) {
-            if (!m.reason)
+         if (!ok || cut || ni < anchor || !reads || !mapEpilogue(&m, n, cur, &p)) {
+            if (ok && !cut && !m.reason)
                m.reason = xAsprintf("node '%s' (%s): not on the chain after '%s'", n->name, n->opType, an->name);
-            cut = true;
-            break;
+            cut = ok;
+            rest[nrest++] = ni;
+            continue;
          }
+         chain[nchain++] = ni;
+         /* bias and add read a tensor; a clip's bounds are constants of the stage */
+         EpilogueKind ek = p.epilogue[p.nepilogue - 1].kind;
+         for (int q = 0; (ek == EPI_BIAS || ek == EPI_ADD) && q < n->nin && nopIn < OP_MAX_INPUTS; q++)
+            if (n->in[q] >= 0 && n->in[q] != cur)
+               opIn[nopIn++] = n->in[q];
          cur = n->out[0];
       }
       if (ok && cut) {
@@ -534,6 +747,7 @@ static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char *
          appendLine(&sum->unmapped, m.reason);
          free(m.reason);
          m.reason = NULL;
+         addUnit(&units, &nunits, members, nm, -1, NULL, 0);
          continue;
       }
       sum->taskGroups++;
@@ -550,33 +764,58 @@ static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char *
       }
       found[at].weight++;
       addName(&found[at].names, an->name);
+      addUnit(&units, &nunits, chain, nchain, at, opIn, nopIn);
+      addUnit(&units, &nunits, rest, nrest, -1, NULL, 0);
    }
    free(members);
+   free(chain);
+   free(rest);
    free(groupOf);
+   int rc = 0;
    if (nfound == 0) {
-      free(found);
-      return setCause(cause, "%s: no node maps to a tuning task (no convolution, matrix product, pool or "
-                      "normalization the op library takes)%s%s", g->path, sum->unmapped ? ":\n" : "",
-                      sum->unmapped ? sum->unmapped : "");
+      /* one line: the reasons joined */
+      char *reasons = sum->unmapped ? xStrdup(sum->unmapped) : NULL;
+      size_t len = reasons ? strlen(reasons) : 0;
+      if (len && reasons[len - 1] == '\n')
+         reasons[len - 1] = '\0';
+      rc = setCause(cause, "%s: no node maps to a tuning task (no convolution, matrix product, pool or "
+                    "normalization the op library takes)%s", g->path, reasons ? ": " : "");
+      for (char *r = reasons, *next; r; r = next) {
+         next = strchr(r, '\n');
+         if (next)
+            *next++ = '\0';
+         char *more = xAsprintf("%s%s%s", *cause, r == reasons ? "" : "; ", r);
+         free(*cause);
+         *cause = more;
+      }
+      free(reasons);
+   } else {
+      net->name = safeName(g->name);
+      net->path = xStrdup(g->path);
+      net->batch = commonBatch(found, nfound);
+      net->ntasks = nfound;
+      net->tasks = xCalloc((size_t)nfound, sizeof *net->tasks);
+      for (int i = 0; i < nfound; i++) {
+         Task *t = &net->tasks[i];
+         t->id = i;
+         t->op = found[i].op;
+         t->weight = found[i].weight;
+         t->flops = Op_flops(&t->op);
+         snprintf(t->key, sizeof t->key, "%s", found[i].key);
+         t->label = labelOf(found[i].names);
+         t->line = 0;
+      }
+      net->graph = buildNetGraph(g, units, nunits);
    }
-   net->name = safeName(g->name);
-   net->path = xStrdup(g->path);
-   net->batch = commonBatch(found, nfound);
-   net->ntasks = nfound;
-   net->tasks = xCalloc((size_t)nfound, sizeof *net->tasks);
-   for (int i = 0; i < nfound; i++) {
-      Task *t = &net->tasks[i];
-      t->id = i;
-      t->op = found[i].op;
-      t->weight = found[i].weight;
-      t->flops = Op_flops(&t->op);
-      snprintf(t->key, sizeof t->key, "%s", found[i].key);
-      t->label = labelOf(found[i].names);
-      t->line = 0;
+   for (int i = 0; i < nfound; i++)
       free(found[i].names);
-   }
    free(found);
-   return 0;
+   for (int i = 0; i < nunits; i++) {
+      free(units[i].nodes);
+      free(units[i].in);
+   }
+   free(units);
+   return rc;
 }
 
 int Import_onnx(Network *net, const char *path, const ImportOptions *opt, ImportSummary *sum,
@@ -603,16 +842,21 @@ int Import_onnx(Network *net, const char *path, const ImportOptions *opt, Import
       rc = extractTasks(net, &g, sum, cause);
    }
    Graph_done(&g);
-   if (rc < 0)
+   if (rc < 0) {
       Network_done(net);
+      escapeControls(cause);
+   }
    return rc;
 }
 
 void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out) {
    const PassCounts *p = &s->passes;
    fprintf(out, "import: %d nodes read (opset %d), %d folded as constants (%d Constant nodes), %d removed "
-           "(Dropout, Identity), %d BatchNorms folded into convs\n", s->nodesRead, s->opset, s->folded + s->constants,
+           "(Dropout, Identity), %d BatchNorms folded into convs", s->nodesRead, s->opset, s->folded + s->constants,
            s->constants, p->removed, p->bnFolded);
+   if (p->affineFolded)
+      fprintf(out, ", and %d per-channel Mul and Add", p->affineFolded);
+   fputc('\n', out);
    fprintf(out, "import: patterns recognised: %d LayerNorm, %d GELU, %d hardswish, %d hardsigmoid (%d nodes)\n",
            p->layerNorms, p->gelus, p->hardSwishes, p->hardSigmoids, p->nodesReplaced);
    fprintf(out, "import: %d nodes fused into %d groups: %d task occurrences, %d elementwise or layout groups "

@@ -108,6 +108,11 @@ static int tensorShape(const Onnx__TensorProto *tp, const char *where, GTensor *
       if (tp->dims[i] < 0)
          return setCause(cause, "%s: dimension %zu is %lld; dimensions are >= 0", where, i,
                          (long long)tp->dims[i]);
+      /* with a 0 elsewhere the product stays small; each dimension is capped on its own
+       * so that no shape arithmetic on it overflows */
+      if (tp->dims[i] > INT32_MAX)
+         return setCause(cause, "%s: dimension %zu is %lld, over %d", where, i, (long long)tp->dims[i],
+                         INT32_MAX);
       if (tp->dims[i] > 0 && elems > MAX_TENSOR_ELEMS / tp->dims[i])
          return setCause(cause, "%s: %zu dimensions whose product is over %lld elements", where,
                          tp->n_dims, (long long)MAX_TENSOR_ELEMS);
@@ -369,9 +374,10 @@ static int attrFromProto(Graph *g, const char *nodeName, const Onnx__AttributePr
    case GA_FLOAT: a->f = ap->f; return 0;
    case GA_INT: a->i = ap->i; return 0;
    case GA_STRING:
-      if (memchr(ap->s.data, '\0', ap->s.len))
+      /* an empty bytes field may have no data pointer at all */
+      if (ap->s.len && memchr(ap->s.data, '\0', ap->s.len))
          return setCause(cause, "%sattribute '%s' holds a NUL byte", where, a->name);
-      a->s = xStrndup((const char *)ap->s.data, ap->s.len);
+      a->s = ap->s.len ? xStrndup((const char *)ap->s.data, ap->s.len) : xStrdup("");
       return 0;
    case GA_FLOATS:
       a->n = (int)ap->n_floats;
@@ -382,13 +388,15 @@ static int attrFromProto(Graph *g, const char *nodeName, const Onnx__AttributePr
    case GA_INTS:
       a->n = (int)ap->n_ints;
       a->ints = xMalloc(sizeof(int64_t) * (ap->n_ints ? ap->n_ints : 1));
-      memcpy(a->ints, ap->ints, sizeof(int64_t) * ap->n_ints);
+      if (ap->n_ints)
+         memcpy(a->ints, ap->ints, sizeof(int64_t) * ap->n_ints);
       return 0;
    case GA_STRINGS:
       a->n = (int)ap->n_strings;
       a->strings = xCalloc(ap->n_strings ? ap->n_strings : 1, sizeof(char *));
       for (size_t i = 0; i < ap->n_strings; i++)
-         a->strings[i] = xStrndup((const char *)ap->strings[i].data, ap->strings[i].len);
+         a->strings[i] = ap->strings[i].len ? xStrndup((const char *)ap->strings[i].data, ap->strings[i].len)
+                                            : xStrdup("");
       return 0;
    case GA_TENSOR: {
       if (!ap->t)
@@ -529,6 +537,9 @@ static int nodeFromProto(Graph *g, const Onnx__NodeProto *np, int index, char **
 static int loadGraph(Graph *g, const Onnx__ModelProto *m, const OnnxInputDims *dims, int ndims,
                      bool allowOpen, char **cause) {
    g->irVersion = m->has_ir_version ? m->ir_version : 0;
+   if (m->has_ir_version && m->ir_version < 1)
+      return setCause(cause, "%s: ir_version %lld is not an IR version (1 or more)", g->path,
+                      (long long)m->ir_version);
    g->opset = -1;
    for (size_t i = 0; i < m->n_opset_import; i++) {
       const Onnx__OperatorSetIdProto *os = m->opset_import[i];

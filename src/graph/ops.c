@@ -12,7 +12,7 @@
  * row holds their opset range and attributes. */
 static const GraphOp constantRow[] = {
    { "Constant", 1, 21, PAT_OPAQUE,
-     "value value_float value_floats value_int value_ints", NULL, NULL },
+     "value value_float value_floats value_int value_ints", NULL, NULL, NULL },
 };
 
 static const GraphOp *rowAt(int row) {

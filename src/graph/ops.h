@@ -32,6 +32,9 @@ typedef struct GraphOp_ {
    /* Computes the outputs' data from the inputs' data (every input present has data;
     * outputs are shaped by infer; eval allocates them with GTensor_alloc). */
    int (*eval)(Graph *g, GNode *n, char **cause);
+   /* A bound on the operations eval does, for constant folding's budget (after infer,
+    * saturating); NULL where eval is linear in the elements it reads and writes. */
+   int64_t (*work)(const Graph *g, const GNode *n);
 } GraphOp;
 
 /* The row for op type `name` at `opset`; NULL when none. *known tells whether some row

@@ -74,10 +74,11 @@ static int normAxis(Graph *g, GNode *n, char **cause, const char *what, int64_t 
    return 0;
 }
 
+/* Saturating: a tensor with a 0 dimension may have others whose product overflows. */
 static int64_t prod(int count, const int64_t *dims) {
    int64_t p = 1;
    for (int i = 0; i < count; i++)
-      p *= dims[i];
+      p = Graph_mulDims(p, dims[i]);
    return p;
 }
 
@@ -150,7 +151,12 @@ static int autoPad(Graph *g, GNode *n, char **cause, int *kind) {
    return 0;
 }
 
-/* An INTS attribute of `want` values, each at least `min`, or `def` everywhere. */
+/* A stride, dilation, pad or kernel size past this is refused: no input dimension is
+ * larger, and the window arithmetic stays inside int64. */
+#define MAX_WINDOW_VALUE ((int64_t)INT32_MAX)
+
+/* An INTS attribute of `want` values, each from `min` to MAX_WINDOW_VALUE, or `def`
+ * everywhere. */
 static int intsAttr(Graph *g, GNode *n, char **cause, const char *name, int want, int64_t def,
                     int64_t min, int64_t *out) {
    int count;
@@ -166,6 +172,9 @@ static int intsAttr(Graph *g, GNode *n, char **cause, const char *name, int want
       if (v[i] < min)
          return Graph_nodeError(g, n, cause, "%s value %lld is out of range (at least %lld)", name,
                                 (long long)v[i], (long long)min);
+      if (v[i] > MAX_WINDOW_VALUE)
+         return Graph_nodeError(g, n, cause, "%s value %lld is out of range (at most %lld)", name,
+                                (long long)v[i], (long long)MAX_WINDOW_VALUE);
       out[i] = v[i];
    }
    return 0;
@@ -208,6 +217,9 @@ static int windowInfer(Graph *g, GNode *n, char **cause, int nsp, const int64_t 
       if (w->k[a] < 1)
          return Graph_nodeError(g, n, cause, "kernel_shape value %lld is out of range (at least 1)",
                                 (long long)w->k[a]);
+      if (w->k[a] > MAX_WINDOW_VALUE)
+         return Graph_nodeError(g, n, cause, "kernel_shape value %lld is out of range (at most %lld)",
+                                (long long)w->k[a], (long long)MAX_WINDOW_VALUE);
    }
    int64_t pads[2 * MAXD];
    int kind = PAD_NOTSET, ceil = 0;
@@ -217,6 +229,8 @@ static int windowInfer(Graph *g, GNode *n, char **cause, int nsp, const int64_t 
        flagAttr(g, n, cause, "ceil_mode", 0, &ceil) < 0 || autoPad(g, n, cause, &kind) < 0)
       return -1;
    for (int a = 0; a < nsp; a++) {
+      /* every value is at most 2^31 (intsAttr, the dimension caps): no product or sum
+       * below passes 2^63 */
       int64_t dk = (w->k[a] - 1) * w->d[a] + 1, s = w->s[a];
       if (kind == PAD_NOTSET) {
          w->pb[a] = pads[a];
@@ -264,7 +278,8 @@ static int64_t windowTaps(const Window *w, const int64_t *o, int64_t *kidx, int6
             inPadded = false;
          if (i < 0 || i >= w->in[a])
             inside = false;
-         off = off * w->in[a] + i;
+         if (inside)
+            off = off * w->in[a] + i;
       }
       np += inPadded;
       if (inside) {
@@ -297,7 +312,7 @@ static int convInfer(Graph *g, GNode *n, char **cause) {
       return Graph_nodeError(g, n, cause,
                              "group %lld does not divide the %lld input and %lld output channels",
                              (long long)group, (long long)x->dims[1], (long long)w->dims[0]);
-   if (w->dims[1] * group != x->dims[1])
+   if (w->dims[1] != x->dims[1] / group)
       return Graph_nodeError(g, n, cause,
                              "the weight ('%s') takes %lld channels a group, the input has %lld "
                              "in %lld group%s",
@@ -337,7 +352,8 @@ static void convTap(const Window *w, const int64_t *kc, double wv, const double 
       for (int a = 0; a < L && inside; a++) {
          int64_t i = oo[a] * w->s[a] + kc[a] * w->d[a] - w->pb[a];
          inside = i >= 0 && i < w->in[a];
-         off = off * w->in[a] + i;
+         if (inside)
+            off = off * w->in[a] + i;
       }
       if (inside) {
          const double *xr = x + off * w->in[L];
@@ -405,6 +421,9 @@ static int convTransposeWindow(Graph *g, GNode *n, char **cause, const GTensor *
          return Graph_nodeError(g, n, cause,
                                 "kernel_shape %lld on spatial axis %d differs from the weight's %lld",
                                 (long long)ks[a], a, (long long)win->k[a]);
+      if (win->k[a] < 1)
+         return Graph_nodeError(g, n, cause, "kernel_shape value %lld is out of range (at least 1)",
+                                (long long)win->k[a]);
    }
    int64_t pads[2 * MAXD], outPad[MAXD];
    int kind = PAD_NOTSET;
@@ -419,7 +438,12 @@ static int convTransposeWindow(Graph *g, GNode *n, char **cause, const GTensor *
       return Graph_nodeError(g, n, cause, "output_shape has %d values, expected %d", count, nsp);
    if (os && count == nsp + 2)
       os += 2;
+   for (int a = 0; os && a < nsp; a++)
+      if (os[a] < 1 || os[a] > MAX_WINDOW_VALUE)
+         return Graph_nodeError(g, n, cause, "output_shape value %lld is out of range (1 to %lld)",
+                                (long long)os[a], (long long)MAX_WINDOW_VALUE);
    for (int a = 0; a < nsp; a++) {
+      /* each term is at most 2^62: their sum stays inside int64 */
       int64_t dk = (win->k[a] - 1) * win->d[a] + 1;
       int64_t full = win->s[a] * (win->in[a] - 1) + outPad[a] + dk;
       if (outPad[a] >= win->s[a] && outPad[a] >= win->d[a])
@@ -511,7 +535,8 @@ static int convTransposeEval(Graph *g, GNode *n, char **cause) {
             int64_t o = i[a] * win.s[a] + kc[a] * win.d[a] - win.pb[a];
             if (o < 0 || o >= win.out[a])
                inside = false;
-            off = off * win.out[a] + o;
+            if (inside)
+               off = off * win.out[a] + o;
          }
          if (inside) {
             kidx[nt] = kp;
@@ -1415,12 +1440,19 @@ static int resizePlan(Graph *g, GNode *n, char **cause, ResizePlan *p) {
             return Graph_nodeError(g, n, cause, "scale %g on axis %d is not positive", scales[i], a);
          p->scale[a] = scales[i];
          double extent = p->coord == CT_TF_CROP_AND_RESIZE ? p->roiEnd[a] - p->roiStart[a] : 1.0;
-         p->out[a] = (int64_t)floor((double)x->dims[a] * extent * scales[i]);
+         double out = floor((double)x->dims[a] * extent * scales[i]);
+         /* NaN, an infinity or a size past int64 would be undefined to convert */
+         if (!(out >= 0.0 && out <= (double)INT32_MAX))
+            return Graph_nodeError(g, n, cause, "scale %g on axis %d gives an output size of %g (0 to %d)",
+                                   scales[i], a, out, INT32_MAX);
+         p->out[a] = (int64_t)out;
          p->length[a] = scales[i] * (double)x->dims[a];
       } else {
          if (sizes[i] < 1)
             return Graph_nodeError(g, n, cause, "size %lld on axis %d is not positive",
                                    (long long)sizes[i], a);
+         if (sizes[i] > (double)INT32_MAX)
+            return Graph_nodeError(g, n, cause, "size %.0f on axis %d is over %d", sizes[i], a, INT32_MAX);
          p->out[a] = (int64_t)sizes[i];
          p->scale[a] = x->dims[a] ? (double)p->out[a] / (double)x->dims[a] : 1.0;
          p->length[a] = (double)p->out[a];
@@ -1493,6 +1525,12 @@ static void resizeAxisTaps(const ResizePlan *p, int a, AxisTaps *t) {
       double xo = 0.0, w[4];
       int64_t base, nt;
       t->outside[o] = !resizeCoord(p, a, o, &xo);
+      /* every tap is clamped into the input: a coordinate far outside it (an absurd
+       * scale or roi, NaN) reads the edge, and its floor stays an int64 */
+      if (!(xo >= -4.0))
+         xo = -4.0;
+      else if (xo > (double)in + 4.0)
+         xo = (double)in + 4.0;
       double fl = floor(xo), r = xo - fl;
       if (p->mode == RS_NEAREST) {
          bool up;
@@ -1596,6 +1634,59 @@ static int resizeEval(Graph *g, GNode *n, char **cause) {
    return 0;
 }
 
+/* ---- work bounds, for constant folding's budget: in spans (GTensor_span), as the
+ * references loop over parts of shapes that a 0 elsewhere does not end ---- */
+
+static int64_t spanOf(const Graph *g, const GNode *n, bool output, int i) {
+   const GTensor *t = output ? GNode_output(g, n, i) : GNode_input(g, n, i);
+   return t ? GTensor_span(t) : 0;
+}
+
+/* What every reference does at least: read and write each tensor. */
+static int64_t linearWork(const Graph *g, const GNode *n) {
+   int64_t w = 0;
+   for (int i = 0; i < n->nin; i++)
+      w = Graph_addDims(w, spanOf(g, n, false, i));
+   for (int i = 0; i < n->nout; i++)
+      w = Graph_addDims(w, spanOf(g, n, true, i));
+   return w;
+}
+
+/* Each output element sums the weight's taps of a group: at most the weight's span. */
+static int64_t convWork(const Graph *g, const GNode *n) {
+   return Graph_addDims(linearWork(g, n), Graph_mulDims(spanOf(g, n, true, 0), spanOf(g, n, false, 1)));
+}
+
+/* Each input position walks the kernel; each input element adds into the weight's span. */
+static int64_t convTransposeWork(const Graph *g, const GNode *n) {
+   return Graph_addDims(linearWork(g, n), Graph_mulDims(spanOf(g, n, false, 0), spanOf(g, n, false, 1)));
+}
+
+/* Each output element sums a row of A: at most A's span. */
+static int64_t matMulWork(const Graph *g, const GNode *n) {
+   return Graph_addDims(linearWork(g, n), Graph_mulDims(spanOf(g, n, true, 0), spanOf(g, n, false, 0)));
+}
+
+/* Each output position walks the whole window, once and then per channel. */
+static int64_t poolWork(const Graph *g, const GNode *n) {
+   int count;
+   const int64_t *k = GNode_attrInts(n, "kernel_shape", &count);
+   int64_t window = 1;
+   for (int i = 0; k && i < count; i++)
+      window = Graph_mulDims(window, k[i] > 1 ? k[i] : 1);
+   return Graph_addDims(linearWork(g, n), Graph_mulDims(Graph_mulDims(spanOf(g, n, true, 0), 2), window));
+}
+
+/* Each output element sums every combination of its axes' taps (up to four each). */
+static int64_t resizeWork(const Graph *g, const GNode *n) {
+   const GTensor *y = GNode_output(g, n, 0);
+   const char *mode = GNode_attrString(n, "mode", "nearest");
+   int64_t per = strcmp(mode, "cubic") == 0 ? 4 : strcmp(mode, "linear") == 0 ? 2 : 1, taps = 1;
+   for (int a = 0; a < y->ndim; a++)
+      taps = Graph_mulDims(taps, per);
+   return Graph_addDims(linearWork(g, n), Graph_mulDims(GTensor_span(y), taps));
+}
+
 /* ---- the rows ---- */
 
 #define CONV_ATTRS "auto_pad dilations group kernel_shape pads strides"
@@ -1603,59 +1694,60 @@ static int resizeEval(Graph *g, GNode *n, char **cause) {
    "coordinate_transformation_mode cubic_coeff_a exclude_outside extrapolation_value mode nearest_mode"
 
 const GraphOp GraphOps_nn[] = {
-   { "Conv", 1, 21, PAT_OUT_EWISE_FUSABLE, CONV_ATTRS, convInfer, convEval },
+   { "Conv", 1, 21, PAT_OUT_EWISE_FUSABLE, CONV_ATTRS, convInfer, convEval, convWork },
    { "ConvTranspose", 1, 21, PAT_OUT_EWISE_FUSABLE, CONV_ATTRS " output_padding output_shape",
-     convTransposeInfer, convTransposeEval },
-   { "MatMul", 1, 21, PAT_OUT_EWISE_FUSABLE, "", matMulInfer, matMulEval },
-   { "Gemm", 1, 6, PAT_OUT_EWISE_FUSABLE, "alpha beta broadcast transA transB", gemmInfer, gemmEval },
-   { "Gemm", 7, 21, PAT_OUT_EWISE_FUSABLE, "alpha beta transA transB", gemmInfer, gemmEval },
+     convTransposeInfer, convTransposeEval, convTransposeWork },
+   { "MatMul", 1, 21, PAT_OUT_EWISE_FUSABLE, "", matMulInfer, matMulEval, matMulWork },
+   { "Gemm", 1, 6, PAT_OUT_EWISE_FUSABLE, "alpha beta broadcast transA transB", gemmInfer, gemmEval,
+     matMulWork },
+   { "Gemm", 7, 21, PAT_OUT_EWISE_FUSABLE, "alpha beta transA transB", gemmInfer, gemmEval, matMulWork },
    { "BatchNormalization", 1, 5, PAT_OUT_EWISE_FUSABLE,
      "consumed_inputs epsilon is_test momentum spatial",
-     batchNormInfer, batchNormEval },
+     batchNormInfer, batchNormEval, NULL },
    { "BatchNormalization", 6, 6, PAT_OUT_EWISE_FUSABLE, "epsilon is_test momentum spatial",
-     batchNormInfer, batchNormEval },
+     batchNormInfer, batchNormEval, NULL },
    { "BatchNormalization", 7, 8, PAT_OUT_EWISE_FUSABLE, "epsilon momentum spatial", batchNormInfer,
-     batchNormEval },
+     batchNormEval, NULL },
    { "BatchNormalization", 9, 13, PAT_OUT_EWISE_FUSABLE, "epsilon momentum", batchNormInfer,
-     batchNormEval },
+     batchNormEval, NULL },
    { "BatchNormalization", 14, 21, PAT_OUT_EWISE_FUSABLE, "epsilon momentum training_mode",
-     batchNormInfer, batchNormEval },
+     batchNormInfer, batchNormEval, NULL },
    { "MaxPool", 1, 7, PAT_OUT_EWISE_FUSABLE, "auto_pad kernel_shape pads strides", maxPoolInfer,
-     maxPoolEval },
+     maxPoolEval, poolWork },
    { "MaxPool", 8, 9, PAT_OUT_EWISE_FUSABLE, "auto_pad kernel_shape pads storage_order strides",
-     maxPoolInfer, maxPoolEval },
+     maxPoolInfer, maxPoolEval, poolWork },
    { "MaxPool", 10, 21, PAT_OUT_EWISE_FUSABLE,
      "auto_pad ceil_mode dilations kernel_shape pads storage_order strides", maxPoolInfer,
-     maxPoolEval },
+     maxPoolEval, poolWork },
    { "AveragePool", 1, 6, PAT_OUT_EWISE_FUSABLE, "auto_pad kernel_shape pads strides", avgPoolInfer,
-     avgPoolEval },
+     avgPoolEval, poolWork },
    { "AveragePool", 7, 9, PAT_OUT_EWISE_FUSABLE, "auto_pad count_include_pad kernel_shape pads strides",
-     avgPoolInfer, avgPoolEval },
+     avgPoolInfer, avgPoolEval, poolWork },
    { "AveragePool", 10, 18, PAT_OUT_EWISE_FUSABLE,
-     "auto_pad ceil_mode count_include_pad kernel_shape pads strides", avgPoolInfer, avgPoolEval },
+     "auto_pad ceil_mode count_include_pad kernel_shape pads strides", avgPoolInfer, avgPoolEval, poolWork },
    { "AveragePool", 19, 21, PAT_OUT_EWISE_FUSABLE,
      "auto_pad ceil_mode count_include_pad dilations kernel_shape pads strides", avgPoolInfer,
-     avgPoolEval },
-   { "GlobalAveragePool", 1, 21, PAT_OUT_EWISE_FUSABLE, "", globalPoolInfer, globalAvgPoolEval },
-   { "GlobalMaxPool", 1, 21, PAT_OUT_EWISE_FUSABLE, "", globalPoolInfer, globalMaxPoolEval },
-   { "Softmax", 1, 21, PAT_OUT_EWISE_FUSABLE, "axis", softmaxInfer, softmaxEval },
-   { "LogSoftmax", 1, 21, PAT_OUT_EWISE_FUSABLE, "axis", softmaxInfer, logSoftmaxEval },
+     avgPoolEval, poolWork },
+   { "GlobalAveragePool", 1, 21, PAT_OUT_EWISE_FUSABLE, "", globalPoolInfer, globalAvgPoolEval, NULL },
+   { "GlobalMaxPool", 1, 21, PAT_OUT_EWISE_FUSABLE, "", globalPoolInfer, globalMaxPoolEval, NULL },
+   { "Softmax", 1, 21, PAT_OUT_EWISE_FUSABLE, "axis", softmaxInfer, softmaxEval, NULL },
+   { "LogSoftmax", 1, 21, PAT_OUT_EWISE_FUSABLE, "axis", softmaxInfer, logSoftmaxEval, NULL },
    { "LayerNormalization", 17, 21, PAT_OUT_EWISE_FUSABLE, "axis epsilon stash_type", layerNormInfer,
-     layerNormEval },
-   { "ReduceMean", 1, 17, PAT_COMM_REDUCE, "axes keepdims", reduceMeanInfer, reduceMeanEval },
+     layerNormEval, NULL },
+   { "ReduceMean", 1, 17, PAT_COMM_REDUCE, "axes keepdims", reduceMeanInfer, reduceMeanEval, NULL },
    { "ReduceMean", 18, 21, PAT_COMM_REDUCE, "keepdims noop_with_empty_axes", reduceMeanInfer,
-     reduceMeanEval },
-   { "ReduceSum", 1, 12, PAT_COMM_REDUCE, "axes keepdims", reduceSumInfer, reduceSumEval },
+     reduceMeanEval, NULL },
+   { "ReduceSum", 1, 12, PAT_COMM_REDUCE, "axes keepdims", reduceSumInfer, reduceSumEval, NULL },
    { "ReduceSum", 13, 21, PAT_COMM_REDUCE, "keepdims noop_with_empty_axes", reduceSumInfer,
-     reduceSumEval },
-   { "ReduceMax", 1, 17, PAT_COMM_REDUCE, "axes keepdims", reduceMaxInfer, reduceMaxEval },
+     reduceSumEval, NULL },
+   { "ReduceMax", 1, 17, PAT_COMM_REDUCE, "axes keepdims", reduceMaxInfer, reduceMaxEval, NULL },
    { "ReduceMax", 18, 21, PAT_COMM_REDUCE, "keepdims noop_with_empty_axes", reduceMaxInfer,
-     reduceMaxEval },
-   { "Resize", 10, 10, PAT_INJECTIVE, "mode", resizeInfer, resizeEval },
-   { "Resize", 11, 17, PAT_INJECTIVE, RESIZE11_ATTRS, resizeInfer, resizeEval },
+     reduceMaxEval, NULL },
+   { "Resize", 10, 10, PAT_INJECTIVE, "mode", resizeInfer, resizeEval, resizeWork },
+   { "Resize", 11, 17, PAT_INJECTIVE, RESIZE11_ATTRS, resizeInfer, resizeEval, resizeWork },
    { "Resize", 18, 21, PAT_INJECTIVE, "antialias axes keep_aspect_ratio_policy " RESIZE11_ATTRS,
-     resizeInfer, resizeEval },
-   { "Upsample", 7, 8, PAT_INJECTIVE, "mode scales", resizeInfer, resizeEval },
-   { "Upsample", 9, 9, PAT_INJECTIVE, "mode", resizeInfer, resizeEval },
+     resizeInfer, resizeEval, resizeWork },
+   { "Upsample", 7, 8, PAT_INJECTIVE, "mode scales", resizeInfer, resizeEval, resizeWork },
+   { "Upsample", 9, 9, PAT_INJECTIVE, "mode", resizeInfer, resizeEval, resizeWork },
 };
 const int GraphOps_nnCount = (int)(sizeof GraphOps_nn / sizeof GraphOps_nn[0]);

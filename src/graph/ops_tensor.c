@@ -213,13 +213,14 @@ static size_t shapeText(int nd, const int64_t *dims, char *buf, size_t size) {
    return GTensor_dimsText(&t, buf, size);
 }
 
-/* The product of dims[from..to), -1 when one of them is unknown. */
+/* The product of dims[from..to), -1 when one of them is unknown; saturating, as a
+ * tensor with a 0 dimension may have others whose product overflows. */
 static int64_t dimsProduct(const int64_t *dims, int from, int to) {
    int64_t p = 1;
    for (int i = from; i < to; i++) {
       if (dims[i] < 0)
          return -1;
-      p *= dims[i];
+      p = Graph_mulDims(p, dims[i]);
    }
    return p;
 }
@@ -892,7 +893,7 @@ static int inferConcat(Graph *g, GNode *n, char **cause) {
                                 t->name, t->ndim, a->ndim);
       for (int k = 0; k < a->ndim; k++) {
          if (k == axis) {
-            dims[k] = dims[k] < 0 || t->dims[k] < 0 ? -1 : dims[k] + t->dims[k];
+            dims[k] = dims[k] < 0 || t->dims[k] < 0 ? -1 : Graph_addDims(dims[k], t->dims[k]);
          } else if (t->dims[k] != a->dims[k] && t->dims[k] >= 0 && a->dims[k] >= 0) {
             char sa[128], sb[128];
             GTensor_dimsText(a, sa, sizeof sa);
@@ -955,7 +956,7 @@ static int splitSizes(Graph *g, GNode *n, char **cause, int *axis, int64_t *size
       for (int k = 0; k < count; k++) {
          if (sizes[k] < 0)
             return Graph_nodeError(g, n, cause, "split size %lld is negative", (long long)sizes[k]);
-         sum += sizes[k];
+         sum = Graph_addDims(sum, sizes[k]);
       }
       if (sum != dim)
          return Graph_nodeError(g, n, cause, "split sizes add up to %lld, not axis %d's size %lld",
@@ -1175,6 +1176,12 @@ static int padParams(Graph *g, GNode *n, char **cause, int64_t *before, int64_t 
       after[axes[k]] = pads[k + na];
    }
    for (int d = 0; d < in->ndim; d++) {
+      /* a larger pad makes an output past the element cap, a more negative one crops
+       * below 0: refused before any sum of them can overflow */
+      if (before[d] < -(int64_t)INT32_MAX || before[d] > INT32_MAX || after[d] < -(int64_t)INT32_MAX ||
+          after[d] > INT32_MAX)
+         return Graph_nodeError(g, n, cause, "pads %lld and %lld on axis %d are out of range (-%d to %d)",
+                                (long long)before[d], (long long)after[d], d, INT32_MAX, INT32_MAX);
       if (in->dims[d] >= 0 && in->dims[d] + before[d] + after[d] < 0)
          return Graph_nodeError(g, n, cause, "pads %lld and %lld crop axis %d of size %lld below 0",
                                 (long long)before[d], (long long)after[d], d, (long long)in->dims[d]);
@@ -1281,7 +1288,7 @@ static int inferReshape(Graph *g, GNode *n, char **cause) {
       if (dims[k] < 0)
          unknown = true;
       else
-         known *= dims[k];
+         known = Graph_mulDims(known, dims[k]);
    }
    if (allowZero && infer >= 0 && known == 0)
       return Graph_nodeError(g, n, cause, "shape has both 0 and -1 with allowzero 1");
@@ -1596,6 +1603,9 @@ static int inferExpand(Graph *g, GNode *n, char **cause) {
    int count, rank;
    if (inputInts(g, n, cause, 1, shape, GRAPH_MAX_DIMS, &count) < 0)
       return -1;
+   for (int d = 0; d < count; d++)
+      if (shape[d] < 0)
+         return Graph_nodeError(g, n, cause, "shape entry %lld is negative", (long long)shape[d]);
    if (!broadcastDims(in->ndim, in->dims, count, shape, &rank, dims)) {
       char a[128], b[128];
       GTensor_dimsText(in, a, sizeof a);
@@ -1634,7 +1644,7 @@ static int inferTile(Graph *g, GNode *n, char **cause) {
    for (int d = 0; d < count; d++) {
       if (reps[d] < 0)
          return Graph_nodeError(g, n, cause, "repeats entry %lld is negative", (long long)reps[d]);
-      dims[d] = in->dims[d] < 0 ? -1 : in->dims[d] * reps[d];
+      dims[d] = in->dims[d] < 0 ? -1 : Graph_mulDims(in->dims[d], reps[d]);
    }
    GTensor_setShape(GNode_output(g, n, 0), in->dtype, in->ndim, dims);
    return 0;
@@ -1712,17 +1722,25 @@ static int rangeCount(Graph *g, GNode *n, char **cause, int64_t *count) {
       int64_t start = GTensor_getInt(s, 0), limit = GTensor_getInt(l, 0), delta = GTensor_getInt(d, 0);
       if (delta == 0)
          return Graph_nodeError(g, n, cause, "delta (input 2) is 0");
-      if (delta > 0)
-         *count = limit > start ? (limit - start - 1) / delta + 1 : 0;
-      else
-         *count = start > limit ? (start - limit - 1) / -delta + 1 : 0;
+      /* in uint64: the span and the step's size of any int64 values fit */
+      uint64_t span = 0, step = delta > 0 ? (uint64_t)delta : 0 - (uint64_t)delta;
+      if (delta > 0 && limit > start)
+         span = (uint64_t)limit - (uint64_t)start;
+      else if (delta < 0 && start > limit)
+         span = (uint64_t)start - (uint64_t)limit;
+      uint64_t c = span ? (span - 1) / step + 1 : 0;
+      *count = c > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)c;
       return 0;
    }
    double start = GTensor_get(s, 0), limit = GTensor_get(l, 0), delta = GTensor_get(d, 0);
    if (delta == 0.0 || isnan(delta))
       return Graph_nodeError(g, n, cause, "delta (input 2) is %g", delta);
    double c = ceil((limit - start) / delta);
-   *count = c > 0 ? (int64_t)c : 0;
+   /* an infinite or NaN count is refused as the absurd size it is */
+   if (isnan(c))
+      return Graph_nodeError(g, n, cause, "start %g, limit %g and delta %g give no element count", start,
+                             limit, delta);
+   *count = c > 0 ? (c < 9.2233720368547748e18 ? (int64_t)c : INT64_MAX) : 0;
    return 0;
 }
 
@@ -1752,7 +1770,9 @@ static int evalRange(Graph *g, GNode *n, char **cause) {
    int64_t count = GTensor_elems(out);
    for (int64_t i = 0; i < count; i++) {
       if (isIntType(s->dtype))
-         setInt(out, i, GTensor_getInt(s, 0) + i * GTensor_getInt(d, 0));
+         /* wrapping as int64 does: start + i * delta may pass its range */
+         setInt(out, i, (int64_t)((uint64_t)GTensor_getInt(s, 0) +
+                                  (uint64_t)i * (uint64_t)GTensor_getInt(d, 0)));
       else
          GTensor_set(out, i, GTensor_get(s, 0) + (double)i * GTensor_get(d, 0));
    }
@@ -1761,15 +1781,15 @@ static int evalRange(Graph *g, GNode *n, char **cause) {
 
 /* ---- the rows ---- */
 
-#define UNARY(name, lo, attrs) { name, lo, 21, PAT_ELEMWISE, attrs, inferUnary, evalUnary }
-#define BINARY(name, lo, attrs) { name, lo, 21, PAT_BROADCAST, attrs, inferBinary, evalBinary }
+#define UNARY(name, lo, attrs) { name, lo, 21, PAT_ELEMWISE, attrs, inferUnary, evalUnary, NULL }
+#define BINARY(name, lo, attrs) { name, lo, 21, PAT_BROADCAST, attrs, inferBinary, evalBinary, NULL }
 
 const GraphOp GraphOps_tensor[] = {
    /* activations and elementwise math */
    UNARY("Relu", 6, ""),
    UNARY("LeakyRelu", 6, "alpha"),
-   { "Clip", 6, 10, PAT_ELEMWISE, "max min", inferClip, evalClip },
-   { "Clip", 11, 21, PAT_ELEMWISE, "", inferClip, evalClip },
+   { "Clip", 6, 10, PAT_ELEMWISE, "max min", inferClip, evalClip, NULL },
+   { "Clip", 11, 21, PAT_ELEMWISE, "", inferClip, evalClip, NULL },
    UNARY("Sigmoid", 6, ""),
    UNARY("HardSigmoid", 6, "alpha beta"),
    UNARY("HardSwish", 14, ""),
@@ -1813,40 +1833,40 @@ const GraphOp GraphOps_tensor[] = {
    BINARY("And", 7, ""),
    BINARY("Or", 7, ""),
    BINARY("Xor", 7, ""),
-   { "Where", 9, 21, PAT_BROADCAST, "", inferWhere, evalWhere },
+   { "Where", 9, 21, PAT_BROADCAST, "", inferWhere, evalWhere, NULL },
    /* types and pass-throughs */
-   { "Cast", 6, 18, PAT_ELEMWISE, "to", inferCast, evalCast },
-   { "Cast", 19, 21, PAT_ELEMWISE, "saturate to", inferCast, evalCast },
-   { "CastLike", 15, 18, PAT_ELEMWISE, "", inferCast, evalCast },
-   { "CastLike", 19, 21, PAT_ELEMWISE, "saturate", inferCast, evalCast },
-   { "Identity", 1, 21, PAT_ELEMWISE, "", inferIdentity, evalCopy },
-   { "Dropout", 7, 11, PAT_OPAQUE, "ratio", inferDropout, evalDropout },
-   { "Dropout", 12, 21, PAT_OPAQUE, "seed", inferDropout, evalDropout },
+   { "Cast", 6, 18, PAT_ELEMWISE, "to", inferCast, evalCast, NULL },
+   { "Cast", 19, 21, PAT_ELEMWISE, "saturate to", inferCast, evalCast, NULL },
+   { "CastLike", 15, 18, PAT_ELEMWISE, "", inferCast, evalCast, NULL },
+   { "CastLike", 19, 21, PAT_ELEMWISE, "saturate", inferCast, evalCast, NULL },
+   { "Identity", 1, 21, PAT_ELEMWISE, "", inferIdentity, evalCopy, NULL },
+   { "Dropout", 7, 11, PAT_OPAQUE, "ratio", inferDropout, evalDropout, NULL },
+   { "Dropout", 12, 21, PAT_OPAQUE, "seed", inferDropout, evalDropout, NULL },
    /* layout */
-   { "Concat", 4, 21, PAT_INJECTIVE, "axis", inferConcat, evalConcat },
-   { "Split", 2, 12, PAT_INJECTIVE, "axis split", inferSplit, evalSplit },
-   { "Split", 13, 17, PAT_INJECTIVE, "axis", inferSplit, evalSplit },
-   { "Split", 18, 21, PAT_INJECTIVE, "axis num_outputs", inferSplit, evalSplit },
-   { "Slice", 1, 9, PAT_INJECTIVE, "axes ends starts", inferSlice, evalSlice },
-   { "Slice", 10, 21, PAT_INJECTIVE, "", inferSlice, evalSlice },
-   { "Pad", 2, 10, PAT_INJECTIVE, "mode pads value", inferPad, evalPad },
-   { "Pad", 11, 21, PAT_INJECTIVE, "mode", inferPad, evalPad },
-   { "Reshape", 5, 13, PAT_INJECTIVE, "", inferReshape, evalCopy },
-   { "Reshape", 14, 21, PAT_INJECTIVE, "allowzero", inferReshape, evalCopy },
-   { "Flatten", 1, 21, PAT_INJECTIVE, "axis", inferFlatten, evalCopy },
-   { "Transpose", 1, 21, PAT_INJECTIVE, "perm", inferTranspose, evalTranspose },
-   { "Squeeze", 1, 12, PAT_INJECTIVE, "axes", inferSqueeze, evalCopy },
-   { "Squeeze", 13, 21, PAT_INJECTIVE, "", inferSqueeze, evalCopy },
-   { "Unsqueeze", 1, 12, PAT_INJECTIVE, "axes", inferUnsqueeze, evalCopy },
-   { "Unsqueeze", 13, 21, PAT_INJECTIVE, "", inferUnsqueeze, evalCopy },
-   { "Gather", 1, 21, PAT_INJECTIVE, "axis", inferGather, evalGather },
-   { "GatherElements", 11, 21, PAT_INJECTIVE, "axis", inferGatherElements, evalGatherElements },
-   { "Expand", 8, 21, PAT_INJECTIVE, "", inferExpand, evalExpand },
-   { "Tile", 6, 21, PAT_INJECTIVE, "", inferTile, evalTile },
+   { "Concat", 4, 21, PAT_INJECTIVE, "axis", inferConcat, evalConcat, NULL },
+   { "Split", 2, 12, PAT_INJECTIVE, "axis split", inferSplit, evalSplit, NULL },
+   { "Split", 13, 17, PAT_INJECTIVE, "axis", inferSplit, evalSplit, NULL },
+   { "Split", 18, 21, PAT_INJECTIVE, "axis num_outputs", inferSplit, evalSplit, NULL },
+   { "Slice", 1, 9, PAT_INJECTIVE, "axes ends starts", inferSlice, evalSlice, NULL },
+   { "Slice", 10, 21, PAT_INJECTIVE, "", inferSlice, evalSlice, NULL },
+   { "Pad", 2, 10, PAT_INJECTIVE, "mode pads value", inferPad, evalPad, NULL },
+   { "Pad", 11, 21, PAT_INJECTIVE, "mode", inferPad, evalPad, NULL },
+   { "Reshape", 5, 13, PAT_INJECTIVE, "", inferReshape, evalCopy, NULL },
+   { "Reshape", 14, 21, PAT_INJECTIVE, "allowzero", inferReshape, evalCopy, NULL },
+   { "Flatten", 1, 21, PAT_INJECTIVE, "axis", inferFlatten, evalCopy, NULL },
+   { "Transpose", 1, 21, PAT_INJECTIVE, "perm", inferTranspose, evalTranspose, NULL },
+   { "Squeeze", 1, 12, PAT_INJECTIVE, "axes", inferSqueeze, evalCopy, NULL },
+   { "Squeeze", 13, 21, PAT_INJECTIVE, "", inferSqueeze, evalCopy, NULL },
+   { "Unsqueeze", 1, 12, PAT_INJECTIVE, "axes", inferUnsqueeze, evalCopy, NULL },
+   { "Unsqueeze", 13, 21, PAT_INJECTIVE, "", inferUnsqueeze, evalCopy, NULL },
+   { "Gather", 1, 21, PAT_INJECTIVE, "axis", inferGather, evalGather, NULL },
+   { "GatherElements", 11, 21, PAT_INJECTIVE, "axis", inferGatherElements, evalGatherElements, NULL },
+   { "Expand", 8, 21, PAT_INJECTIVE, "", inferExpand, evalExpand, NULL },
+   { "Tile", 6, 21, PAT_INJECTIVE, "", inferTile, evalTile, NULL },
    /* shape arithmetic */
-   { "Shape", 1, 14, PAT_OPAQUE, "", inferShape, evalShape },
-   { "Shape", 15, 21, PAT_OPAQUE, "end start", inferShape, evalShape },
-   { "ConstantOfShape", 9, 21, PAT_OPAQUE, "value", inferConstantOfShape, evalConstantOfShape },
-   { "Range", 11, 21, PAT_OPAQUE, "", inferRange, evalRange },
+   { "Shape", 1, 14, PAT_OPAQUE, "", inferShape, evalShape, NULL },
+   { "Shape", 15, 21, PAT_OPAQUE, "end start", inferShape, evalShape, NULL },
+   { "ConstantOfShape", 9, 21, PAT_OPAQUE, "value", inferConstantOfShape, evalConstantOfShape, NULL },
+   { "Range", 11, 21, PAT_OPAQUE, "", inferRange, evalRange, NULL },
 };
 const int GraphOps_tensorCount = (int)(sizeof GraphOps_tensor / sizeof GraphOps_tensor[0]);

@@ -77,7 +77,7 @@ static int otherInput(const GNode *n, int x) {
 
 static void appendOrigin(GNode *dst, const char *names) {
    const char *have = dst->origin ? dst->origin : dst->name;
-   char *joined = xAsprintf("%s,%s", have, names);
+   char *joined = xAsprintf("%s, %s", have, names);
    free(dst->origin);
    dst->origin = joined;
 }
@@ -93,7 +93,7 @@ static void rewriteNode(Graph *g, int ni, const char *opType, int opset, int nin
    char *origin = xStrdup("");
    for (int i = 0; i < nmerged; i++) {
       const GNode *m = &g->n[merged[i]];
-      char *more = xAsprintf("%s%s%s", origin, *origin ? "," : "", originOf(m));
+      char *more = xAsprintf("%s%s%s", origin, *origin ? ", " : "", originOf(m));
       free(origin);
       origin = more;
       if (merged[i] != ni)
@@ -268,6 +268,97 @@ static int foldBatchNorms(Graph *g) {
    return folded;
 }
 
+/* ---- a per-channel constant Mul or Add after a Conv (a frozen BatchNorm as
+ * x * scale + shift, as DETR exports it) folded into its weights and bias, as Relay's
+ * FoldScaleAxis does ---- */
+
+/* The per-channel values of a constant c that broadcasts along axis 1 of a 4-D y
+ * ([C], [C, 1, 1] or [1, C, 1, 1]), or NULL. */
+static const GTensor *channelConstant(const Graph *g, int c, const GTensor *y) {
+   if (c < 0 || !g->t[c].data || y->ndim != 4)
+      return NULL;
+   const GTensor *t = &g->t[c];
+   int64_t ch = y->dims[1];
+   if (GTensor_elems(t) != ch || t->ndim > 4 || t->ndim < 3)
+      return NULL;
+   for (int i = 0; i < t->ndim; i++) {
+      int ya = i + (4 - t->ndim);
+      if (ya == 1 ? t->dims[i] != ch : t->dims[i] != 1)
+         return NULL;
+   }
+   return t;
+}
+
+static int foldChannelAffine(Graph *g) {
+   int folded = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      GNode *op = &g->n[i];
+      bool mul = isOp(op, "Mul"), add = isOp(op, "Add");
+      if ((!mul && !add) || op->nin != 2)
+         continue;
+      int ci = -1, c = -1;
+      for (int k = 0; k < 2 && ci < 0; k++) {
+         int p = producer(g, op->in[k]);
+         if (p >= 0 && isOp(&g->n[p], "Conv") && onlyReader(g, op->in[k]) == i) {
+            ci = p;
+            c = op->in[1 - k];
+         }
+      }
+      if (ci < 0)
+         continue;
+      const GTensor *y = &g->t[g->n[ci].out[0]];
+      const GTensor *cv = channelConstant(g, c, y);
+      const GTensor *w = GNode_input(g, &g->n[ci], 1), *b = GNode_input(g, &g->n[ci], 2);
+      if (!cv || !w || !w->data || w->dtype != GT_FLOAT || w->dims[0] != y->dims[1] || (b && !b->data))
+         continue;
+      int64_t oc = w->dims[0];
+      char stem[256];
+      int wi = -1;
+      if (mul) {
+         snprintf(stem, sizeof stem, "%s.scaled_weight", g->n[ci].name);
+         wi = Graph_newTensor(g, stem);
+      }
+      snprintf(stem, sizeof stem, "%s.%s_bias", g->n[ci].name, mul ? "scaled" : "shifted");
+      int bi = Graph_newTensor(g, stem);
+      GNode *conv = &g->n[ci];
+      op = &g->n[i];
+      w = GNode_input(g, conv, 1);
+      b = GNode_input(g, conv, 2);
+      cv = &g->t[c];
+      GTensor *nb = &g->t[bi];
+      GTensor_setShape(nb, GT_FLOAT, 1, &oc);
+      nb->role = GT_WEIGHT;
+      float *bd = GTensor_alloc(nb);
+      for (int64_t o = 0; o < oc; o++) {
+         double b0 = b ? GTensor_get(b, o) : 0.0, v = GTensor_get(cv, o);
+         bd[o] = (float)(mul ? b0 * v : b0 + v);
+      }
+      if (mul) {
+         GTensor *nw = &g->t[wi];
+         GTensor_setShape(nw, GT_FLOAT, w->ndim, w->dims);
+         nw->role = GT_WEIGHT;
+         float *wd = GTensor_alloc(nw);
+         int64_t per = GTensor_elems(w) / (oc ? oc : 1);
+         const float *src = w->data;
+         for (int64_t o = 0; o < oc; o++)
+            for (int64_t k = 0; k < per; k++)
+               wd[o * per + k] = (float)(src[o * per + k] * GTensor_get(cv, o));
+         conv->in[1] = wi;
+      }
+      if (conv->nin < 3) {
+         conv->in = xReallocArray(conv->in, 3, sizeof(int));
+         conv->nin = 3;
+      }
+      conv->in[2] = bi;
+      conv->out[0] = op->out[0];
+      g->t[op->out[0]].producer = ci;
+      appendOrigin(conv, originOf(op));
+      op->dead = true;
+      folded++;
+   }
+   return folded;
+}
+
 /* ---- GELU: x / sqrt(2) (or x * 1/sqrt(2)) -> Erf -> + 1 -> * x -> * 0.5, the two
  * multiplies in either order ---- */
 
@@ -426,7 +517,7 @@ static int recogniseLayerNorms(Graph *g, PassCounts *c) {
       if (mi >= 0 && isOp(&g->n[mi], "Mul")) {
          int o = otherInput(&g->n[mi], cur);
          if (o >= 0 && g->t[o].data && g->t[o].dtype == GT_FLOAT && GTensor_elems(&g->t[o]) == hidden &&
-             g->t[o].dims[g->t[o].ndim - 1] == hidden) {
+             g->t[o].ndim >= 1 && g->t[o].dims[g->t[o].ndim - 1] == hidden) {
             gamma = o;
             nodes[nn++] = mi;
             last = mi;
@@ -437,7 +528,7 @@ static int recogniseLayerNorms(Graph *g, PassCounts *c) {
       if (bi >= 0 && isOp(&g->n[bi], "Add")) {
          int o = otherInput(&g->n[bi], cur);
          if (o >= 0 && g->t[o].data && g->t[o].dtype == GT_FLOAT && GTensor_elems(&g->t[o]) == hidden &&
-             g->t[o].dims[g->t[o].ndim - 1] == hidden) {
+             g->t[o].ndim >= 1 && g->t[o].dims[g->t[o].ndim - 1] == hidden) {
             beta = o;
             nodes[nn++] = bi;
             last = bi;
@@ -541,12 +632,40 @@ static int recogniseHardActivations(Graph *g, PassCounts *c) {
    return found;
 }
 
+/* x * hardsigmoid(x) with hardsigmoid's alpha 1/6 and beta 1/2 is hardswish(x), as
+ * torch exports it below opset 14 */
+static int recogniseSigmoidSwishes(Graph *g, PassCounts *c) {
+   int found = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      const GNode *hs = &g->n[i];
+      if (!isOp(hs, "HardSigmoid") || fabs(GNode_attrFloat(hs, "alpha", 0.2) - 1.0 / 6.0) > 1e-6 ||
+          fabs(GNode_attrFloat(hs, "beta", 0.5) - 0.5) > 1e-6)
+         continue;
+      int x = hs->in[0];
+      int mi = onlyReader(g, hs->out[0]);
+      if (mi < 0 || !isOp(&g->n[mi], "Mul") || otherInput(&g->n[mi], hs->out[0]) != x ||
+          g->t[x].dtype != GT_FLOAT)
+         continue;
+      int nodes[2] = { i, mi };
+      int in[1] = { x };
+      rewriteNode(g, mi, "HardSwish", 14, 1, in, nodes, 2);
+      c->nodesReplaced += 2;
+      c->hardSwishes++;
+      found++;
+   }
+   return found;
+}
+
 void Graph_simplify(Graph *g, PassCounts *counts) {
    memset(counts, 0, sizeof *counts);
    counts->removed = removeInferenceOnly(g);
    counts->bnFolded = foldBatchNorms(g);
+   /* a Mul and then an Add: each pass over the nodes folds the first into the conv */
+   for (int k; (k = foldChannelAffine(g)) > 0;)
+      counts->affineFolded += k;
    counts->layerNorms = recogniseLayerNorms(g, counts);
    counts->gelus = recogniseGelus(g, counts);
    recogniseHardActivations(g, counts);
+   recogniseSigmoidSwishes(g, counts);
    Graph_compact(g);
 }

@@ -2,7 +2,7 @@
  * before task extraction: inference-only ops removed (Dropout, Identity), BatchNorm
  * folded into the convolution before it, and decomposed patterns recognised as the one
  * operator they compute (LayerNorm from ReduceMean/Sub/Pow/Sqrt/Div, GELU from Erf,
- * hardswish and hardsigmoid from Add/Clip/Div/Mul). Each pass keeps the graph runnable
+ * hardswish and hardsigmoid from Add/Clip/Div/Mul, hardswish from x * HardSigmoid(x)). Each pass keeps the graph runnable
  * and equal in value: the reference executor gives the same outputs before and after. */
 #ifndef HEADER_graph_passes
 #define HEADER_graph_passes
@@ -12,6 +12,7 @@
 typedef struct PassCounts_ {
    int removed;         /* Dropout and Identity nodes */
    int bnFolded;        /* BatchNormalization nodes folded into a Conv */
+   int affineFolded;    /* per-channel constant Mul and Add nodes folded into a Conv */
    int layerNorms;      /* patterns recognised, by kind */
    int gelus;
    int hardSwishes;

@@ -35,7 +35,10 @@ static const OpKeys opKeys[OP_KIND_COUNT] = {
 };
 
 static const char *const commonKeys[] = { "op", "weight", "epilogue", "name" };
-static const char *const topKeys[] = { "network", "batch", "dtype", "tasks", NULL };
+static const char *const topKeys[] = { "network", "batch", "dtype", "tasks", "graph", NULL };
+#define MAX_GRAPH_TENSORS 1000000
+#define MAX_GRAPH_NODES 100000
+#define MAX_NODE_TENSORS 4096
 
 typedef struct {
    YamlDoc *doc;
@@ -321,6 +324,185 @@ static int readTask(Loader *L, yaml_node_t *node, Task *t, const Task *earlier, 
    return 0;
 }
 
+/* ---- the graph section ---- */
+
+static int readNameList(Loader *L, yaml_node_t *v, const char *what, const NetGraph *g, int **idx, int *n) {
+   YamlDoc *d = L->doc;
+   *idx = NULL;
+   *n = 0;
+   if (YamlDoc_checkList(d, v, what, L->cause) < 0)
+      return -1;
+   int len = YamlDoc_listLength(v);
+   if (len > MAX_NODE_TENSORS)
+      return YamlDoc_error(d, v, L->cause, "%d %s; a node has at most %d", len, what, MAX_NODE_TENSORS);
+   *idx = xMalloc(sizeof(int) * (size_t)(len ? len : 1));
+   for (int i = 0; i < len; i++) {
+      yaml_node_t *item = YamlDoc_listItem(d, v, i);
+      const char *name;
+      if (YamlDoc_string(d, item, what, 255, &name, L->cause) < 0)
+         return -1;
+      int t = NetGraph_findTensor(g, name);
+      if (t < 0)
+         return YamlDoc_error(d, item, L->cause, "%s names '%s', which is not in the graph's tensors", what, name);
+      (*idx)[(*n)++] = t;
+   }
+   return 0;
+}
+
+static int readGraphTensor(Loader *L, yaml_node_t *v, NetGraph *g) {
+   YamlDoc *d = L->doc;
+   static const char *const keys[] = { "name", "kind", "shape", NULL };
+   if (YamlDoc_checkMapping(d, v, keys, "a graph tensor", L->cause) < 0)
+      return -1;
+   for (int k = 0; k < 3; k++)
+      if (!YamlDoc_get(d, v, keys[k]))
+         return YamlDoc_error(d, v, L->cause, "missing key '%s' in a graph tensor; it needs name, kind and shape",
+                              keys[k]);
+   const char *name, *kind;
+   if (YamlDoc_string(d, YamlDoc_get(d, v, "name"), "name", 255, &name, L->cause) < 0 ||
+       YamlDoc_string(d, YamlDoc_get(d, v, "kind"), "kind", 32, &kind, L->cause) < 0)
+      return -1;
+   if (NetGraph_findTensor(g, name) >= 0)
+      return YamlDoc_error(d, YamlDoc_get(d, v, "name"), L->cause, "tensor '%s' is listed twice", name);
+   int k = 0;
+   while (k < NT_KIND_COUNT && strcmp(NetTensorKind_name((NetTensorKind)k), kind) != 0)
+      k++;
+   if (k == NT_KIND_COUNT)
+      return YamlDoc_error(d, YamlDoc_get(d, v, "kind"), L->cause,
+                           "unknown tensor kind '%s'; expected input, weight, activation or output", kind);
+   yaml_node_t *shape = YamlDoc_get(d, v, "shape");
+   int64_t dims[NETGRAPH_MAX_DIMS];
+   int ndim = 0;
+   if (shape->type == YAML_SEQUENCE_NODE && YamlDoc_listLength(shape) == 0)
+      ndim = 0;   /* a scalar */
+   else if (YamlDoc_intList(d, shape, "a size in shape", NETGRAPH_MAX_DIMS, 1, INT32_MAX, dims, &ndim,
+                            L->cause) < 0)
+      return -1;
+   int64_t elems = 1;
+   for (int i = 0; i < ndim; i++) {
+      if (elems > INT32_MAX / dims[i])
+         return YamlDoc_error(d, shape, L->cause, "shape holds more than %d elements", INT32_MAX);
+      elems *= dims[i];
+   }
+   NetGraph_addTensor(g, name, (NetTensorKind)k, ndim, dims);
+   return 0;
+}
+
+/* A task's occurrence reads the op's inputs in order (its own, then each epilogue
+ * tensor) and writes its output: element counts must agree (layouts may differ: a
+ * matrix product's weight is [k, n] in a model and [n, k] in dense). */
+static int checkOccurrence(Loader *L, yaml_node_t *v, const NetGraph *g, const NetNode *n, const Task *t) {
+   YamlDoc *d = L->doc;
+   int want = Op_numInputs(&t->op);
+   if (n->nin != want)
+      return YamlDoc_error(d, v, L->cause, "node reads %d tensors; task %d (%s) reads %d", n->nin, t->id,
+                           Op_name(t->op.kind), want);
+   for (int i = 0; i < n->nin; i++) {
+      int64_t have = NetTensor_elems(&g->t[n->in[i]]), need = Op_inputElems(&t->op, i);
+      if (have != need) {
+         int64_t shape[TE_MAX_DIMS];
+         const char *pname;
+         Op_inputShape(&t->op, i, shape, &pname);
+         return YamlDoc_error(d, v, L->cause, "input %d ('%s') holds %lld elements; task %d's %s holds %lld", i,
+                              g->t[n->in[i]].name, (long long)have, t->id, pname, (long long)need);
+      }
+   }
+   if (n->nout != 1)
+      return YamlDoc_error(d, v, L->cause, "node writes %d tensors; a task's occurrence writes one", n->nout);
+   if (NetTensor_elems(&g->t[n->out[0]]) != Op_outputElems(&t->op))
+      return YamlDoc_error(d, v, L->cause, "output '%s' holds %lld elements; task %d's output holds %lld",
+                           g->t[n->out[0]].name, (long long)NetTensor_elems(&g->t[n->out[0]]), t->id,
+                           (long long)Op_outputElems(&t->op));
+   return 0;
+}
+
+static int readGraphNode(Loader *L, yaml_node_t *v, Network *net, bool *written, int64_t *occurs) {
+   YamlDoc *d = L->doc;
+   NetGraph *g = net->graph;
+   static const char *const keys[] = { "task", "ops", "name", "inputs", "outputs", NULL };
+   if (YamlDoc_checkMapping(d, v, keys, "a graph node", L->cause) < 0)
+      return -1;
+   yaml_node_t *taskNode = YamlDoc_get(d, v, "task"), *opsNode = YamlDoc_get(d, v, "ops");
+   if (!taskNode == !opsNode)
+      return YamlDoc_error(d, v, L->cause, "a graph node has either 'task' (an occurrence of a task) or 'ops' "
+                           "(ops that are not a task), not %s", taskNode ? "both" : "neither");
+   if (!YamlDoc_get(d, v, "inputs") || !YamlDoc_get(d, v, "outputs"))
+      return YamlDoc_error(d, v, L->cause, "missing key '%s' in a graph node; it needs inputs and outputs",
+                           YamlDoc_get(d, v, "inputs") ? "outputs" : "inputs");
+   int64_t task = -1;
+   const char *ops = NULL, *name = "";
+   if (taskNode && YamlDoc_int(d, taskNode, "task", 0, net->ntasks - 1, &task, L->cause) < 0)
+      return -1;
+   if (opsNode && YamlDoc_string(d, opsNode, "ops", 1024, &ops, L->cause) < 0)
+      return -1;
+   if (YamlDoc_get(d, v, "name") && YamlDoc_string(d, YamlDoc_get(d, v, "name"), "name", 4096, &name, L->cause) < 0)
+      return -1;
+   int *in = NULL, *out = NULL, nin, nout;
+   int rc = readNameList(L, YamlDoc_get(d, v, "inputs"), "inputs", g, &in, &nin);
+   if (rc == 0)
+      rc = readNameList(L, YamlDoc_get(d, v, "outputs"), "outputs", g, &out, &nout);
+   for (int i = 0; rc == 0 && i < nin; i++) {
+      const NetTensor *t = &g->t[in[i]];
+      if ((t->kind == NT_ACTIVATION || t->kind == NT_OUTPUT) && !written[in[i]])
+         rc = YamlDoc_error(d, v, L->cause, "reads '%s' before any node writes it", t->name);
+   }
+   for (int i = 0; rc == 0 && i < nout; i++) {
+      const NetTensor *t = &g->t[out[i]];
+      if (t->kind == NT_INPUT || t->kind == NT_WEIGHT)
+         rc = YamlDoc_error(d, v, L->cause, "writes '%s', which is an %s", t->name, NetTensorKind_name(t->kind));
+      else if (written[out[i]])
+         rc = YamlDoc_error(d, v, L->cause, "writes '%s', which an earlier node wrote", t->name);
+      else
+         written[out[i]] = true;
+   }
+   if (rc == 0) {
+      int ni = NetGraph_addNode(g, (int)task, ops, name, nin, in, nout, out);
+      if (task >= 0) {
+         rc = checkOccurrence(L, v, g, &g->n[ni], &net->tasks[task]);
+         occurs[task]++;
+      }
+   }
+   free(in);
+   free(out);
+   return rc;
+}
+
+static int readGraph(Loader *L, yaml_node_t *v, Network *net) {
+   YamlDoc *d = L->doc;
+   NetGraph *g = net->graph;
+   static const char *const keys[] = { "tensors", "nodes", NULL };
+   if (YamlDoc_checkMapping(d, v, keys, "the graph", L->cause) < 0)
+      return -1;
+   yaml_node_t *tensors = YamlDoc_get(d, v, "tensors"), *nodes = YamlDoc_get(d, v, "nodes");
+   if (!tensors || !nodes)
+      return YamlDoc_error(d, v, L->cause, "missing key '%s' in the graph; it needs tensors and nodes",
+                           tensors ? "nodes" : "tensors");
+   if (YamlDoc_checkList(d, tensors, "tensors", L->cause) < 0 || YamlDoc_checkList(d, nodes, "nodes", L->cause) < 0)
+      return -1;
+   int nt = YamlDoc_listLength(tensors), nn = YamlDoc_listLength(nodes);
+   if (nt > MAX_GRAPH_TENSORS || nn > MAX_GRAPH_NODES)
+      return YamlDoc_error(d, v, L->cause, "%d tensors and %d nodes; a graph has at most %d and %d", nt, nn,
+                           MAX_GRAPH_TENSORS, MAX_GRAPH_NODES);
+   for (int i = 0; i < nt; i++)
+      if (readGraphTensor(L, YamlDoc_listItem(d, tensors, i), g) < 0)
+         return -1;
+   bool *written = xCalloc((size_t)(nt ? nt : 1), sizeof *written);
+   int64_t *occurs = xCalloc((size_t)net->ntasks, sizeof *occurs);
+   int rc = 0;
+   for (int i = 0; rc == 0 && i < nn; i++)
+      rc = readGraphNode(L, YamlDoc_listItem(d, nodes, i), net, written, occurs);
+   for (int i = 0; rc == 0 && i < nt; i++)
+      if (g->t[i].kind == NT_OUTPUT && !written[i])
+         rc = YamlDoc_error(d, tensors, L->cause, "output '%s' is written by no node", g->t[i].name);
+   for (int i = 0; rc == 0 && i < net->ntasks; i++)
+      if (occurs[i] != net->tasks[i].weight)
+         rc = YamlDoc_error(d, nodes, L->cause, "task %d occurs %lld times in the graph; its weight is %lld", i,
+                            (long long)occurs[i], (long long)net->tasks[i].weight);
+   free(written);
+   free(occurs);
+   return rc;
+}
+
 static bool validNetworkName(const char *s) {
    for (; *s; s++)
       if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.')
@@ -375,6 +557,13 @@ static int loadDoc(Network *net, YamlDoc *d, char **cause) {
       if (readTask(&L, node, t, net->tasks, i) < 0)
          return -1;
    }
+   yaml_node_t *graph = YamlDoc_get(d, root, "graph");
+   if (graph) {
+      net->graph = xMalloc(sizeof *net->graph);
+      NetGraph_init(net->graph);
+      if (readGraph(&L, graph, net) < 0)
+         return -1;
+   }
    return 0;
 }
 
@@ -408,6 +597,10 @@ int Network_loadString(Network *net, const char *name, const char *text, size_t 
 
 void Network_done(Network *net) {
    free(net->inputs);
+   if (net->graph) {
+      NetGraph_done(net->graph);
+      free(net->graph);
+   }
    for (int i = 0; i < net->ntasks; i++)
       free(net->tasks[i].label);
    free(net->tasks);
@@ -541,5 +734,9 @@ int Network_write(const Network *net, const char *comment, FILE *out, char **cau
    for (int i = 0; i < net->ntasks; i++)
       if (writeTask(&net->tasks[i], batch, out, cause) < 0)
          return -1;
+   if (net->graph) {
+      fputc('\n', out);
+      NetGraph_write(net->graph, out);
+   }
    return 0;
 }

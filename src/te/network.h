@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "te/netgraph.h"
 #include "te/op.h"
 
 #define TASK_KEY_MAX 160
@@ -30,6 +31,8 @@ typedef struct Network_ {
    int64_t batch;
    int ntasks;
    Task *tasks;
+   /* the network's graph when the file carries one (`graph:`), else NULL */
+   NetGraph *graph;
 } Network;
 
 /* Loads and validates a task file; errors are "FILE:LINE:COL: message". */
