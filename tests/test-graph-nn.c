@@ -307,6 +307,37 @@ static void gemmTransBBroadcastC(void **state) {
    Graph_done(&g);
 }
 
+/* Gemm-6: C broadcasts only with broadcast 1; with 0 it must be M x N. */
+static void gemmBeforeOpset7BroadcastsOnlyWhenAsked(void **state) {
+   (void)state;
+   Graph g;
+   Graph_init(&g, "t.onnx");
+   int in[3] = {
+      tensor(&g, "a", 2, (int64_t[]){ 2, 3 }, (float[]){ 1, 2, 3, 4, 5, 6 }),
+      tensor(&g, "b", 2, (int64_t[]){ 3, 2 }, (float[]){ 1, 0, 0, 1, 1, 1 }),
+      tensor(&g, "c", 1, (int64_t[]){ 2 }, (float[]){ 10, 20 }),
+   };
+   int y = output(&g, "y");
+   int ni = node(&g, "Gemm", 6, 3, in, 1, &y);
+   attrInt(&g, ni, "broadcast", 1);
+   attrFloat(&g, ni, "beta", 2.0);
+   run(&g, ni);
+   /* A B = [[4, 5], [10, 11]]; + 2 [10, 20] on each row */
+   assertShape(&g, y, 2, (int64_t[]){ 2, 2 });
+   assertData(&g, y, (float[]){ 24, 45, 30, 51 }, 4);
+   int y0 = output(&g, "y0");
+   int plain = node(&g, "Gemm", 6, 3, in, 1, &y0);
+   assertRefused(&g, plain, "t.onnx: node 'Gemm' (Gemm, opset 6): input 2 ('c') is 2, not 2x2, and "
+                            "broadcast is 0");
+   /* with broadcast 0 an M x N C is added as it is */
+   int full[3] = { in[0], in[1], tensor(&g, "cfull", 2, (int64_t[]){ 2, 2 }, (float[]){ 1, 2, 3, 4 }) };
+   int y1 = output(&g, "y1");
+   int whole = node(&g, "Gemm", 1, 3, full, 1, &y1);
+   run(&g, whole);
+   assertData(&g, y1, (float[]){ 5, 7, 13, 15 }, 4);
+   Graph_done(&g);
+}
+
 /* ---- normalizations ---- */
 
 static void batchNormInference(void **state) {
@@ -328,6 +359,50 @@ static void batchNormInference(void **state) {
    /* (x - 1) / 2; (x - 3) * 2 + 1 */
    assertShape(&g, y, 3, (int64_t[]){ 1, 2, 2 });
    assertData(&g, y, (float[]){ 0, 0.5f, 1, 3 }, 4);
+   Graph_done(&g);
+}
+
+static void batchNormBeforeOpset7InTestMode(void **state) {
+   (void)state;
+   Graph g;
+   Graph_init(&g, "t.onnx");
+   int in[5] = {
+      tensor(&g, "x", 3, (int64_t[]){ 1, 2, 2 }, (float[]){ 1, 2, 3, 5 }),
+      tensor(&g, "scale", 1, (int64_t[]){ 2 }, (float[]){ 2, 3 }),
+      tensor(&g, "bias", 1, (int64_t[]){ 2 }, (float[]){ 1, -1 }),
+      tensor(&g, "mean", 1, (int64_t[]){ 2 }, (float[]){ 0, 1 }),
+      tensor(&g, "var", 1, (int64_t[]){ 2 }, (float[]){ 1, 4 }),
+   };
+   int y = output(&g, "y");
+   int ni = node(&g, "BatchNormalization", 6, 5, in, 1, &y);
+   attrInt(&g, ni, "is_test", 1);
+   attrInt(&g, ni, "spatial", 1);
+   attrFloat(&g, ni, "epsilon", 0.0);
+   run(&g, ni);
+   /* x * 2 + 1; (x - 1) / 2 * 3 - 1 */
+   assertData(&g, y, (float[]){ 3, 5, 2, 5 }, 4);
+   /* spatial 0: a value for each element of a sample (C x D1) */
+   int pe[5] = {
+      in[0],
+      tensor(&g, "scale2", 2, (int64_t[]){ 2, 2 }, (float[]){ 1, 2, 3, 4 }),
+      tensor(&g, "bias2", 2, (int64_t[]){ 2, 2 }, (float[]){ 0, 0, 0, 1 }),
+      tensor(&g, "mean2", 2, (int64_t[]){ 2, 2 }, (float[]){ 0, 1, 0, 0 }),
+      tensor(&g, "var2", 2, (int64_t[]){ 2, 2 }, (float[]){ 1, 1, 1, 4 }),
+   };
+   int y2 = output(&g, "y2");
+   int sp = node(&g, "BatchNormalization", 1, 5, pe, 1, &y2);
+   attrInt(&g, sp, "is_test", 1);
+   attrInt(&g, sp, "spatial", 0);
+   attrInts(&g, sp, "consumed_inputs", 2, (int64_t[]){ 0, 0 });
+   attrFloat(&g, sp, "epsilon", 0.0);
+   run(&g, sp);
+   /* 1 * 1; (2 - 1) * 2; 3 * 3; 5 / 2 * 4 + 1 */
+   assertData(&g, y2, (float[]){ 1, 2, 9, 11 }, 4);
+   /* is_test's default is training */
+   int y3 = output(&g, "y3");
+   int train = node(&g, "BatchNormalization", 6, 5, in, 1, &y3);
+   assertRefused(&g, train, "t.onnx: node 'BatchNormalization' (BatchNormalization, opset 6): is_test 0 "
+                            "(training mode) is not supported; set is_test 1");
    Graph_done(&g);
 }
 
@@ -634,17 +709,50 @@ static void refusesResizeVariableScales(void **state) {
    Graph_done(&g);
 }
 
-static void refusesMaxPoolIndices(void **state) {
+/* MaxPool's Indices (opset 8+): flat indices into X, the first maximum of a tie, spatial
+ * axes row-major (storage_order 0) or column-major (1). */
+static void maxPoolGivesIndices(void **state) {
    (void)state;
    Graph g;
    Graph_init(&g, "t.onnx");
-   int x = tensor(&g, "x", 4, (int64_t[]){ 1, 1, 2, 2 }, resizeIn);
-   int out[2] = { output(&g, "y"), output(&g, "idx") };
-   int ni = node(&g, "MaxPool", 12, 1, &x, 2, out);
+   int x = tensor(&g, "x", 4, (int64_t[]){ 1, 2, 3, 3 },
+                  (float[]){ 1, 5, 2, 7, 3, 9, 4, 8, 6,
+                             9, 1, 1, 1, 1, 1, 1, 1, 9 });
+   const int64_t rowMajor[] = { 3, 5, 7, 5, 9, 10, 12, 17 }, colMajor[] = { 1, 7, 5, 7, 9, 12, 10, 17 };
+   for (int order = 0; order < 2; order++) {
+      int out[2] = { output(&g, order ? "y1" : "y0"), output(&g, order ? "i1" : "i0") };
+      int ni = node(&g, "MaxPool", 12, 1, &x, 2, out);
+      attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 2, 2 });
+      attrInt(&g, ni, "storage_order", order);
+      run(&g, ni);
+      assertData(&g, out[0], (float[]){ 7, 9, 8, 9, 9, 1, 1, 9 }, 8);
+      const GTensor *ind = &g.t[out[1]];
+      assert_int_equal(ind->dtype, GT_INT64);
+      assertShape(&g, out[1], 4, (int64_t[]){ 1, 2, 2, 2 });
+      for (int i = 0; i < 8; i++)
+         assert_int_equal(((const int64_t *)ind->data)[i], order ? colMajor[i] : rowMajor[i]);
+   }
+   /* before opset 8 MaxPool has one output */
+   int out7[2] = { output(&g, "y7"), output(&g, "i7") };
+   int ni = node(&g, "MaxPool", 7, 1, &x, 2, out7);
    attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 2, 2 });
-   assertRefused(&g, ni,
-                 "t.onnx: node 'MaxPool' (MaxPool, opset 12): output 1 ('idx'), the Indices of the "
-                 "maxima, is not supported");
+   assertRefused(&g, ni, "t.onnx: node 'MaxPool' (MaxPool, opset 7): MaxPool has at most 1 output, got 2");
+   Graph_done(&g);
+}
+
+/* Upsample-1: height_scale and width_scale on an N x C x H x W input. */
+static void upsampleBeforeOpset7ScalesHeightAndWidth(void **state) {
+   (void)state;
+   Graph g;
+   Graph_init(&g, "t.onnx");
+   int x = tensor(&g, "x", 4, (int64_t[]){ 1, 1, 2, 2 }, (float[]){ 1, 2, 3, 4 });
+   int y = output(&g, "y");
+   int ni = node(&g, "Upsample", 1, 1, &x, 1, &y);
+   attrFloat(&g, ni, "height_scale", 2.0);
+   attrFloat(&g, ni, "width_scale", 3.0);
+   run(&g, ni);
+   assertShape(&g, y, 4, (int64_t[]){ 1, 1, 4, 6 });
+   assertData(&g, y, (float[]){ 1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4 }, 24);
    Graph_done(&g);
 }
 
@@ -802,8 +910,17 @@ static void rowsCoverTheirOpsets(void **state) {
       "ReduceMax",
    };
    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-      for (int opset = 7; opset <= 21; opset++)
+      for (int opset = 1; opset <= 21; opset++)
          assert_non_null(GraphOp_find(ops[i], opset, NULL));
+   for (int opset = 1; opset <= 9; opset++)
+      assert_non_null(GraphOp_find("Upsample", opset, NULL));
+   assert_true(GraphOp_acceptsAttr(GraphOp_find("Upsample", 6, NULL), "height_scale"));
+   assert_true(GraphOp_acceptsAttr(GraphOp_find("Gemm", 6, NULL), "broadcast"));
+   assert_false(GraphOp_acceptsAttr(GraphOp_find("Gemm", 7, NULL), "broadcast"));
+   assert_true(GraphOp_acceptsAttr(GraphOp_find("BatchNormalization", 5, NULL), "consumed_inputs"));
+   assert_true(GraphOp_acceptsAttr(GraphOp_find("BatchNormalization", 6, NULL), "is_test"));
+   assert_false(GraphOp_acceptsAttr(GraphOp_find("BatchNormalization", 7, NULL), "is_test"));
+   assert_false(GraphOp_acceptsAttr(GraphOp_find("MaxPool", 7, NULL), "storage_order"));
    for (int opset = 10; opset <= 21; opset++)
       assert_non_null(GraphOp_find("Resize", opset, NULL));
    for (int opset = 17; opset <= 21; opset++)
@@ -848,7 +965,10 @@ int main(void) {
       cmocka_unit_test(refusesResizeAntialias),
       cmocka_unit_test(refusesResizeCubicAtOpset10),
       cmocka_unit_test(refusesResizeVariableScales),
-      cmocka_unit_test(refusesMaxPoolIndices),
+      cmocka_unit_test(maxPoolGivesIndices),
+      cmocka_unit_test(upsampleBeforeOpset7ScalesHeightAndWidth),
+      cmocka_unit_test(gemmBeforeOpset7BroadcastsOnlyWhenAsked),
+      cmocka_unit_test(batchNormBeforeOpset7InTestMode),
       cmocka_unit_test(refusesTrainingBatchNormAndInt),
       cmocka_unit_test(refusesWindowValuesPastInt32),
       cmocka_unit_test(refusesGroupsOverEmptyChannels),

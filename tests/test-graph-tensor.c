@@ -936,6 +936,165 @@ static void newTensorsOfALongStemGetDistinctNames(void **state) {
    Graph_done(&g);
 }
 
+/* ---- opsets 1 to 6: old-style broadcasting and the legacy attribute forms ---- */
+
+static void oldStyleBroadcastAlignsAtAxis(void **state) {
+   (void)state;
+   Graph g;
+   initGraph(&g, 6);
+   float a[24];
+   for (int i = 0; i < 24; i++)
+      a[i] = (float)i;
+   const float b3[] = { 100, 200, 300 }, b4[] = { 1, 2, 3, 4 }, one[] = { 5 }, small[] = { 0, 1, 2, 3 };
+   const float bounds[] = { 3, 15, 100 };
+   int x = addTensor(&g, "a", GT_FLOAT, 3, (int64_t[]){ 2, 3, 4 }, a);
+   /* Add-6, broadcast 1, axis 1: B of shape 3 lines up with A's axis 1, not its last */
+   int in[2] = { x, addTensor(&g, "b3", GT_FLOAT, 1, (int64_t[]){ 3 }, b3) };
+   int add = addNode(&g, "add", "Add", 2, in, 1);
+   attrInt(&g, add, "broadcast", 1);
+   attrInt(&g, add, "axis", 1);
+   run(&g, add);
+   assertShape(outT(&g, add, 0), GT_FLOAT, 3, (int64_t[]){ 2, 3, 4 });
+   assertValues(outT(&g, add, 0),
+                (double[]){ 100, 101, 102, 103, 204, 205, 206, 207, 308, 309, 310, 311,
+                            112, 113, 114, 115, 216, 217, 218, 219, 320, 321, 322, 323 }, 24);
+   /* without axis B lines up with the trailing dimensions (Sub-6 of a row of 4) */
+   int in4[2] = { x, addTensor(&g, "b4", GT_FLOAT, 1, (int64_t[]){ 4 }, b4) };
+   int sub = addNode(&g, "sub", "Sub", 2, in4, 1);
+   attrInt(&g, sub, "broadcast", 1);
+   run(&g, sub);
+   assertValues(outT(&g, sub, 0),
+                (double[]){ -1, -1, -1, -1, 3, 3, 3, 3, 7, 7, 7, 7,
+                            11, 11, 11, 11, 15, 15, 15, 15, 19, 19, 19, 19 }, 24);
+   /* one element broadcasts at any axis; Mul-1 takes consumed_inputs and ignores it */
+   g.opset = 1;
+   int in1[2] = { addTensor(&g, "small", GT_FLOAT, 2, (int64_t[]){ 2, 2 }, small),
+                  addTensor(&g, "one", GT_FLOAT, 2, (int64_t[]){ 1, 1 }, one) };
+   int mul = addNode(&g, "mul", "Mul", 2, in1, 1);
+   assert_true(GraphOp_acceptsAttr(rowOf(&g, mul), "consumed_inputs"));
+   attrInt(&g, mul, "broadcast", 1);
+   attrInt(&g, mul, "axis", 1);
+   attrInts(&g, mul, "consumed_inputs", 2, (int64_t[]){ 0, 0 });
+   run(&g, mul);
+   assertValues(outT(&g, mul, 0), (double[]){ 0, 5, 10, 15 }, 4);
+   /* a comparison gives bools of A's shape */
+   g.opset = 6;
+   int inb[2] = { x, addTensor(&g, "bounds", GT_FLOAT, 1, (int64_t[]){ 3 }, bounds) };
+   int greater = addNode(&g, "greater", "Greater", 2, inb, 1);
+   attrInt(&g, greater, "broadcast", 1);
+   attrInt(&g, greater, "axis", 1);
+   run(&g, greater);
+   assertShape(outT(&g, greater, 0), GT_BOOL, 3, (int64_t[]){ 2, 3, 4 });
+   assertInts(outT(&g, greater, 0),
+              (int64_t[]){ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 }, 24);
+   /* broadcast 0 takes equal shapes; a B that does not fit at axis is refused */
+   int plain = addNode(&g, "plain", "Add", 2, in, 1);
+   char *cause = refusal(&g, plain);
+   assert_string_equal(cause, "test.onnx: node 'plain' (Add, opset 6): input 1 ('b3') of shape 3 differs from "
+                              "input 0's shape 2x3x4, and broadcast is 0");
+   free(cause);
+   int off = addNode(&g, "off", "Add", 2, in, 1);
+   attrInt(&g, off, "broadcast", 1);
+   attrInt(&g, off, "axis", 2);
+   cause = refusal(&g, off);
+   assert_string_equal(cause, "test.onnx: node 'off' (Add, opset 6): input 1 ('b3') of shape 3 does not "
+                              "broadcast onto input 0's shape 2x3x4 at axis 2");
+   free(cause);
+   /* from opset 7 the same B broadcasts the numpy way, against A's last axis */
+   g.opset = 7;
+   int numpy = addNode(&g, "numpy", "Add", 2, in, 1);
+   cause = refusal(&g, numpy);
+   assert_string_equal(cause, "test.onnx: node 'numpy' (Add, opset 7): input 1 ('b3') of shape 3 does not "
+                              "broadcast with 2x3x4");
+   free(cause);
+   Graph_done(&g);
+}
+
+static void preluBeforeOpset7TakesASlopeAChannel(void **state) {
+   (void)state;
+   Graph g;
+   initGraph(&g, 6);
+   const float x[] = { -1, 2, -3, 4 }, slope[] = { 0.5f, 0.25f };
+   int in[2] = { addTensor(&g, "x", GT_FLOAT, 3, (int64_t[]){ 1, 2, 2 }, x),
+                 addTensor(&g, "slope", GT_FLOAT, 1, (int64_t[]){ 2 }, slope) };
+   int p = addNode(&g, "prelu", "PRelu", 2, in, 1);
+   run(&g, p);
+   assertValues(outT(&g, p, 0), (double[]){ -0.5, 2, -0.75, 4 }, 4);
+   Graph_done(&g);
+}
+
+static void legacyAttributeForms(void **state) {
+   (void)state;
+   Graph g;
+   initGraph(&g, 1);
+   const float x[] = { 1.5f, -2.5f, 3, 4, 5, 6 };
+   int xi = addTensor(&g, "x", GT_FLOAT, 2, (int64_t[]){ 2, 3 }, x);
+   /* Cast-1: 'to' a type's name */
+   int cast = addNode(&g, "cast", "Cast", 1, &xi, 1);
+   attrString(&g, cast, "to", "INT32");
+   run(&g, cast);
+   assertShape(outT(&g, cast, 0), GT_INT32, 2, (int64_t[]){ 2, 3 });
+   assertInts(outT(&g, cast, 0), (int64_t[]){ 1, -2, 3, 4, 5, 6 }, 6);
+   int bad = addNode(&g, "bad", "Cast", 1, &xi, 1);
+   attrString(&g, bad, "to", "STRING");
+   char *cause = refusal(&g, bad);
+   assert_string_equal(cause, "test.onnx: node 'bad' (Cast, opset 1): to 'STRING' is not supported (FLOAT, "
+                              "UINT8, INT8, UINT16, INT16, INT32, INT64, BOOL, FLOAT16, DOUBLE, UINT32, UINT64)");
+   free(cause);
+   /* Reshape-1: the shape as an attribute */
+   int reshape = addNode(&g, "reshape", "Reshape", 1, &xi, 1);
+   attrInts(&g, reshape, "shape", 2, (int64_t[]){ 3, -1 });
+   attrInts(&g, reshape, "consumed_inputs", 1, (int64_t[]){ 0 });
+   run(&g, reshape);
+   assertShape(outT(&g, reshape, 0), GT_FLOAT, 2, (int64_t[]){ 3, 2 });
+   /* Concat-1: axis 1 when absent */
+   int pair[2] = { xi, xi };
+   int concat = addNode(&g, "concat", "Concat", 2, pair, 1);
+   run(&g, concat);
+   assertShape(outT(&g, concat, 0), GT_FLOAT, 2, (int64_t[]){ 2, 6 });
+   assertValues(outT(&g, concat, 0), (double[]){ 1.5, -2.5, 3, 1.5, -2.5, 3, 4, 5, 6, 4, 5, 6 }, 12);
+   /* Pad-1: 'paddings' */
+   int pad = addNode(&g, "pad", "Pad", 1, &xi, 1);
+   attrInts(&g, pad, "paddings", 4, (int64_t[]){ 0, 1, 0, 0 });
+   attrFloat(&g, pad, "value", 9);
+   run(&g, pad);
+   assertValues(outT(&g, pad, 0), (double[]){ 9, 1.5, -2.5, 3, 9, 4, 5, 6 }, 8);
+   /* Split-1: the sizes as input 1 */
+   int splitIn[2] = { xi, addTensor(&g, "sizes", GT_INT64, 1, (int64_t[]){ 2 }, (int64_t[]){ 1, 2 }) };
+   int split = addNode(&g, "split", "Split", 2, splitIn, 2);
+   attrInt(&g, split, "axis", 1);
+   run(&g, split);
+   assertValues(outT(&g, split, 0), (double[]){ 1.5, 4 }, 2);
+   assertValues(outT(&g, split, 1), (double[]){ -2.5, 3, 5, 6 }, 4);
+   /* Tile-1: one axis, count and axis as scalars of the input's type */
+   int tileIn[3] = { xi, addTensor(&g, "tiles", GT_FLOAT, 0, NULL, (float[]){ 2 }),
+                     addTensor(&g, "axis", GT_FLOAT, 0, NULL, (float[]){ 0 }) };
+   int tile = addNode(&g, "tile", "Tile", 3, tileIn, 1);
+   run(&g, tile);
+   assertShape(outT(&g, tile, 0), GT_FLOAT, 2, (int64_t[]){ 4, 3 });
+   assertValues(outT(&g, tile, 0), (double[]){ 1.5, -2.5, 3, 4, 5, 6, 1.5, -2.5, 3, 4, 5, 6 }, 12);
+   /* Selu-1's defaults are the four-digit constants */
+   int selu = addNode(&g, "selu", "Selu", 1, &xi, 1);
+   run(&g, selu);
+   const double gamma = (double)1.0507f, alpha = (double)1.6732f;
+   assertValues(outT(&g, selu, 0),
+                (double[]){ 1.5 * gamma, gamma * alpha * (exp(-2.5) - 1), 3 * gamma, 4 * gamma, 5 * gamma,
+                            6 * gamma }, 6);
+   /* Dropout-6: is_test 1 passes the input; the default, training, is refused */
+   g.opset = 6;
+   int drop = addNode(&g, "drop", "Dropout", 1, &xi, 2);
+   attrInt(&g, drop, "is_test", 1);
+   run(&g, drop);
+   assertValues(outT(&g, drop, 0), (double[]){ 1.5, -2.5, 3, 4, 5, 6 }, 6);
+   assertShape(outT(&g, drop, 1), GT_FLOAT, 2, (int64_t[]){ 2, 3 });
+   int train = addNode(&g, "train", "Dropout", 1, &xi, 1);
+   cause = refusal(&g, train);
+   assert_string_equal(cause, "test.onnx: node 'train' (Dropout, opset 6): is_test 0 (training mode) is not "
+                              "supported; set is_test 1");
+   free(cause);
+   Graph_done(&g);
+}
+
 static void rowsCoverTheOpsetsWithTheirAttributes(void **state) {
    (void)state;
    const char *ops[] = {
@@ -949,6 +1108,34 @@ static void rowsCoverTheOpsetsWithTheirAttributes(void **state) {
       for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
          if (!GraphOp_find(ops[i], opset, NULL))
             fail_msg("no row for %s at opset %d", ops[i], opset);
+   /* the operators of opset 1, from there on, with the legacy attributes to opset 6 */
+   const char *first[] = {
+      "Relu", "LeakyRelu", "Clip", "Sigmoid", "HardSigmoid", "Elu", "Selu", "Softplus", "Softsign", "Tanh",
+      "Exp", "Log", "Neg", "Abs", "Reciprocal", "Sqrt", "Floor", "Ceil", "Not", "Add", "Sub", "Mul", "Div",
+      "Pow", "PRelu", "Max", "Min", "Sum", "Mean", "Equal", "Less", "Greater", "And", "Or", "Xor", "Cast",
+      "Identity", "Dropout", "Concat", "Split", "Slice", "Pad", "Reshape", "Flatten", "Transpose",
+      "Squeeze", "Unsqueeze", "Gather", "Shape", "Tile",
+   };
+   for (int opset = 1; opset <= 21; opset++)
+      for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+         if (!GraphOp_find(first[i], opset, NULL))
+            fail_msg("no row for %s at opset %d", first[i], opset);
+   const char *consumed[] = { "Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Sqrt", "Add", "Mul", "Max", "Sum",
+                              "Clip", "Dropout", "Reshape", "HardSigmoid", "Selu", "PRelu" };
+   for (size_t i = 0; i < sizeof consumed / sizeof consumed[0]; i++) {
+      if (!GraphOp_acceptsAttr(GraphOp_find(consumed[i], 1, NULL), "consumed_inputs"))
+         fail_msg("%s-1 does not take consumed_inputs", consumed[i]);
+      if (GraphOp_acceptsAttr(GraphOp_find(consumed[i], 7, NULL), "consumed_inputs"))
+         fail_msg("%s-7 takes consumed_inputs", consumed[i]);
+   }
+   assert_true(GraphOp_acceptsAttr(GraphOp_find("Add", 6, NULL), "broadcast"));
+   assert_true(GraphOp_acceptsAttr(GraphOp_find("Equal", 6, NULL), "axis"));
+   assert_false(GraphOp_acceptsAttr(GraphOp_find("Add", 7, NULL), "broadcast"));
+   assert_true(GraphOp_acceptsAttr(GraphOp_find("Dropout", 6, NULL), "is_test"));
+   assert_false(GraphOp_acceptsAttr(GraphOp_find("Dropout", 7, NULL), "is_test"));
+   assert_true(GraphOp_acceptsAttr(GraphOp_find("Pad", 1, NULL), "paddings"));
+   assert_true(GraphOp_acceptsAttr(GraphOp_find("Reshape", 4, NULL), "shape"));
+   assert_false(GraphOp_acceptsAttr(GraphOp_find("Reshape", 5, NULL), "shape"));
    assert_null(GraphOp_find("HardSwish", 13, NULL));
    assert_non_null(GraphOp_find("HardSwish", 14, NULL));
    assert_null(GraphOp_find("Gelu", 19, NULL));
@@ -987,6 +1174,9 @@ int main(void) {
       cmocka_unit_test(clipTakesBoundsAsAttributesThenInputs),
       cmocka_unit_test(castTruncatesFloatsToIntegers),
       cmocka_unit_test(dropoutPassesTheInputAndATrueMask),
+      cmocka_unit_test(oldStyleBroadcastAlignsAtAxis),
+      cmocka_unit_test(preluBeforeOpset7TakesASlopeAChannel),
+      cmocka_unit_test(legacyAttributeForms),
       cmocka_unit_test(sliceWithNegativeStepAndClampedEnds),
       cmocka_unit_test(padReflectEdgeAndConstant),
       cmocka_unit_test(gatherAlongAxisOneWithANegativeIndex),

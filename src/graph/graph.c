@@ -4,6 +4,7 @@
 
 #include "graph/graph.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -476,6 +477,26 @@ int Graph_nodeError(const Graph *g, const GNode *n, char **cause, const char *fm
    *cause = xAsprintf("%s%s", where, msg);
    free(msg);
    return -1;
+}
+
+void Graph_escapeControls(char **msg) {
+   if (!msg || !*msg)
+      return;
+   size_t extra = 0;
+   for (const char *p = *msg; *p; p++)
+      extra += iscntrl((unsigned char)*p) ? 3 : 0;
+   if (!extra)
+      return;
+   char *out = xMalloc(strlen(*msg) + extra + 1), *o = out;
+   for (const char *p = *msg; *p; p++) {
+      if (iscntrl((unsigned char)*p))
+         o += sprintf(o, "\\x%02x", (unsigned char)*p);
+      else
+         *o++ = *p;
+   }
+   *o = '\0';
+   free(*msg);
+   *msg = out;
 }
 
 /* ---- shape arithmetic ---- */

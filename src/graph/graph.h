@@ -163,6 +163,11 @@ void Graph_nodeWhere(const Graph *g, const GNode *n, char *buf, size_t size);
 int Graph_nodeError(const Graph *g, const GNode *n, char **cause, const char *fmt, ...)
    __attribute__((format(printf, 4, 5)));
 
+/* Rewrites a message in place (replacing *msg) so that each control character in it, as a
+ * name from a file may hold, prints as \xNN: the message stays one line and the terminal
+ * takes no escape sequence from the file. */
+void Graph_escapeControls(char **msg);
+
 /* Shape arithmetic on values a file sets: a result past INT64_MAX (or below INT64_MIN)
  * sticks at that bound instead of wrapping, so that a check after it (Graph_prepare's
  * element cap, a sum compared with a size) refuses it. */

@@ -22,28 +22,6 @@ void ImportSummary_done(ImportSummary *s) {
    s->unmapped = NULL;
 }
 
-/* A message quotes names and strings of the file: its control characters are written
- * as \xNN, so that it stays one line of plain text on any terminal. */
-static void escapeControls(char **msg) {
-   if (!msg || !*msg)
-      return;
-   size_t extra = 0;
-   for (const char *p = *msg; *p; p++)
-      extra += iscntrl((unsigned char)*p) ? 3 : 0;
-   if (!extra)
-      return;
-   char *out = xMalloc(strlen(*msg) + extra + 1), *o = out;
-   for (const char *p = *msg; *p; p++) {
-      if (iscntrl((unsigned char)*p))
-         o += sprintf(o, "\\x%02x", (unsigned char)*p);
-      else
-         *o++ = *p;
-   }
-   *o = '\0';
-   free(*msg);
-   *msg = out;
-}
-
 bool Import_isOnnx(const char *path) {
    size_t n = strlen(path);
    return n > 5 && strcmp(path + n - 5, ".onnx") == 0;
@@ -635,6 +613,9 @@ static NetGraph *buildNetGraph(const Graph *g, Unit *units, int nunits) {
             out[nout++] = netTensor(ng, g, t);
          }
       }
+      /* the model's names reach the screen: their control characters as \xNN */
+      Graph_escapeControls(&names);
+      Graph_escapeControls(&ops);
       NetGraph_addNode(ng, un->task, ops, names ? names : "", nin, in, nout, out);
       free(names);
       free(ops);
@@ -802,6 +783,7 @@ static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char *
          t->weight = found[i].weight;
          t->flops = Op_flops(&t->op);
          snprintf(t->key, sizeof t->key, "%s", found[i].key);
+         Graph_escapeControls(&found[i].names);
          t->label = labelOf(found[i].names);
          t->line = 0;
       }
@@ -844,7 +826,7 @@ int Import_onnx(Network *net, const char *path, const ImportOptions *opt, Import
    Graph_done(&g);
    if (rc < 0) {
       Network_done(net);
-      escapeControls(cause);
+      Graph_escapeControls(cause);
    }
    return rc;
 }

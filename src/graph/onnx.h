@@ -8,7 +8,7 @@
 #include "graph/graph.h"
 
 /* The oldest and newest opsets of the default domain the importer takes. */
-#define ONNX_MIN_OPSET 7
+#define ONNX_MIN_OPSET 1
 #define ONNX_MAX_OPSET 21
 /* A model file larger than this is refused before it is read. */
 #define ONNX_MAX_FILE_BYTES ((size_t)2 << 30)

@@ -679,6 +679,16 @@ static int gemmInfer(Graph *g, GNode *n, char **cause) {
                              "A' is %lldx%lld and B' is %lldx%lld: the inner dimensions differ",
                              (long long)M, (long long)K, (long long)KB, (long long)N);
    int64_t dims[2] = { M, N };
+   /* before opset 7 C broadcasts only with broadcast 1; otherwise it is M x N */
+   int64_t bc = GNode_attrInt(n, "broadcast", 0);
+   if (g->opset < 7 && bc != 0 && bc != 1)
+      return Graph_nodeError(g, n, cause, "broadcast %lld is not 0 or 1", (long long)bc);
+   if (c && g->opset < 7 && bc == 0 && (c->ndim != 2 || c->dims[0] != M || c->dims[1] != N)) {
+      char tc[128];
+      GTensor_dimsText(c, tc, sizeof tc);
+      return Graph_nodeError(g, n, cause, "input 2 ('%s') is %s, not %lldx%lld, and broadcast is 0", c->name,
+                             tc, (long long)M, (long long)N);
+   }
    if (c) {
       bool ok = c->ndim <= 2;
       for (int i = 0; ok && i < c->ndim; i++)
@@ -754,9 +764,9 @@ static int batchNormInfer(Graph *g, GNode *n, char **cause) {
                                 i, g->t[n->out[i]].name);
    if (checkArity(g, n, cause, 5, 5, 1) < 0 || checkFloats(g, n, cause, 5) < 0)
       return -1;
-   if (g->opset <= 8 && GNode_attrInt(n, "spatial", 1) != 1)
-      return Graph_nodeError(g, n, cause, "spatial %lld is not supported (1 only)",
-                             (long long)GNode_attrInt(n, "spatial", 1));
+   int spatial = 1;
+   if (g->opset <= 8 && flagAttr(g, n, cause, "spatial", 1, &spatial) < 0)
+      return -1;
    if (g->opset <= 6 && GNode_attrInt(n, "is_test", 0) == 0)
       return Graph_nodeError(g, n, cause, "is_test 0 (training mode) is not supported; set is_test 1");
    const GTensor *x = GNode_input(g, n, 0);
@@ -766,9 +776,22 @@ static int batchNormInfer(Graph *g, GNode *n, char **cause) {
                              x->name, x->ndim);
    for (int i = 1; i < 5; i++) {
       const GTensor *t = GNode_input(g, n, i);
-      if (t->ndim != 1 || t->dims[0] != x->dims[1])
-         return Graph_nodeError(g, n, cause, "input %d ('%s') must hold one value a channel (%lld)", i,
-                                t->name, (long long)x->dims[1]);
+      if (t->ndim == 1 && t->dims[0] == x->dims[1])
+         continue;
+      /* spatial 0 (opsets 1-8): a value per element of a sample, C x D1 x ... */
+      bool perElement = !spatial && t->ndim == x->ndim - 1;
+      for (int a = 0; perElement && a < t->ndim; a++)
+         perElement = t->dims[a] == x->dims[a + 1];
+      if (perElement)
+         continue;
+      char tx[128];
+      dimsText(x->ndim - 1, x->dims + 1, tx, sizeof tx);
+      if (!spatial)
+         return Graph_nodeError(g, n, cause, "input %d ('%s') must hold one value a channel (%lld) or, with "
+                                "spatial 0, one an element of a sample (%s)", i, t->name,
+                                (long long)x->dims[1], tx);
+      return Graph_nodeError(g, n, cause, "input %d ('%s') must hold one value a channel (%lld)", i,
+                             t->name, (long long)x->dims[1]);
    }
    GTensor_setShape(GNode_output(g, n, 0), x->dtype, x->ndim, x->dims);
    return 0;
@@ -783,14 +806,22 @@ static int batchNormEval(Graph *g, GNode *n, char **cause) {
    for (int i = 1; i < 5; i++)
       p[i] = loadDouble(GNode_input(g, n, i));
    int64_t N = xt->dims[0], C = xt->dims[1], inner = prod(xt->ndim - 2, xt->dims + 2);
-   for (int64_t c = 0; c < C; c++) {
-      double scale = p[1][c] / sqrt(p[4][c] + eps), shift = p[2][c] - p[3][c] * scale;
-      for (int64_t nb = 0; nb < N; nb++) {
-         double *xb = x + (nb * C + c) * inner;
-         for (int64_t i = 0; i < inner; i++)
-            xb[i] = xb[i] * scale + shift;
+   /* each parameter holds one value a channel, or (spatial 0) one an element of a sample:
+    * element i of channel c reads value c or c * inner + i */
+   int64_t step[5] = { 0 };
+   for (int k = 1; k < 5; k++)
+      step[k] = GTensor_elems(GNode_input(g, n, k)) == C ? 0 : 1;
+   for (int64_t c = 0; c < C; c++)
+      for (int64_t i = 0; i < inner; i++) {
+         double v[5];
+         for (int k = 1; k < 5; k++)
+            v[k] = p[k][step[k] ? c * inner + i : c];
+         double scale = v[1] / sqrt(v[4] + eps), shift = v[2] - v[3] * scale;
+         for (int64_t nb = 0; nb < N; nb++) {
+            double *xe = x + (nb * C + c) * inner + i;
+            *xe = *xe * scale + shift;
+         }
       }
-   }
    storeDouble(yt, x);
    free(x);
    for (int i = 1; i < 5; i++)
@@ -801,13 +832,9 @@ static int batchNormEval(Graph *g, GNode *n, char **cause) {
 /* ---- pools ---- */
 
 static int poolInfer(Graph *g, GNode *n, char **cause, bool isMax) {
-   if (isMax)
-      for (int i = 1; i < n->nout; i++)
-         if (n->out[i] >= 0)
-            return Graph_nodeError(g, n, cause,
-                                   "output %d ('%s'), the Indices of the maxima, is not supported",
-                                   i, g->t[n->out[i]].name);
-   if (checkArity(g, n, cause, 1, 1, 1) < 0)
+   /* MaxPool-8 and later give the maxima's Indices as output 1 */
+   bool indices = isMax && g->opset >= 8;
+   if (checkArity(g, n, cause, 1, 1, indices ? 2 : 1) < 0)
       return -1;
    const GTensor *x = GNode_input(g, n, 0);
    /* MaxPool-12 takes 8-bit integers too: a max is exact in double */
@@ -832,7 +859,27 @@ static int poolInfer(Graph *g, GNode *n, char **cause, bool isMax) {
    for (int a = 0; a < win.nsp; a++)
       dims[a + 2] = win.out[a];
    GTensor_setShape(GNode_output(g, n, 0), x->dtype, x->ndim, dims);
+   if (indices && GNode_output(g, n, 1))
+      GTensor_setShape(GNode_output(g, n, 1), GT_INT64, x->ndim, dims);
    return 0;
+}
+
+/* MaxPool's Indices: the flat index into X (N x C x D1 x ...) of the tap at spatial
+ * offset off (row-major within a sample) of sample-channel nc, with the spatial axes
+ * row-major (storage_order 0) or column-major (1), as ONNX defines them. */
+static int64_t maxIndex(const Window *w, int64_t nc, int64_t inSz, int64_t off, bool colMajor) {
+   if (!colMajor)
+      return nc * inSz + off;
+   int64_t col = 0, stride = 1, coord[MAXD];
+   for (int a = w->nsp - 1; a >= 0; a--) {
+      coord[a] = off % w->in[a];
+      off /= w->in[a];
+   }
+   for (int a = 0; a < w->nsp; a++) {
+      col += coord[a] * stride;
+      stride *= w->in[a];
+   }
+   return nc * inSz + col;
 }
 
 static int poolEval(Graph *g, GNode *n, char **cause, bool isMax) {
@@ -845,6 +892,9 @@ static int poolEval(Graph *g, GNode *n, char **cause, bool isMax) {
    int64_t NC = xt->dims[0] * xt->dims[1];
    int64_t inSz = prod(win.nsp, win.in), outSz = prod(win.nsp, win.out), kSz = prod(win.nsp, win.k);
    double *x = loadDouble(xt), *y = outBuffer(yt);
+   GTensor *it = isMax && g->opset >= 8 ? GNode_output(g, n, 1) : NULL;
+   int64_t *ind = it ? GTensor_alloc(it) : NULL;
+   bool colMajor = GNode_attrInt(n, "storage_order", 0) == 1;
    int64_t *kidx = xMalloc(sizeof(int64_t) * (size_t)kSz);
    int64_t *ioff = xMalloc(sizeof(int64_t) * (size_t)kSz);
    int64_t o[MAXD] = { 0 };
@@ -854,10 +904,16 @@ static int poolEval(Graph *g, GNode *n, char **cause, bool isMax) {
          const double *xb = x + c * inSz;
          double v;
          if (isMax) {
+            /* the first maximum in the window's row-major order, as ONNX Runtime picks it */
+            int64_t at = nt ? ioff[0] : 0;
             v = -INFINITY;
             for (int64_t t = 0; t < nt; t++)
-               if (xb[ioff[t]] > v || isnan(xb[ioff[t]]))
+               if (xb[ioff[t]] > v || (isnan(xb[ioff[t]]) && !isnan(v))) {
                   v = xb[ioff[t]];
+                  at = ioff[t];
+               }
+            if (ind)
+               ind[c * outSz + p] = maxIndex(&win, c, inSz, at, colMajor);
          } else {
             v = 0.0;
             for (int64_t t = 0; t < nt; t++)
@@ -1328,8 +1384,11 @@ static int resizePlan(Graph *g, GNode *n, char **cause, ResizePlan *p) {
       p->roiEnd[a] = 1.0;
    }
    static const char *const modes[] = { "nearest", "linear", "cubic" };
+   /* Upsample-1 names linear 'bilinear' */
+   static const char *const modes1[] = { "nearest", "bilinear" };
+   bool upsample1 = upsample && g->opset < 7;
    int v = 0;
-   if (pickName(g, n, cause, "mode", "nearest", modes, v10 ? 2 : 3, &v) < 0)
+   if (pickName(g, n, cause, "mode", "nearest", upsample1 ? modes1 : modes, v10 ? 2 : 3, &v) < 0)
       return -1;
    p->mode = (ResizeMode)v;
    p->cubicA = GNode_attrFloat(n, "cubic_coeff_a", -0.75);
@@ -1395,7 +1454,18 @@ static int resizePlan(Graph *g, GNode *n, char **cause, ResizePlan *p) {
    }
    double scales[2 * MAXD], sizes[2 * MAXD], roi[2 * MAXD];
    int nscales = 0, nsizes = 0, nroi = 0;
-   if (upsample && g->opset < 9) {
+   if (upsample1) {
+      /* an N x C x H x W input scaled by height_scale and width_scale */
+      if (x->ndim != 4)
+         return Graph_nodeError(g, n, cause, "input 0 ('%s') has rank %d; Upsample-1 takes N x C x H x W",
+                                x->name, x->ndim);
+      if (!GNode_attr(n, "height_scale") || !GNode_attr(n, "width_scale"))
+         return Graph_nodeError(g, n, cause, "attributes 'height_scale' and 'width_scale' are required");
+      nscales = 4;
+      scales[0] = scales[1] = 1.0;
+      scales[2] = GNode_attrFloat(n, "height_scale", 1.0);
+      scales[3] = GNode_attrFloat(n, "width_scale", 1.0);
+   } else if (upsample && g->opset < 9) {
       const GAttr *sa = GNode_attr(n, "scales");
       if (!sa || sa->type != GA_FLOATS)
          return Graph_nodeError(g, n, cause, "the scales attribute is required");
@@ -1747,6 +1817,7 @@ const GraphOp GraphOps_nn[] = {
    { "Resize", 11, 17, PAT_INJECTIVE, RESIZE11_ATTRS, resizeInfer, resizeEval, resizeWork },
    { "Resize", 18, 21, PAT_INJECTIVE, "antialias axes keep_aspect_ratio_policy " RESIZE11_ATTRS,
      resizeInfer, resizeEval, resizeWork },
+   { "Upsample", 1, 6, PAT_INJECTIVE, "height_scale mode width_scale", resizeInfer, resizeEval, resizeWork },
    { "Upsample", 7, 8, PAT_INJECTIVE, "mode scales", resizeInfer, resizeEval, resizeWork },
    { "Upsample", 9, 9, PAT_INJECTIVE, "mode", resizeInfer, resizeEval, resizeWork },
 };

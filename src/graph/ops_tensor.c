@@ -426,9 +426,15 @@ static int evalUnary(Graph *g, GNode *n, char **cause) {
          setInt(out, i, d->ifn(GTensor_getInt(in, i), uns));
       return 0;
    }
+   double alpha = d->alpha, beta = d->beta;
+   if (g->opset < 6 && strcmp(d->name, "Selu") == 0) {
+      /* Selu-1's defaults, rounded to four digits; Selu-6 took the exact constants */
+      alpha = (double)1.6732f;
+      beta = (double)1.0507f;
+   }
    UnaryArgs a = {
-      .alpha = d->alphaName ? GNode_attrFloat(n, d->alphaName, d->alpha) : d->alpha,
-      .beta = d->betaName ? GNode_attrFloat(n, d->betaName, d->beta) : d->beta,
+      .alpha = d->alphaName ? GNode_attrFloat(n, d->alphaName, alpha) : alpha,
+      .beta = d->betaName ? GNode_attrFloat(n, d->betaName, beta) : beta,
       .tanh = strcmp(GNode_attrString(n, "approximate", "none"), "tanh") == 0,
    };
    for (int64_t i = 0; i < count; i++)
@@ -436,7 +442,7 @@ static int evalUnary(Graph *g, GNode *n, char **cause) {
    return 0;
 }
 
-/* ---- Clip: bounds as attributes (opset 6-10) or optional scalar inputs (11-21) ---- */
+/* ---- Clip: bounds as attributes (opset 1-10) or optional scalar inputs (11-21) ---- */
 
 static int inferClip(Graph *g, GNode *n, char **cause) {
    bool inputs = g->opset >= 11;
@@ -654,6 +660,84 @@ static const BinaryDef *binaryDef(const GNode *n) {
    return NULL;
 }
 
+/* Before opset 7 the two-input arithmetic, comparison and logic ops (the rows that take
+ * the attribute 'broadcast') broadcast one way only and only when broadcast is 1: input 1
+ * onto input 0, its dimensions lined up with input 0's from `axis` on, or with the
+ * trailing ones when axis is absent; with broadcast 0 the shapes must be equal. */
+static bool legacyBroadcast(const Graph *g, const GNode *n) {
+   const GraphOp *op = GraphOp_get(n->op);
+   return g->opset < 7 && op && GraphOp_acceptsAttr(op, "broadcast");
+}
+
+/* Input 1's dimensions under the rule above, padded with 1s to input 0's rank, so that
+ * numpy broadcasting of the padded shape onto input 0's computes it. */
+static int legacyDims(Graph *g, GNode *n, char **cause, int64_t *dims) {
+   const GTensor *a = GNode_input(g, n, 0), *b = GNode_input(g, n, 1);
+   int64_t on = GNode_attrInt(n, "broadcast", 0);
+   char sa[128], sb[128];
+   GTensor_dimsText(a, sa, sizeof sa);
+   GTensor_dimsText(b, sb, sizeof sb);
+   if (on != 0 && on != 1)
+      return Graph_nodeError(g, n, cause, "broadcast %lld is not 0 or 1", (long long)on);
+   if (on == 0) {
+      bool same = a->ndim == b->ndim;
+      for (int d = 0; same && d < a->ndim; d++)
+         same = a->dims[d] == b->dims[d] || a->dims[d] < 0 || b->dims[d] < 0;
+      if (!same)
+         return Graph_nodeError(g, n, cause,
+                                "input 1 ('%s') of shape %s differs from input 0's shape %s, and broadcast "
+                                "is 0", b->name, sb, sa);
+      memcpy(dims, b->dims, sizeof(int64_t) * (size_t)b->ndim);
+      return 0;
+   }
+   if (b->ndim > a->ndim)
+      return Graph_nodeError(g, n, cause,
+                             "input 1 ('%s') of shape %s has a higher rank than input 0's shape %s", b->name,
+                             sb, sa);
+   int axis = a->ndim - b->ndim;
+   if (GTensor_elems(b) == 1) {
+      /* one element broadcasts whatever the axis */
+      for (int d = 0; d < a->ndim; d++)
+         dims[d] = 1;
+      return 0;
+   }
+   if (GNode_attr(n, "axis")) {
+      int64_t ax = GNode_attrInt(n, "axis", 0);
+      if (ax < -a->ndim || ax >= a->ndim || (ax < 0 ? ax + a->ndim : ax) + b->ndim > a->ndim)
+         return Graph_nodeError(g, n, cause,
+                                "axis %lld does not fit input 1 ('%s') of shape %s into input 0's shape %s",
+                                (long long)ax, b->name, sb, sa);
+      axis = (int)(ax < 0 ? ax + a->ndim : ax);
+   }
+   for (int d = 0; d < a->ndim; d++)
+      dims[d] = d < axis || d >= axis + b->ndim ? 1 : b->dims[d - axis];
+   for (int d = 0; d < a->ndim; d++)
+      if (dims[d] != 1 && dims[d] != a->dims[d] && dims[d] >= 0 && a->dims[d] >= 0)
+         return Graph_nodeError(g, n, cause,
+                                "input 1 ('%s') of shape %s does not broadcast onto input 0's shape %s at "
+                                "axis %d", b->name, sb, sa, axis);
+   return 0;
+}
+
+/* Whether input 1 broadcasts by an older rule than numpy's, and then its dimensions padded
+ * to input 0's rank: the rule above, or PRelu's before opset 7, where a slope of one value
+ * a channel applies along axis 1. */
+static int paddedInput1(Graph *g, GNode *n, char **cause, bool *padded, int64_t *dims) {
+   *padded = false;
+   if (legacyBroadcast(g, n)) {
+      *padded = true;
+      return legacyDims(g, n, cause, dims);
+   }
+   const GTensor *x = GNode_input(g, n, 0), *slope = GNode_input(g, n, 1);
+   if (g->opset < 7 && strcmp(n->opType, "PRelu") == 0 && slope->ndim == 1 && x->ndim >= 2 &&
+       slope->dims[0] == x->dims[1] && slope->dims[0] != 1) {
+      *padded = true;
+      for (int d = 0; d < x->ndim; d++)
+         dims[d] = d == 1 ? slope->dims[0] : 1;
+   }
+   return 0;
+}
+
 static int inferBinary(Graph *g, GNode *n, char **cause) {
    const BinaryDef *d = binaryDef(n);
    if (!d)
@@ -680,6 +764,14 @@ static int inferBinary(Graph *g, GNode *n, char **cause) {
    }
    int rank;
    int64_t dims[GRAPH_MAX_DIMS];
+   int64_t padded[GRAPH_MAX_DIMS];
+   bool old;
+   if (!d->variadic && paddedInput1(g, n, cause, &old, padded) < 0)
+      return -1;
+   if (!d->variadic && old) {
+      GTensor_setShape(GNode_output(g, n, 0), d->boolOut ? GT_BOOL : a->dtype, a->ndim, a->dims);
+      return 0;
+   }
    if (broadcastInputs(g, n, cause, &rank, dims) < 0)
       return -1;
    /* PRelu's slope broadcasts one way only, to X's shape */
@@ -709,6 +801,11 @@ static int evalBinary(Graph *g, GNode *n, char **cause) {
       ints = ints && isIntType(t->dtype);
       uns = uns && isUnsigned(t->dtype);
    }
+   /* input 1's dimensions as they broadcast: padded to the output's rank before opset 7 */
+   int64_t legacy[GRAPH_MAX_DIMS];
+   bool old = false;
+   if (!d->variadic && paddedInput1(g, n, cause, &old, legacy) < 0)
+      return -1;
    int64_t idx[GRAPH_MAX_DIMS] = { 0 };
    int64_t count = GTensor_elems(out);
    bool zero = false, mean = strcmp(d->name, "Mean") == 0;
@@ -719,7 +816,8 @@ static int evalBinary(Graph *g, GNode *n, char **cause) {
          int64_t acc = GTensor_getInt(t, at);
          for (int i = 1; i < n->nin; i++) {
             t = GNode_input(g, n, i);
-            at = Graph_broadcastIndex(t->ndim, t->dims, out->ndim, idx);
+            at = old ? Graph_broadcastIndex(out->ndim, legacy, out->ndim, idx)
+                     : Graph_broadcastIndex(t->ndim, t->dims, out->ndim, idx);
             acc = d->ifn(acc, GTensor_getInt(t, at), uns, mode, &zero);
          }
          if (zero)
@@ -729,7 +827,8 @@ static int evalBinary(Graph *g, GNode *n, char **cause) {
          double acc = GTensor_get(t, at);
          for (int i = 1; i < n->nin; i++) {
             t = GNode_input(g, n, i);
-            at = Graph_broadcastIndex(t->ndim, t->dims, out->ndim, idx);
+            at = old ? Graph_broadcastIndex(out->ndim, legacy, out->ndim, idx)
+                     : Graph_broadcastIndex(t->ndim, t->dims, out->ndim, idx);
             acc = d->fn(acc, GTensor_get(t, at), mode);
          }
          if (mean)
@@ -775,10 +874,35 @@ static int evalWhere(Graph *g, GNode *n, char **cause) {
 
 /* ---- Cast, CastLike, Identity, Dropout ---- */
 
+/* Cast-1's 'to' names the type as TensorProto.DataType spells it. */
+static const struct {
+   const char *name;
+   GType type;
+} castNames[] = {
+   { "FLOAT", GT_FLOAT }, { "UINT8", GT_UINT8 }, { "INT8", GT_INT8 }, { "UINT16", GT_UINT16 },
+   { "INT16", GT_INT16 }, { "INT32", GT_INT32 }, { "INT64", GT_INT64 }, { "BOOL", GT_BOOL },
+   { "FLOAT16", GT_FLOAT16 }, { "DOUBLE", GT_DOUBLE }, { "UINT32", GT_UINT32 }, { "UINT64", GT_UINT64 },
+};
+
 static int castTo(Graph *g, GNode *n, char **cause, GType *to) {
    const GAttr *a = GNode_attr(n, "to");
    if (!a)
       return Graph_nodeError(g, n, cause, "attribute 'to' is required");
+   if (g->opset < 6) {
+      for (size_t i = 0; a->type == GA_STRING && i < sizeof castNames / sizeof castNames[0]; i++)
+         if (strcmp(a->s, castNames[i].name) == 0) {
+            *to = castNames[i].type;
+            return 0;
+         }
+      char list[256];
+      size_t len = 0;
+      list[0] = '\0';
+      for (size_t i = 0; i < sizeof castNames / sizeof castNames[0]; i++)
+         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", castNames[i].name);
+      if (a->type != GA_STRING)
+         return Graph_nodeError(g, n, cause, "attribute 'to' must be a string before opset 6 (%s)", list);
+      return Graph_nodeError(g, n, cause, "to '%s' is not supported (%s)", a->s, list);
+   }
    if (a->type != GA_INT || !inSet((GType)a->i, TS_ALL)) {
       char list[256];
       typeList(TS_ALL, list, sizeof list);
@@ -838,6 +962,9 @@ static int inferDropout(Graph *g, GNode *n, char **cause) {
    bool inputs = g->opset >= 12;
    if (checkArity(g, n, cause, 1, inputs ? 3 : 1, 1, 2) < 0 || checkType(g, n, cause, 0, TS_FLOAT) < 0)
       return -1;
+   /* before opset 7 is_test says inference, and its default is training */
+   if (g->opset < 7 && GNode_attrInt(n, "is_test", 0) == 0)
+      return Graph_nodeError(g, n, cause, "is_test 0 (training mode) is not supported; set is_test 1");
    if (inputs) {
       if (checkType(g, n, cause, 1, TS_FLOAT) < 0 || checkType(g, n, cause, 2, TS_BOOL) < 0)
          return -1;
@@ -870,15 +997,20 @@ static int evalDropout(Graph *g, GNode *n, char **cause) {
 
 /* ---- Concat and Split ---- */
 
+/* Concat's axis: required from opset 4, 1 when absent before. */
+static int64_t concatAxis(const Graph *g, const GNode *n) {
+   return GNode_attrInt(n, "axis", g->opset < 4 ? 1 : 0);
+}
+
 static int inferConcat(Graph *g, GNode *n, char **cause) {
    if (checkArity(g, n, cause, 1, ANY_COUNT, 1, 1) < 0)
       return -1;
    const GTensor *a = GNode_input(g, n, 0);
-   if (!GNode_attr(n, "axis"))
+   if (g->opset >= 4 && !GNode_attr(n, "axis"))
       return Graph_nodeError(g, n, cause, "attribute 'axis' is required");
    int axis = 0;
    if (checkType(g, n, cause, 0, TS_ALL) < 0 ||
-       normAxis(g, n, cause, "axis", GNode_attrInt(n, "axis", 0), a->ndim, &axis) < 0)
+       normAxis(g, n, cause, "axis", concatAxis(g, n), a->ndim, &axis) < 0)
       return -1;
    int64_t dims[GRAPH_MAX_DIMS];
    memcpy(dims, a->dims, sizeof dims);
@@ -912,7 +1044,7 @@ static int evalConcat(Graph *g, GNode *n, char **cause) {
    (void)cause;
    GTensor *out = GNode_output(g, n, 0);
    GTensor_alloc(out);
-   int axis = (int)GNode_attrInt(n, "axis", 0);
+   int axis = (int)concatAxis(g, n);
    axis = axis < 0 ? axis + out->ndim : axis;
    size_t esz = GType_size(out->dtype);
    int64_t outer = dimsProduct(out->dims, 0, axis);
@@ -938,11 +1070,14 @@ static int splitSizes(Graph *g, GNode *n, char **cause, int *axis, int64_t *size
       return Graph_nodeError(g, n, cause, "axis %d's size is unknown", *axis);
    int count = 0;
    bool given = false;
+   /* Split-1 takes the sizes as the attribute or as input 1 */
+   if (g->opset < 2 && GNode_attr(n, "split") && GNode_input(g, n, 1))
+      return Graph_nodeError(g, n, cause, "takes input 'split' or attribute 'split', not both");
    if (g->opset < 13 && GNode_attr(n, "split")) {
       if (attrInts(g, n, cause, "split", sizes, n->nout, &count) < 0)
          return -1;
       given = true;
-   } else if (g->opset >= 13 && GNode_input(g, n, 1)) {
+   } else if ((g->opset >= 13 || g->opset < 2) && GNode_input(g, n, 1)) {
       if (g->opset >= 18 && GNode_attr(n, "num_outputs"))
          return Graph_nodeError(g, n, cause, "takes input 'split' or attribute 'num_outputs', not both");
       if (inputInts(g, n, cause, 1, sizes, n->nout, &count) < 0)
@@ -984,7 +1119,7 @@ static int splitSizes(Graph *g, GNode *n, char **cause, int *axis, int64_t *size
 }
 
 static int inferSplit(Graph *g, GNode *n, char **cause) {
-   if (checkArity(g, n, cause, 1, g->opset >= 13 ? 2 : 1, 1, ANY_COUNT) < 0 ||
+   if (checkArity(g, n, cause, 1, g->opset >= 13 || g->opset < 2 ? 2 : 1, 1, ANY_COUNT) < 0 ||
        checkType(g, n, cause, 0, TS_ALL) < 0)
       return -1;
    int axis = 0;
@@ -1136,7 +1271,8 @@ static int evalSlice(Graph *g, GNode *n, char **cause) {
    return 0;
 }
 
-/* ---- Pad: pads as an attribute (opset 2-10) or a constant input (11-21, axes 18+) ---- */
+/* ---- Pad: pads as an attribute (opset 1-10, 'paddings' at 1) or a constant input (11-21, axes
+ * 18+) ---- */
 
 enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE };
 
@@ -1156,9 +1292,11 @@ static int padParams(Graph *g, GNode *n, char **cause, int64_t *before, int64_t 
    for (int k = 0; k < in->ndim; k++)
       axes[k] = k;
    if (g->opset < 11) {
-      if (!GNode_attr(n, "pads"))
-         return Graph_nodeError(g, n, cause, "attribute 'pads' is required");
-      if (attrInts(g, n, cause, "pads", pads, 2 * GRAPH_MAX_DIMS, &np) < 0)
+      /* Pad-1 names them 'paddings', in the same order */
+      const char *name = g->opset < 2 ? "paddings" : "pads";
+      if (!GNode_attr(n, name))
+         return Graph_nodeError(g, n, cause, "attribute '%s' is required", name);
+      if (attrInts(g, n, cause, name, pads, 2 * GRAPH_MAX_DIMS, &np) < 0)
          return -1;
    } else {
       if (inputInts(g, n, cause, 1, pads, 2 * GRAPH_MAX_DIMS, &np) < 0)
@@ -1260,12 +1398,17 @@ static int evalPad(Graph *g, GNode *n, char **cause) {
 /* ---- Reshape, Flatten, Squeeze, Unsqueeze: the same bytes under a new shape ---- */
 
 static int inferReshape(Graph *g, GNode *n, char **cause) {
-   if (checkArity(g, n, cause, 2, 2, 1, 1) < 0 || checkType(g, n, cause, 0, TS_ALL) < 0)
+   /* before opset 5 the shape is the attribute 'shape' */
+   bool attr = g->opset < 5;
+   if (checkArity(g, n, cause, attr ? 1 : 2, attr ? 1 : 2, 1, 1) < 0 || checkType(g, n, cause, 0, TS_ALL) < 0)
       return -1;
    const GTensor *in = GNode_input(g, n, 0);
    int64_t dims[GRAPH_MAX_DIMS];
    int rank;
-   if (inputInts(g, n, cause, 1, dims, GRAPH_MAX_DIMS, &rank) < 0)
+   if (attr && !GNode_attr(n, "shape"))
+      return Graph_nodeError(g, n, cause, "attribute 'shape' is required");
+   if (attr ? attrInts(g, n, cause, "shape", dims, GRAPH_MAX_DIMS, &rank) < 0
+            : inputInts(g, n, cause, 1, dims, GRAPH_MAX_DIMS, &rank) < 0)
       return -1;
    bool allowZero = g->opset >= 14 && GNode_attrInt(n, "allowzero", 0) != 0;
    int infer = -1;
@@ -1632,13 +1775,36 @@ static int evalExpand(Graph *g, GNode *n, char **cause) {
 }
 
 static int inferTile(Graph *g, GNode *n, char **cause) {
-   if (checkArity(g, n, cause, 2, 2, 1, 1) < 0 || checkType(g, n, cause, 0, TS_ALL) < 0)
+   /* Tile-1 repeats one axis: input 1 the count, input 2 the axis, both scalars */
+   bool one = g->opset < 6;
+   if (checkArity(g, n, cause, one ? 3 : 2, one ? 3 : 2, 1, 1) < 0 || checkType(g, n, cause, 0, TS_ALL) < 0)
       return -1;
    const GTensor *in = GNode_input(g, n, 0);
    int64_t reps[GRAPH_MAX_DIMS], dims[GRAPH_MAX_DIMS];
    int count;
-   if (inputInts(g, n, cause, 1, reps, GRAPH_MAX_DIMS, &count) < 0)
+   if (one) {
+      /* of the input's type (floats, as Tile-1 defines them) or an integer */
+      double v[3];
+      for (int i = 1; i < 3; i++) {
+         const GTensor *t = GNode_input(g, n, i);
+         if (needConstant(g, n, cause, i) < 0 || checkType(g, n, cause, i, TS_NUM) < 0)
+            return -1;
+         if (GTensor_elems(t) != 1)
+            return Graph_nodeError(g, n, cause, "input %d ('%s') must be a scalar", i, t->name);
+         v[i] = GTensor_get(t, 0);
+         if (v[i] != floor(v[i]) || fabs(v[i]) > INT32_MAX)
+            return Graph_nodeError(g, n, cause, "input %d ('%s') is %g, not a whole number", i, t->name, v[i]);
+      }
+      int64_t tiles = (int64_t)v[1];
+      int a = 0;
+      if (normAxis(g, n, cause, "axis", (int64_t)v[2], in->ndim, &a) < 0)
+         return -1;
+      for (int d = 0; d < in->ndim; d++)
+         reps[d] = d == a ? tiles : 1;
+      count = in->ndim;
+   } else if (inputInts(g, n, cause, 1, reps, GRAPH_MAX_DIMS, &count) < 0) {
       return -1;
+   }
    if (count != in->ndim)
       return Graph_nodeError(g, n, cause, "repeats has %d values for rank %d", count, in->ndim);
    for (int d = 0; d < count; d++) {
@@ -1781,76 +1947,125 @@ static int evalRange(Graph *g, GNode *n, char **cause) {
 
 /* ---- the rows ---- */
 
-#define UNARY(name, lo, attrs) { name, lo, 21, PAT_ELEMWISE, attrs, inferUnary, evalUnary, NULL }
-#define BINARY(name, lo, attrs) { name, lo, 21, PAT_BROADCAST, attrs, inferBinary, evalBinary, NULL }
+#define UNARY_TO(name, lo, hi, attrs) { name, lo, hi, PAT_ELEMWISE, attrs, inferUnary, evalUnary, NULL }
+#define UNARY(name, lo, attrs) UNARY_TO(name, lo, 21, attrs)
+#define BINARY_TO(name, lo, hi, attrs) { name, lo, hi, PAT_BROADCAST, attrs, inferBinary, evalBinary, NULL }
+#define BINARY(name, lo, attrs) BINARY_TO(name, lo, 21, attrs)
+/* Opsets 1-5 (1-6 where the newer version came at 7) take the legacy attribute
+ * consumed_inputs, an in-place hint read by nothing; the arithmetic, comparison and logic
+ * ops take broadcast and axis up to opset 6 (legacyBroadcast). */
+#define OLD_BROADCAST "axis broadcast"
 
 const GraphOp GraphOps_tensor[] = {
    /* activations and elementwise math */
+   UNARY_TO("Relu", 1, 5, "consumed_inputs"),
    UNARY("Relu", 6, ""),
+   UNARY_TO("LeakyRelu", 1, 5, "alpha consumed_inputs"),
    UNARY("LeakyRelu", 6, "alpha"),
+   { "Clip", 1, 5, PAT_ELEMWISE, "consumed_inputs max min", inferClip, evalClip, NULL },
    { "Clip", 6, 10, PAT_ELEMWISE, "max min", inferClip, evalClip, NULL },
    { "Clip", 11, 21, PAT_ELEMWISE, "", inferClip, evalClip, NULL },
+   UNARY_TO("Sigmoid", 1, 5, "consumed_inputs"),
    UNARY("Sigmoid", 6, ""),
+   UNARY_TO("HardSigmoid", 1, 5, "alpha beta consumed_inputs"),
    UNARY("HardSigmoid", 6, "alpha beta"),
    UNARY("HardSwish", 14, ""),
    UNARY("Gelu", 20, "approximate"),
+   UNARY_TO("Elu", 1, 5, "alpha consumed_inputs"),
    UNARY("Elu", 6, "alpha"),
+   UNARY_TO("Selu", 1, 5, "alpha consumed_inputs gamma"),
    UNARY("Selu", 6, "alpha gamma"),
    UNARY("Softplus", 1, ""),
    UNARY("Softsign", 1, ""),
    UNARY("Erf", 9, ""),
+   UNARY_TO("Tanh", 1, 5, "consumed_inputs"),
    UNARY("Tanh", 6, ""),
+   UNARY_TO("Exp", 1, 5, "consumed_inputs"),
    UNARY("Exp", 6, ""),
+   UNARY_TO("Log", 1, 5, "consumed_inputs"),
    UNARY("Log", 6, ""),
+   UNARY_TO("Neg", 1, 5, "consumed_inputs"),
    UNARY("Neg", 6, ""),
+   UNARY_TO("Abs", 1, 5, "consumed_inputs"),
    UNARY("Abs", 6, ""),
+   UNARY_TO("Reciprocal", 1, 5, "consumed_inputs"),
    UNARY("Reciprocal", 6, ""),
+   UNARY_TO("Sqrt", 1, 5, "consumed_inputs"),
    UNARY("Sqrt", 6, ""),
+   UNARY_TO("Floor", 1, 5, "consumed_inputs"),
    UNARY("Floor", 6, ""),
+   UNARY_TO("Ceil", 1, 5, "consumed_inputs"),
    UNARY("Ceil", 6, ""),
    UNARY("Round", 11, ""),
    UNARY("Sin", 7, ""),
    UNARY("Cos", 7, ""),
    UNARY("Sign", 9, ""),
    UNARY("Not", 1, ""),
-   /* arithmetic, comparisons and logic with numpy broadcasting */
+   /* arithmetic, comparisons and logic with numpy broadcasting (from opset 7) */
+   BINARY_TO("Add", 1, 5, OLD_BROADCAST " consumed_inputs"),
+   BINARY_TO("Add", 6, 6, OLD_BROADCAST),
    BINARY("Add", 7, ""),
+   BINARY_TO("Sub", 1, 5, OLD_BROADCAST " consumed_inputs"),
+   BINARY_TO("Sub", 6, 6, OLD_BROADCAST),
    BINARY("Sub", 7, ""),
+   BINARY_TO("Mul", 1, 5, OLD_BROADCAST " consumed_inputs"),
+   BINARY_TO("Mul", 6, 6, OLD_BROADCAST),
    BINARY("Mul", 7, ""),
+   BINARY_TO("Div", 1, 5, OLD_BROADCAST " consumed_inputs"),
+   BINARY_TO("Div", 6, 6, OLD_BROADCAST),
    BINARY("Div", 7, ""),
+   BINARY_TO("Pow", 1, 6, OLD_BROADCAST),
    BINARY("Pow", 7, ""),
    BINARY("Mod", 10, "fmod"),
+   BINARY_TO("PRelu", 1, 5, "consumed_inputs"),
+   BINARY_TO("PRelu", 6, 6, ""),
    BINARY("PRelu", 7, ""),
-   BINARY("Max", 8, ""),
-   BINARY("Min", 8, ""),
-   BINARY("Sum", 8, ""),
-   BINARY("Mean", 8, ""),
+   /* before opset 8 their inputs have one shape: numpy broadcasting computes that too */
+   BINARY_TO("Max", 1, 5, "consumed_inputs"),
+   BINARY("Max", 6, ""),
+   BINARY_TO("Min", 1, 5, "consumed_inputs"),
+   BINARY("Min", 6, ""),
+   BINARY_TO("Sum", 1, 5, "consumed_inputs"),
+   BINARY("Sum", 6, ""),
+   BINARY_TO("Mean", 1, 5, "consumed_inputs"),
+   BINARY("Mean", 6, ""),
+   BINARY_TO("Equal", 1, 6, OLD_BROADCAST),
    BINARY("Equal", 7, ""),
+   BINARY_TO("Less", 1, 6, OLD_BROADCAST),
    BINARY("Less", 7, ""),
+   BINARY_TO("Greater", 1, 6, OLD_BROADCAST),
    BINARY("Greater", 7, ""),
    BINARY("LessOrEqual", 12, ""),
    BINARY("GreaterOrEqual", 12, ""),
+   BINARY_TO("And", 1, 6, OLD_BROADCAST),
    BINARY("And", 7, ""),
+   BINARY_TO("Or", 1, 6, OLD_BROADCAST),
    BINARY("Or", 7, ""),
+   BINARY_TO("Xor", 1, 6, OLD_BROADCAST),
    BINARY("Xor", 7, ""),
    { "Where", 9, 21, PAT_BROADCAST, "", inferWhere, evalWhere, NULL },
    /* types and pass-throughs */
+   { "Cast", 1, 5, PAT_ELEMWISE, "to", inferCast, evalCast, NULL },   /* 'to' a type's name */
    { "Cast", 6, 18, PAT_ELEMWISE, "to", inferCast, evalCast, NULL },
    { "Cast", 19, 21, PAT_ELEMWISE, "saturate to", inferCast, evalCast, NULL },
    { "CastLike", 15, 18, PAT_ELEMWISE, "", inferCast, evalCast, NULL },
    { "CastLike", 19, 21, PAT_ELEMWISE, "saturate", inferCast, evalCast, NULL },
    { "Identity", 1, 21, PAT_ELEMWISE, "", inferIdentity, evalCopy, NULL },
+   { "Dropout", 1, 5, PAT_OPAQUE, "consumed_inputs is_test ratio", inferDropout, evalDropout, NULL },
+   { "Dropout", 6, 6, PAT_OPAQUE, "is_test ratio", inferDropout, evalDropout, NULL },
    { "Dropout", 7, 11, PAT_OPAQUE, "ratio", inferDropout, evalDropout, NULL },
    { "Dropout", 12, 21, PAT_OPAQUE, "seed", inferDropout, evalDropout, NULL },
    /* layout */
-   { "Concat", 4, 21, PAT_INJECTIVE, "axis", inferConcat, evalConcat, NULL },
-   { "Split", 2, 12, PAT_INJECTIVE, "axis split", inferSplit, evalSplit, NULL },
+   { "Concat", 1, 21, PAT_INJECTIVE, "axis", inferConcat, evalConcat, NULL },
+   { "Split", 1, 12, PAT_INJECTIVE, "axis split", inferSplit, evalSplit, NULL },
    { "Split", 13, 17, PAT_INJECTIVE, "axis", inferSplit, evalSplit, NULL },
    { "Split", 18, 21, PAT_INJECTIVE, "axis num_outputs", inferSplit, evalSplit, NULL },
    { "Slice", 1, 9, PAT_INJECTIVE, "axes ends starts", inferSlice, evalSlice, NULL },
    { "Slice", 10, 21, PAT_INJECTIVE, "", inferSlice, evalSlice, NULL },
+   { "Pad", 1, 1, PAT_INJECTIVE, "mode paddings value", inferPad, evalPad, NULL },
    { "Pad", 2, 10, PAT_INJECTIVE, "mode pads value", inferPad, evalPad, NULL },
    { "Pad", 11, 21, PAT_INJECTIVE, "mode", inferPad, evalPad, NULL },
+   { "Reshape", 1, 4, PAT_INJECTIVE, "consumed_inputs shape", inferReshape, evalCopy, NULL },
    { "Reshape", 5, 13, PAT_INJECTIVE, "", inferReshape, evalCopy, NULL },
    { "Reshape", 14, 21, PAT_INJECTIVE, "allowzero", inferReshape, evalCopy, NULL },
    { "Flatten", 1, 21, PAT_INJECTIVE, "axis", inferFlatten, evalCopy, NULL },
@@ -1862,7 +2077,7 @@ const GraphOp GraphOps_tensor[] = {
    { "Gather", 1, 21, PAT_INJECTIVE, "axis", inferGather, evalGather, NULL },
    { "GatherElements", 11, 21, PAT_INJECTIVE, "axis", inferGatherElements, evalGatherElements, NULL },
    { "Expand", 8, 21, PAT_INJECTIVE, "", inferExpand, evalExpand, NULL },
-   { "Tile", 6, 21, PAT_INJECTIVE, "", inferTile, evalTile, NULL },
+   { "Tile", 1, 21, PAT_INJECTIVE, "", inferTile, evalTile, NULL },
    /* shape arithmetic */
    { "Shape", 1, 14, PAT_OPAQUE, "", inferShape, evalShape, NULL },
    { "Shape", 15, 21, PAT_OPAQUE, "end start", inferShape, evalShape, NULL },

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "graph/exec.h"
+#include "graph/graph.h"
 #include "graph/onnx.h"
 #include "graph/passes.h"
 #include "util/rng.h"
@@ -124,10 +125,20 @@ static bool fileExists(const char *path) {
    return stat(path, &st) == 0;
 }
 
+/* The message names tensors and nodes of the file: its control characters print as \xNN,
+ * as import's do, so that it stays one line. */
 static int fail(char *cause) {
+   Graph_escapeControls(&cause);
    fprintf(stderr, "pruner-tui run: %s\n", cause);
    free(cause);
    return EXIT_INPUT;
+}
+
+/* A name of the file as the output lines show it: control characters as \xNN. */
+static char *shownName(const char *name) {
+   char *s = xStrdup(name);
+   Graph_escapeControls(&s);
+   return s;
 }
 
 /* Reads DIR/input_N.pb into the graph's inputs, fixing open dimensions from the data. */
@@ -255,9 +266,12 @@ static int compareOutput(const GTensor *got, const char *path, const RunArgs *a,
                        "error %.3g; rtol %g, atol %g)", got->name, path, (long long)nbad, (long long)n,
                        (long long)bad, GTensor_get(got, bad), GTensor_get(&want, bad), maxAbs, maxRel,
                        a->rtol, a->atol);
-      else
-         printf("output %s: %s %s, max abs error %.3g, max rel error %.3g: ok\n", got->name, gs,
+      else {
+         char *name = shownName(got->name);
+         printf("output %s: %s %s, max abs error %.3g, max rel error %.3g: ok\n", name, gs,
                 GType_name(got->dtype), maxAbs, maxRel);
+         free(name);
+      }
    }
    free(want.name);
    free(want.data);
@@ -306,7 +320,9 @@ static int runModel(const RunArgs *a, char **cause) {
       } else if (rc == 0) {
          char dims[256];
          GTensor_dimsText(out, dims, sizeof dims);
-         printf("output %s: %s %s\n", out->name, dims, GType_name(out->dtype));
+         char *name = shownName(out->name);
+         printf("output %s: %s %s\n", name, dims, GType_name(out->dtype));
+         free(name);
       }
    }
    if (rc == 0 && a->testData) {

@@ -204,6 +204,14 @@ static void summary(const Board *b, int task, FILE *out) {
               tv->curve[i].latency * 1e3);
    if (tv->ncurve == 0)
       fprintf(out, "(no improvement yet)\n");
+   if (b->net && b->net->graph && task < b->net->ntasks) {
+      /* where the task came from: the model's nodes of each of its occurrences */
+      const NetGraph *g = b->net->graph;
+      fprintf(out, "\n== where it occurs in the model: the nodes of each kernel ==\n");
+      for (int i = 0; i < g->nnodes; i++)
+         if (g->n[i].task == task)
+            fprintf(out, "%s\n", g->n[i].name);
+   }
    const char *missing = isnan(tv->best) ? "the task has no successful measurement yet"
                                          : "its best was measured without them (a session written before they were "
                                            "kept, or a GPU whose CUPTI could not profile it)";
