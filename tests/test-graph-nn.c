@@ -54,43 +54,6 @@ static int node(Graph *g, const char *op, int opset, int nin, const int *in, int
    return ni;
 }
 
-static GAttr *newAttr(Graph *g, int ni, const char *name, GAttrType type) {
-   GNode *n = &g->n[ni];
-   n->attr = xReallocArray(n->attr, (size_t)n->nattr + 1, sizeof *n->attr);
-   GAttr *a = &n->attr[n->nattr++];
-   memset(a, 0, sizeof *a);
-   a->name = xStrdup(name);
-   a->type = type;
-   a->tensor = -1;
-   return a;
-}
-
-static void attrInt(Graph *g, int ni, const char *name, int64_t v) {
-   newAttr(g, ni, name, GA_INT)->i = v;
-}
-
-static void attrFloat(Graph *g, int ni, const char *name, double v) {
-   newAttr(g, ni, name, GA_FLOAT)->f = v;
-}
-
-static void attrString(Graph *g, int ni, const char *name, const char *s) {
-   newAttr(g, ni, name, GA_STRING)->s = xStrdup(s);
-}
-
-static void attrInts(Graph *g, int ni, const char *name, int count, const int64_t *v) {
-   GAttr *a = newAttr(g, ni, name, GA_INTS);
-   a->n = count;
-   a->ints = xMalloc(sizeof(int64_t) * (size_t)count);
-   memcpy(a->ints, v, sizeof(int64_t) * (size_t)count);
-}
-
-static void attrFloats(Graph *g, int ni, const char *name, int count, const double *v) {
-   GAttr *a = newAttr(g, ni, name, GA_FLOATS);
-   a->n = count;
-   a->floats = xMalloc(sizeof(double) * (size_t)count);
-   memcpy(a->floats, v, sizeof(double) * (size_t)count);
-}
-
 /* Runs the node's shape inference and reference; returns -1 with *cause on refusal. */
 static int runNode(Graph *g, int ni, char **cause) {
    GNode *n = &g->n[ni];
@@ -154,8 +117,8 @@ static void convPadsAndStride(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "Conv", 13, 3, in, 1, &y);
-   attrInts(&g, ni, "pads", 4, (int64_t[]){ 1, 1, 1, 1 });
-   attrInts(&g, ni, "strides", 2, (int64_t[]){ 2, 2 });
+   TestUtil_attrInts(&g, ni, "pads", 4, (int64_t[]){ 1, 1, 1, 1 });
+   TestUtil_attrInts(&g, ni, "strides", 2, (int64_t[]){ 2, 2 });
    run(&g, ni);
    assertShape(&g, y, 4, (int64_t[]){ 1, 1, 2, 2 });
    /* windows over rows/cols {0,1}, {0,1}x{1,2,3}, {1,2,3}x{0,1}, {1,2,3}x{1,2,3} plus 1 */
@@ -174,7 +137,7 @@ static void convGrouped(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "Conv", 11, 2, in, 1, &y);
-   attrInt(&g, ni, "group", 2);
+   TestUtil_attrInt(&g, ni, "group", 2);
    run(&g, ni);
    assertShape(&g, y, 4, (int64_t[]){ 1, 2, 1, 2 });
    /* oc0 = 1*x0 + 2*x1, oc1 = 3*x2 + 4*x3 */
@@ -196,8 +159,8 @@ static void convSamePadding(void **state) {
       };
       int y = output(&g, "y");
       int ni = node(&g, "Conv", 13, 2, in, 1, &y);
-      attrString(&g, ni, "auto_pad", modes[m]);
-      attrInts(&g, ni, "strides", 1, (int64_t[]){ 2 });
+      TestUtil_attrString(&g, ni, "auto_pad", modes[m]);
+      TestUtil_attrInts(&g, ni, "strides", 1, (int64_t[]){ 2 });
       run(&g, ni);
       assertShape(&g, y, 3, (int64_t[]){ 1, 1, 3 });
       assertData(&g, y, want[m], 3);
@@ -215,8 +178,8 @@ static void convTransposeStrideOutputPadding(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "ConvTranspose", 11, 2, in, 1, &y);
-   attrInts(&g, ni, "strides", 2, (int64_t[]){ 2, 2 });
-   attrInts(&g, ni, "output_padding", 2, (int64_t[]){ 1, 1 });
+   TestUtil_attrInts(&g, ni, "strides", 2, (int64_t[]){ 2, 2 });
+   TestUtil_attrInts(&g, ni, "output_padding", 2, (int64_t[]){ 1, 1 });
    run(&g, ni);
    /* 2 x (2 - 1) + 1 + 2 = 5: each input pixel becomes a 2x2 block, the last row and
     * column are the output padding */
@@ -240,7 +203,7 @@ static void convTransposeGrouped(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "ConvTranspose", 11, 3, in, 1, &y);
-   attrInt(&g, ni, "group", 2);
+   TestUtil_attrInt(&g, ni, "group", 2);
    run(&g, ni);
    /* each channel alone: [1, 2] spread by [1, 1]; [3, 4] by [10, 0], plus 0.5 */
    assertShape(&g, y, 3, (int64_t[]){ 1, 2, 3 });
@@ -297,9 +260,9 @@ static void gemmTransBBroadcastC(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "Gemm", 13, 3, in, 1, &y);
-   attrInt(&g, ni, "transB", 1);
-   attrFloat(&g, ni, "alpha", 2.0);
-   attrFloat(&g, ni, "beta", 0.5);
+   TestUtil_attrInt(&g, ni, "transB", 1);
+   TestUtil_attrFloat(&g, ni, "alpha", 2.0);
+   TestUtil_attrFloat(&g, ni, "beta", 0.5);
    run(&g, ni);
    /* A Bt = [[1, 5], [4, 11]]; 2 A Bt + 0.5 [10, 20] on each row */
    assertShape(&g, y, 2, (int64_t[]){ 2, 2 });
@@ -319,8 +282,8 @@ static void gemmBeforeOpset7BroadcastsOnlyWhenAsked(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "Gemm", 6, 3, in, 1, &y);
-   attrInt(&g, ni, "broadcast", 1);
-   attrFloat(&g, ni, "beta", 2.0);
+   TestUtil_attrInt(&g, ni, "broadcast", 1);
+   TestUtil_attrFloat(&g, ni, "beta", 2.0);
    run(&g, ni);
    /* A B = [[4, 5], [10, 11]]; + 2 [10, 20] on each row */
    assertShape(&g, y, 2, (int64_t[]){ 2, 2 });
@@ -353,8 +316,8 @@ static void batchNormInference(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "BatchNormalization", 15, 5, in, 1, &y);
-   attrFloat(&g, ni, "epsilon", 0.0);
-   attrFloat(&g, ni, "momentum", 0.5);
+   TestUtil_attrFloat(&g, ni, "epsilon", 0.0);
+   TestUtil_attrFloat(&g, ni, "momentum", 0.5);
    run(&g, ni);
    /* (x - 1) / 2; (x - 3) * 2 + 1 */
    assertShape(&g, y, 3, (int64_t[]){ 1, 2, 2 });
@@ -375,9 +338,9 @@ static void batchNormBeforeOpset7InTestMode(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "BatchNormalization", 6, 5, in, 1, &y);
-   attrInt(&g, ni, "is_test", 1);
-   attrInt(&g, ni, "spatial", 1);
-   attrFloat(&g, ni, "epsilon", 0.0);
+   TestUtil_attrInt(&g, ni, "is_test", 1);
+   TestUtil_attrInt(&g, ni, "spatial", 1);
+   TestUtil_attrFloat(&g, ni, "epsilon", 0.0);
    run(&g, ni);
    /* x * 2 + 1; (x - 1) / 2 * 3 - 1 */
    assertData(&g, y, (float[]){ 3, 5, 2, 5 }, 4);
@@ -391,10 +354,10 @@ static void batchNormBeforeOpset7InTestMode(void **state) {
    };
    int y2 = output(&g, "y2");
    int sp = node(&g, "BatchNormalization", 1, 5, pe, 1, &y2);
-   attrInt(&g, sp, "is_test", 1);
-   attrInt(&g, sp, "spatial", 0);
-   attrInts(&g, sp, "consumed_inputs", 2, (int64_t[]){ 0, 0 });
-   attrFloat(&g, sp, "epsilon", 0.0);
+   TestUtil_attrInt(&g, sp, "is_test", 1);
+   TestUtil_attrInt(&g, sp, "spatial", 0);
+   TestUtil_attrInts(&g, sp, "consumed_inputs", 2, (int64_t[]){ 0, 0 });
+   TestUtil_attrFloat(&g, sp, "epsilon", 0.0);
    run(&g, sp);
    /* 1 * 1; (2 - 1) * 2; 3 * 3; 5 / 2 * 4 + 1 */
    assertData(&g, y2, (float[]){ 1, 2, 9, 11 }, 4);
@@ -417,7 +380,7 @@ static void layerNormWithStatistics(void **state) {
    };
    int out[3] = { output(&g, "y"), output(&g, "mean"), output(&g, "invstd") };
    int ni = node(&g, "LayerNormalization", 17, 3, in, 3, out);
-   attrFloat(&g, ni, "epsilon", 0.0);
+   TestUtil_attrFloat(&g, ni, "epsilon", 0.0);
    run(&g, ni);
    /* both rows normalize to [-1, 1]: means 2 and 2, standard deviations 1 and 2 */
    assertShape(&g, out[0], 2, (int64_t[]){ 2, 2 });
@@ -439,9 +402,9 @@ static void maxPoolCeilMode(void **state) {
       int x = tensor(&g, "x", 4, (int64_t[]){ 1, 1, 4, 4 }, xv);
       int y = output(&g, "y");
       int ni = node(&g, "MaxPool", 12, 1, &x, 1, &y);
-      attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 3, 3 });
-      attrInts(&g, ni, "strides", 2, (int64_t[]){ 2, 2 });
-      attrInt(&g, ni, "ceil_mode", ceil);
+      TestUtil_attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 3, 3 });
+      TestUtil_attrInts(&g, ni, "strides", 2, (int64_t[]){ 2, 2 });
+      TestUtil_attrInt(&g, ni, "ceil_mode", ceil);
       run(&g, ni);
       if (ceil) {
          /* (4 - 3) / 2 rounds up: a second, partial window on each axis */
@@ -467,9 +430,9 @@ static void averagePoolCountIncludePad(void **state) {
       int x = tensor(&g, "x", 4, (int64_t[]){ 1, 1, 3, 3 }, xv);
       int y = output(&g, "y");
       int ni = node(&g, "AveragePool", 11, 1, &x, 1, &y);
-      attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 2, 2 });
-      attrInts(&g, ni, "pads", 4, (int64_t[]){ 1, 1, 1, 1 });
-      attrInt(&g, ni, "count_include_pad", cip);
+      TestUtil_attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 2, 2 });
+      TestUtil_attrInts(&g, ni, "pads", 4, (int64_t[]){ 1, 1, 1, 1 });
+      TestUtil_attrInt(&g, ni, "count_include_pad", cip);
       run(&g, ni);
       assertShape(&g, y, 4, (int64_t[]){ 1, 1, 4, 4 });
       TestUtil_assertClose(g.t[y].data, want[cip], 4, RTOL, ATOL);
@@ -536,8 +499,8 @@ static void reduceMeanKeepdims0(void **state) {
    int x = tensor(&g, "x", 2, (int64_t[]){ 2, 3 }, (float[]){ 1, 2, 3, 4, 5, 6 });
    int y = output(&g, "y");
    int ni = node(&g, "ReduceMean", 13, 1, &x, 1, &y);
-   attrInts(&g, ni, "axes", 1, (int64_t[]){ -1 });
-   attrInt(&g, ni, "keepdims", 0);
+   TestUtil_attrInts(&g, ni, "axes", 1, (int64_t[]){ -1 });
+   TestUtil_attrInt(&g, ni, "keepdims", 0);
    run(&g, ni);
    assertShape(&g, y, 1, (int64_t[]){ 2 });
    assertData(&g, y, (float[]){ 2, 5 }, 2);
@@ -560,12 +523,12 @@ static void reduceAxesInput(void **state) {
    assertShape(&g, y[0], 2, (int64_t[]){ 1, 3 });
    assertData(&g, y[0], (float[]){ 2.5f, 3.5f, 4.5f }, 3);
    int max = node(&g, "ReduceMax", 18, 1, in, 1, &y[1]);
-   attrInt(&g, max, "keepdims", 0);
+   TestUtil_attrInt(&g, max, "keepdims", 0);
    run(&g, max);
    assertShape(&g, y[1], 0, NULL);
    assertData(&g, y[1], (float[]){ 6 }, 1);
    int sum = node(&g, "ReduceSum", 13, 1, in, 1, &y[2]);
-   attrInt(&g, sum, "noop_with_empty_axes", 1);
+   TestUtil_attrInt(&g, sum, "noop_with_empty_axes", 1);
    run(&g, sum);
    assertShape(&g, y[2], 2, (int64_t[]){ 2, 3 });
    assertData(&g, y[2], (float[]){ 1, 2, 3, 4, 5, 6 }, 6);
@@ -587,9 +550,9 @@ static void resizeNearestAsymmetricFloor(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "Resize", 13, 3, in, 1, &y);
-   attrString(&g, ni, "mode", "nearest");
-   attrString(&g, ni, "coordinate_transformation_mode", "asymmetric");
-   attrString(&g, ni, "nearest_mode", "floor");
+   TestUtil_attrString(&g, ni, "mode", "nearest");
+   TestUtil_attrString(&g, ni, "coordinate_transformation_mode", "asymmetric");
+   TestUtil_attrString(&g, ni, "nearest_mode", "floor");
    run(&g, ni);
    assertShape(&g, y, 4, (int64_t[]){ 1, 1, 4, 4 });
    assertData(&g, y, (float[]){ 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4 }, 16);
@@ -613,7 +576,7 @@ static void resizeLinearHalfPixel(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "Resize", 11, 3, in, 1, &y);
-   attrString(&g, ni, "mode", "linear");
+   TestUtil_attrString(&g, ni, "mode", "linear");
    run(&g, ni);
    assertShape(&g, y, 4, (int64_t[]){ 1, 1, 4, 4 });
    assertData(&g, y, bilinear2x, 16);
@@ -633,8 +596,8 @@ static void resizeAxesSizes(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "Resize", 18, 4, in, 1, &y);
-   attrString(&g, ni, "mode", "linear");
-   attrInts(&g, ni, "axes", 2, (int64_t[]){ -2, -1 });
+   TestUtil_attrString(&g, ni, "mode", "linear");
+   TestUtil_attrInts(&g, ni, "axes", 2, (int64_t[]){ -2, -1 });
    run(&g, ni);
    assertShape(&g, y, 4, (int64_t[]){ 1, 1, 4, 4 });
    assertData(&g, y, bilinear2x, 16);
@@ -648,7 +611,7 @@ static void upsampleNearestAttribute(void **state) {
    int x = tensor(&g, "x", 4, (int64_t[]){ 1, 1, 2, 2 }, resizeIn);
    int y = output(&g, "y");
    int ni = node(&g, "Upsample", 7, 1, &x, 1, &y);
-   attrFloats(&g, ni, "scales", 4, (double[]){ 1, 1, 1, 2 });
+   TestUtil_attrFloats(&g, ni, "scales", 4, (double[]){ 1, 1, 1, 2 });
    run(&g, ni);
    assertShape(&g, y, 4, (int64_t[]){ 1, 1, 2, 4 });
    assertData(&g, y, (float[]){ 1, 1, 2, 2, 3, 3, 4, 4 }, 8);
@@ -668,8 +631,8 @@ static void refusesResizeAntialias(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "Resize", 18, 3, in, 1, &y);
-   attrString(&g, ni, "mode", "linear");
-   attrInt(&g, ni, "antialias", 1);
+   TestUtil_attrString(&g, ni, "mode", "linear");
+   TestUtil_attrInt(&g, ni, "antialias", 1);
    assertRefused(&g, ni,
                  "t.onnx: node 'Resize' (Resize, opset 18): antialias 1 is not supported (0 only)");
    Graph_done(&g);
@@ -685,7 +648,7 @@ static void refusesResizeCubicAtOpset10(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "Resize", 10, 2, in, 1, &y);
-   attrString(&g, ni, "mode", "cubic");
+   TestUtil_attrString(&g, ni, "mode", "cubic");
    assertRefused(&g, ni,
                  "t.onnx: node 'Resize' (Resize, opset 10): mode 'cubic' is not supported "
                  "(nearest, linear)");
@@ -722,8 +685,8 @@ static void maxPoolGivesIndices(void **state) {
    for (int order = 0; order < 2; order++) {
       int out[2] = { output(&g, order ? "y1" : "y0"), output(&g, order ? "i1" : "i0") };
       int ni = node(&g, "MaxPool", 12, 1, &x, 2, out);
-      attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 2, 2 });
-      attrInt(&g, ni, "storage_order", order);
+      TestUtil_attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 2, 2 });
+      TestUtil_attrInt(&g, ni, "storage_order", order);
       run(&g, ni);
       assertData(&g, out[0], (float[]){ 7, 9, 8, 9, 9, 1, 1, 9 }, 8);
       const GTensor *ind = &g.t[out[1]];
@@ -735,7 +698,7 @@ static void maxPoolGivesIndices(void **state) {
    /* before opset 8 MaxPool has one output */
    int out7[2] = { output(&g, "y7"), output(&g, "i7") };
    int ni = node(&g, "MaxPool", 7, 1, &x, 2, out7);
-   attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 2, 2 });
+   TestUtil_attrInts(&g, ni, "kernel_shape", 2, (int64_t[]){ 2, 2 });
    assertRefused(&g, ni, "t.onnx: node 'MaxPool' (MaxPool, opset 7): MaxPool has at most 1 output, got 2");
    Graph_done(&g);
 }
@@ -748,8 +711,8 @@ static void upsampleBeforeOpset7ScalesHeightAndWidth(void **state) {
    int x = tensor(&g, "x", 4, (int64_t[]){ 1, 1, 2, 2 }, (float[]){ 1, 2, 3, 4 });
    int y = output(&g, "y");
    int ni = node(&g, "Upsample", 1, 1, &x, 1, &y);
-   attrFloat(&g, ni, "height_scale", 2.0);
-   attrFloat(&g, ni, "width_scale", 3.0);
+   TestUtil_attrFloat(&g, ni, "height_scale", 2.0);
+   TestUtil_attrFloat(&g, ni, "width_scale", 3.0);
    run(&g, ni);
    assertShape(&g, y, 4, (int64_t[]){ 1, 1, 4, 6 });
    assertData(&g, y, (float[]){ 1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4 }, 24);
@@ -769,7 +732,7 @@ static void refusesTrainingBatchNormAndInt(void **state) {
    };
    int y = output(&g, "y");
    int ni = node(&g, "BatchNormalization", 15, 5, in, 1, &y);
-   attrInt(&g, ni, "training_mode", 1);
+   TestUtil_attrInt(&g, ni, "training_mode", 1);
    assertRefused(&g, ni,
                  "t.onnx: node 'BatchNormalization' (BatchNormalization, opset 15): training_mode 1 "
                  "is not supported (0 only: inference)");
@@ -795,19 +758,19 @@ static void refusesWindowValuesPastInt32(void **state) {
                  tensor(&g, "w", 4, (int64_t[]){ 1, 1, 3, 3 }, w9) };
    int y = output(&g, "y");
    int conv = node(&g, "Conv", 13, 2, in, 1, &y);
-   attrInts(&g, conv, "dilations", 2, (int64_t[]){ (int64_t)1 << 62, 1 });
+   TestUtil_attrInts(&g, conv, "dilations", 2, (int64_t[]){ (int64_t)1 << 62, 1 });
    assertRefused(&g, conv, "t.onnx: node 'Conv' (Conv, opset 13): dilations value 4611686018427387904 is out "
                  "of range (at most 2147483647)");
    int y2 = output(&g, "y2");
    int pool = node(&g, "MaxPool", 13, 1, in, 1, &y2);
-   attrInts(&g, pool, "kernel_shape", 2, (int64_t[]){ (int64_t)1 << 40, 1 });
-   attrInts(&g, pool, "pads", 4, (int64_t[]){ (int64_t)1 << 40, 0, (int64_t)1 << 40, 0 });
+   TestUtil_attrInts(&g, pool, "kernel_shape", 2, (int64_t[]){ (int64_t)1 << 40, 1 });
+   TestUtil_attrInts(&g, pool, "pads", 4, (int64_t[]){ (int64_t)1 << 40, 0, (int64_t)1 << 40, 0 });
    assertRefused(&g, pool, "t.onnx: node 'MaxPool' (MaxPool, opset 13): kernel_shape value 1099511627776 is "
                  "out of range (at most 2147483647)");
    int y3 = output(&g, "y3");
    int pool2 = node(&g, "AveragePool", 13, 1, in, 1, &y3);
-   attrInts(&g, pool2, "kernel_shape", 2, (int64_t[]){ 2, 2 });
-   attrInts(&g, pool2, "pads", 4, (int64_t[]){ 0, 0, INT64_MAX, 0 });
+   TestUtil_attrInts(&g, pool2, "kernel_shape", 2, (int64_t[]){ 2, 2 });
+   TestUtil_attrInts(&g, pool2, "pads", 4, (int64_t[]){ 0, 0, INT64_MAX, 0 });
    assertRefused(&g, pool2, "t.onnx: node 'AveragePool' (AveragePool, opset 13): pads value "
                  "9223372036854775807 is out of range (at most 2147483647)");
    /* full - output_shape overflowed */
@@ -815,7 +778,7 @@ static void refusesWindowValuesPastInt32(void **state) {
                  tensor(&g, "wt", 4, (int64_t[]){ 1, 1, 3, 3 }, w9) };
    int y4 = output(&g, "y4");
    int convT = node(&g, "ConvTranspose", 13, 2, ct, 1, &y4);
-   attrInts(&g, convT, "output_shape", 2, (int64_t[]){ INT64_MIN, 4 });
+   TestUtil_attrInts(&g, convT, "output_shape", 2, (int64_t[]){ INT64_MIN, 4 });
    assertRefused(&g, convT, "t.onnx: node 'ConvTranspose' (ConvTranspose, opset 13): output_shape value "
                  "-9223372036854775808 is out of range (1 to 2147483647)");
    Graph_done(&g);
@@ -830,7 +793,7 @@ static void refusesGroupsOverEmptyChannels(void **state) {
                  tensor(&g, "w", 4, (int64_t[]){ 0, 4, 3, 3 }, (float[]){ 0 }) };
    int y = output(&g, "y");
    int conv = node(&g, "Conv", 13, 2, in, 1, &y);
-   attrInt(&g, conv, "group", (int64_t)1 << 62);
+   TestUtil_attrInt(&g, conv, "group", (int64_t)1 << 62);
    assertRefused(&g, conv, "t.onnx: node 'Conv' (Conv, opset 13): the weight ('w') takes 4 channels a group, "
                  "the input has 0 in 4611686018427387904 groups");
    Graph_done(&g);
@@ -860,8 +823,8 @@ static void refusesResizePastInt32AndClampsNaNRoi(void **state) {
                   int64Tensor(&g, "sizes2", 4, (int64_t[]){ 1, 1, 2, 2 }) };
    int y3 = output(&g, "y3");
    ni = node(&g, "Resize", 13, 4, in3, 1, &y3);
-   attrString(&g, ni, "mode", "linear");
-   attrString(&g, ni, "coordinate_transformation_mode", "tf_crop_and_resize");
+   TestUtil_attrString(&g, ni, "mode", "linear");
+   TestUtil_attrString(&g, ni, "coordinate_transformation_mode", "tf_crop_and_resize");
    run(&g, ni);
    assertData(&g, y3, (float[]){ resizeIn[0], resizeIn[0], resizeIn[0], resizeIn[0] }, 4);
    Graph_done(&g);

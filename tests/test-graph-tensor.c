@@ -27,36 +27,6 @@ static int addTensor(Graph *g, const char *name, GType dtype, int ndim, const in
    return t;
 }
 
-static GAttr *addAttr(Graph *g, int node, const char *name, GAttrType type) {
-   GNode *n = &g->n[node];
-   n->attr = xReallocArray(n->attr, (size_t)n->nattr + 1, sizeof *n->attr);
-   GAttr *a = &n->attr[n->nattr++];
-   memset(a, 0, sizeof *a);
-   a->name = xStrdup(name);
-   a->type = type;
-   a->tensor = -1;
-   return a;
-}
-
-static void attrInt(Graph *g, int node, const char *name, int64_t v) {
-   addAttr(g, node, name, GA_INT)->i = v;
-}
-
-static void attrFloat(Graph *g, int node, const char *name, double v) {
-   addAttr(g, node, name, GA_FLOAT)->f = v;
-}
-
-static void attrString(Graph *g, int node, const char *name, const char *s) {
-   addAttr(g, node, name, GA_STRING)->s = xStrdup(s);
-}
-
-static void attrInts(Graph *g, int node, const char *name, int count, const int64_t *v) {
-   GAttr *a = addAttr(g, node, name, GA_INTS);
-   a->n = count;
-   a->ints = xMalloc(sizeof(int64_t) * (size_t)(count ? count : 1));
-   memcpy(a->ints, v, sizeof(int64_t) * (size_t)count);
-}
-
 /* A node of op type `op` whose output tensors are new, named out0, out1, ... after the
  * node's name. */
 static int addNode(Graph *g, const char *name, const char *op, int nin, const int *in, int nout) {
@@ -157,7 +127,7 @@ static void integerArithmeticKeepsIntegerSemantics(void **state) {
    int div = addNode(&g, "div", "Div", 2, in, 1);
    int mod = addNode(&g, "mod", "Mod", 2, in, 1);
    int fmodNode = addNode(&g, "fmod", "Mod", 2, in, 1);
-   attrInt(&g, fmodNode, "fmod", 1);
+   TestUtil_attrInt(&g, fmodNode, "fmod", 1);
    run(&g, div);
    run(&g, mod);
    run(&g, fmodNode);
@@ -273,12 +243,12 @@ static void activationsMatchTheirFormulas(void **state) {
    int in = addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 5 }, x);
    int relu = addNode(&g, "relu", "Relu", 1, &in, 1);
    int leaky = addNode(&g, "leaky", "LeakyRelu", 1, &in, 1);
-   attrFloat(&g, leaky, "alpha", 0.1);
+   TestUtil_attrFloat(&g, leaky, "alpha", 0.1);
    int hsig = addNode(&g, "hsig", "HardSigmoid", 1, &in, 1);
    int hswish = addNode(&g, "hswish", "HardSwish", 1, &in, 1);
    int gelu = addNode(&g, "gelu", "Gelu", 1, &in, 1);
    int geluTanh = addNode(&g, "gelut", "Gelu", 1, &in, 1);
-   attrString(&g, geluTanh, "approximate", "tanh");
+   TestUtil_attrString(&g, geluTanh, "approximate", "tanh");
    int sig = addNode(&g, "sig", "Sigmoid", 1, &in, 1);
    int neg = addNode(&g, "neg", "Neg", 1, &in, 1);
    int floorNode = addNode(&g, "floor", "Floor", 1, &in, 1);
@@ -317,8 +287,8 @@ static void clipTakesBoundsAsAttributesThenInputs(void **state) {
    const float x[] = { -3, 0, 3 }, lo[] = { -1 };
    int in = addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 3 }, x);
    int old = addNode(&g, "old", "Clip", 1, &in, 1);
-   attrFloat(&g, old, "min", -2);
-   attrFloat(&g, old, "max", 2);
+   TestUtil_attrFloat(&g, old, "min", -2);
+   TestUtil_attrFloat(&g, old, "max", 2);
    run(&g, old);
    assertValues(outT(&g, old, 0), (double[]){ -2, 0, 2 }, 3);
 
@@ -338,16 +308,16 @@ static void castTruncatesFloatsToIntegers(void **state) {
    const float x[] = { 1.7f, -1.7f, 2.5f, 0.0f };
    int in = addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 4 }, x);
    int c = addNode(&g, "cast", "Cast", 1, &in, 1);
-   attrInt(&g, c, "to", GT_INT64);
+   TestUtil_attrInt(&g, c, "to", GT_INT64);
    int b = addNode(&g, "tobool", "Cast", 1, &in, 1);
-   attrInt(&g, b, "to", GT_BOOL);
+   TestUtil_attrInt(&g, b, "to", GT_BOOL);
    run(&g, c);
    run(&g, b);
    assertShape(outT(&g, c, 0), GT_INT64, 1, (int64_t[]){ 4 });
    assertInts(outT(&g, c, 0), (int64_t[]){ 1, -1, 2, 0 }, 4);
    assertInts(outT(&g, b, 0), (int64_t[]){ 1, 1, 1, 0 }, 4);
    int s = addNode(&g, "tostring", "Cast", 1, &in, 1);
-   attrInt(&g, s, "to", GT_STRING);
+   TestUtil_attrInt(&g, s, "to", GT_STRING);
    char *cause = refusal(&g, s);
    assert_string_equal(cause, "test.onnx: node 'tostring' (Cast, opset 13): to 8 (string) is not supported "
                               "(float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, uint16, "
@@ -413,9 +383,9 @@ static void sliceWithNegativeStepAndClampedEnds(void **state) {
    /* opset 9: starts and ends as attributes */
    g.opset = 9;
    int s3 = addNode(&g, "slice3", "Slice", 1, in, 1);
-   attrInts(&g, s3, "starts", 1, (int64_t[]){ 3 });
-   attrInts(&g, s3, "ends", 1, (int64_t[]){ -1 });
-   attrInts(&g, s3, "axes", 1, (int64_t[]){ 1 });
+   TestUtil_attrInts(&g, s3, "starts", 1, (int64_t[]){ 3 });
+   TestUtil_attrInts(&g, s3, "ends", 1, (int64_t[]){ -1 });
+   TestUtil_attrInts(&g, s3, "axes", 1, (int64_t[]){ 1 });
    run(&g, s3);
    assertValues(outT(&g, s3, 0), (double[]){ 3, 8 }, 2);
    Graph_done(&g);
@@ -432,9 +402,9 @@ static void padReflectEdgeAndConstant(void **state) {
                  addTensor(&g, "pads", GT_INT64, 1, (int64_t[]){ 4 }, pads),
                  addTensor(&g, "value", GT_FLOAT, 0, NULL, value) };
    int r = addNode(&g, "reflect", "Pad", 2, in, 1);
-   attrString(&g, r, "mode", "reflect");
+   TestUtil_attrString(&g, r, "mode", "reflect");
    int e = addNode(&g, "edge", "Pad", 2, in, 1);
-   attrString(&g, e, "mode", "edge");
+   TestUtil_attrString(&g, e, "mode", "edge");
    int c = addNode(&g, "constant", "Pad", 3, in, 1);
    run(&g, r);
    run(&g, e);
@@ -445,7 +415,7 @@ static void padReflectEdgeAndConstant(void **state) {
    assertValues(outT(&g, c, 0), (double[]){ 9, 9, 1, 2, 3, 9, 9, 9, 4, 5, 6, 9 }, 12);
 
    int w = addNode(&g, "wrap", "Pad", 2, in, 1);
-   attrString(&g, w, "mode", "wrap");
+   TestUtil_attrString(&g, w, "mode", "wrap");
    char *cause = refusal(&g, w);
    assert_string_equal(cause, "test.onnx: node 'wrap' (Pad, opset 13): mode 'wrap' is not supported "
                               "(constant, reflect, edge)");
@@ -463,7 +433,7 @@ static void gatherAlongAxisOneWithANegativeIndex(void **state) {
    int in[2] = { addTensor(&g, "x", GT_FLOAT, 2, (int64_t[]){ 2, 3 }, x),
                  addTensor(&g, "idx", GT_INT32, 1, (int64_t[]){ 2 }, idx) };
    int n = addNode(&g, "gather", "Gather", 2, in, 1);
-   attrInt(&g, n, "axis", 1);
+   TestUtil_attrInt(&g, n, "axis", 1);
    run(&g, n);
    assertShape(outT(&g, n, 0), GT_FLOAT, 2, (int64_t[]){ 2, 2 });
    assertValues(outT(&g, n, 0), (double[]){ 2, 0, 5, 3 }, 4);
@@ -494,7 +464,7 @@ static void reshapeCopiesZerosAndInfersMinusOne(void **state) {
    /* with allowzero the 0 is a zero: 24 elements do not fit */
    g.opset = 14;
    int z = addNode(&g, "zero", "Reshape", 2, in, 1);
-   attrInt(&g, z, "allowzero", 1);
+   TestUtil_attrInt(&g, z, "allowzero", 1);
    char *cause = refusal(&g, z);
    assert_string_equal(cause, "test.onnx: node 'zero' (Reshape, opset 14): shape has both 0 and -1 with "
                               "allowzero 1");
@@ -519,7 +489,7 @@ static void flattenSqueezeUnsqueezeReshape(void **state) {
    const int64_t axes[] = { -1, 0 }, sq[] = { 2 };
    int in = addTensor(&g, "x", GT_FLOAT, 4, (int64_t[]){ 1, 2, 1, 3 }, x);
    int f = addNode(&g, "flat", "Flatten", 1, &in, 1);
-   attrInt(&g, f, "axis", -1);
+   TestUtil_attrInt(&g, f, "axis", -1);
    run(&g, f);
    assertShape(outT(&g, f, 0), GT_FLOAT, 2, (int64_t[]){ 2, 3 });
    int s = addNode(&g, "squeezeall", "Squeeze", 1, &in, 1);
@@ -548,7 +518,7 @@ static void flattenSqueezeUnsqueezeReshape(void **state) {
    /* opset 11: axes as an attribute */
    g.opset = 11;
    int u11 = addNode(&g, "u11", "Unsqueeze", 1, &in, 1);
-   attrInts(&g, u11, "axes", 1, (int64_t[]){ 4 });
+   TestUtil_attrInts(&g, u11, "axes", 1, (int64_t[]){ 4 });
    run(&g, u11);
    assertShape(outT(&g, u11, 0), GT_FLOAT, 5, (int64_t[]){ 1, 2, 1, 3, 1 });
    Graph_done(&g);
@@ -563,7 +533,7 @@ static void splitIntoUnequalAndEqualParts(void **state) {
    int in[2] = { addTensor(&g, "x", GT_FLOAT, 2, (int64_t[]){ 2, 5 }, x),
                  addTensor(&g, "split", GT_INT64, 1, (int64_t[]){ 2 }, split) };
    int n = addNode(&g, "split", "Split", 2, in, 2);
-   attrInt(&g, n, "axis", -1);
+   TestUtil_attrInt(&g, n, "axis", -1);
    run(&g, n);
    assertShape(outT(&g, n, 0), GT_FLOAT, 2, (int64_t[]){ 2, 2 });
    assertShape(outT(&g, n, 1), GT_FLOAT, 2, (int64_t[]){ 2, 3 });
@@ -572,8 +542,8 @@ static void splitIntoUnequalAndEqualParts(void **state) {
    /* opset 18: num_outputs 3 over 5 columns gives 2, 2, 1 */
    g.opset = 18;
    int m = addNode(&g, "split3", "Split", 1, in, 3);
-   attrInt(&g, m, "axis", 1);
-   attrInt(&g, m, "num_outputs", 3);
+   TestUtil_attrInt(&g, m, "axis", 1);
+   TestUtil_attrInt(&g, m, "num_outputs", 3);
    run(&g, m);
    assertValues(outT(&g, m, 0), (double[]){ 0, 1, 5, 6 }, 4);
    assertValues(outT(&g, m, 1), (double[]){ 2, 3, 7, 8 }, 4);
@@ -581,7 +551,7 @@ static void splitIntoUnequalAndEqualParts(void **state) {
    /* without sizes, parts must be equal */
    g.opset = 13;
    int e = addNode(&g, "uneven", "Split", 1, in, 2);
-   attrInt(&g, e, "axis", 1);
+   TestUtil_attrInt(&g, e, "axis", 1);
    char *cause = refusal(&g, e);
    assert_string_equal(cause, "test.onnx: node 'uneven' (Split, opset 13): axis 1 of size 5 does not split "
                               "into 2 equal parts");
@@ -597,7 +567,7 @@ static void concatAndTranspose(void **state) {
    int in[2] = { addTensor(&g, "a", GT_INT64, 2, (int64_t[]){ 2, 2 }, a),
                  addTensor(&g, "b", GT_INT64, 2, (int64_t[]){ 2, 1 }, b) };
    int c = addNode(&g, "concat", "Concat", 2, in, 1);
-   attrInt(&g, c, "axis", -1);
+   TestUtil_attrInt(&g, c, "axis", -1);
    run(&g, c);
    assertShape(outT(&g, c, 0), GT_INT64, 2, (int64_t[]){ 2, 3 });
    assertInts(outT(&g, c, 0), (int64_t[]){ 1, 2, 5, 3, 4, 6 }, 6);
@@ -607,7 +577,7 @@ static void concatAndTranspose(void **state) {
       x[i] = i;
    int t3 = addTensor(&g, "x", GT_INT64, 3, (int64_t[]){ 2, 3, 4 }, x);
    int t = addNode(&g, "transpose", "Transpose", 1, &t3, 1);
-   attrInts(&g, t, "perm", 3, (int64_t[]){ 1, 2, 0 });
+   TestUtil_attrInts(&g, t, "perm", 3, (int64_t[]){ 1, 2, 0 });
    run(&g, t);
    assertShape(outT(&g, t, 0), GT_INT64, 3, (int64_t[]){ 3, 4, 2 });
    /* out[i][j][k] = x[k][i][j] */
@@ -648,7 +618,7 @@ static void expandTileShapeConstantOfShapeRange(void **state) {
 
    int expanded = g.n[e].out[0];
    int s = addNode(&g, "shape", "Shape", 1, &expanded, 1);
-   attrInt(&g, s, "start", -1);
+   TestUtil_attrInt(&g, s, "start", -1);
    run(&g, s);
    assertShape(outT(&g, s, 0), GT_INT64, 1, (int64_t[]){ 1 });
    assertInts(outT(&g, s, 0), (int64_t[]){ 3 }, 1);
@@ -662,7 +632,7 @@ static void expandTileShapeConstantOfShapeRange(void **state) {
    const int32_t seven[] = { 7 };
    int value = addTensor(&g, "seven", GT_INT32, 0, NULL, seven);
    int cs = addNode(&g, "cos", "ConstantOfShape", 1, &in[1], 1);
-   addAttr(&g, cs, "value", GA_TENSOR)->tensor = value;
+   TestUtil_addAttr(&g, cs, "value", GA_TENSOR)->tensor = value;
    run(&g, cs);
    assertShape(outT(&g, cs, 0), GT_INT32, 2, (int64_t[]){ 2, 1 });
    assertInts(outT(&g, cs, 0), (int64_t[]){ 7, 7 }, 2);
@@ -707,7 +677,7 @@ static void unsupportedTypesAndAttributesAreRefusedByName(void **state) {
 
    g.opset = 20;
    int ge = addNode(&g, "gelu", "Gelu", 1, &inf, 1);
-   attrString(&g, ge, "approximate", "fast");
+   TestUtil_attrString(&g, ge, "approximate", "fast");
    cause = refusal(&g, ge);
    assert_string_equal(cause, "test.onnx: node 'gelu' (Gelu, opset 20): approximate 'fast' is not "
                               "supported (none, tanh)");
@@ -755,7 +725,7 @@ static void padsPastInt32AreRefused(void **state) {
    initGraph(&g, 10);
    int x10 = addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 2 }, x);
    pad = addNode(&g, "pad", "Pad", 1, &x10, 1);
-   attrInts(&g, pad, "pads", 2, (int64_t[]){ 0, 3000000000LL });
+   TestUtil_attrInts(&g, pad, "pads", 2, (int64_t[]){ 0, 3000000000LL });
    msg = refusal(&g, pad);
    assert_string_equal(msg, "test.onnx: node 'pad' (Pad, opset 10): pads 0 and 3000000000 on axis 0 are "
                        "out of range (-2147483647 to 2147483647)");
@@ -835,7 +805,7 @@ static void shapeProductsOfEmptyTensorsSaturate(void **state) {
    int in[2] = { addTensor(&g, "x", GT_FLOAT, 1, (int64_t[]){ 0 }, ""),
                  int64Weight(&g, "shape", 3, (int64_t[]){ (int64_t)1 << 33, (int64_t)1 << 33, 0 }) };
    int reshape = addNode(&g, "reshape", "Reshape", 2, in, 1);
-   attrInt(&g, reshape, "allowzero", 1);
+   TestUtil_attrInt(&g, reshape, "allowzero", 1);
    char *msg = prepareRefusal(&g);
    assert_string_equal(msg, "test.onnx: node 'reshape' (Reshape, opset 14): output 0 ('reshape_out0') would be "
                        "8589934592x8589934592x0, a dimension over 2147483647");
@@ -845,7 +815,7 @@ static void shapeProductsOfEmptyTensorsSaturate(void **state) {
    initGraph(&g, 13);
    int x = addTensor(&g, "x", GT_FLOAT, 4, (int64_t[]){ INT32_MAX, INT32_MAX, INT32_MAX, 0 }, "");
    addNode(&g, "flat", "Flatten", 1, &x, 1);
-   attrInt(&g, 0, "axis", 3);
+   TestUtil_attrInt(&g, 0, "axis", 3);
    msg = prepareRefusal(&g);
    assert_string_equal(msg, "test.onnx: node 'flat' (Flatten, opset 13): output 0 ('flat_out0') would be "
                        "9223372036854775807x0, a dimension over 2147483647");
@@ -951,8 +921,8 @@ static void oldStyleBroadcastAlignsAtAxis(void **state) {
    /* Add-6, broadcast 1, axis 1: B of shape 3 lines up with A's axis 1, not its last */
    int in[2] = { x, addTensor(&g, "b3", GT_FLOAT, 1, (int64_t[]){ 3 }, b3) };
    int add = addNode(&g, "add", "Add", 2, in, 1);
-   attrInt(&g, add, "broadcast", 1);
-   attrInt(&g, add, "axis", 1);
+   TestUtil_attrInt(&g, add, "broadcast", 1);
+   TestUtil_attrInt(&g, add, "axis", 1);
    run(&g, add);
    assertShape(outT(&g, add, 0), GT_FLOAT, 3, (int64_t[]){ 2, 3, 4 });
    assertValues(outT(&g, add, 0),
@@ -961,7 +931,7 @@ static void oldStyleBroadcastAlignsAtAxis(void **state) {
    /* without axis B lines up with the trailing dimensions (Sub-6 of a row of 4) */
    int in4[2] = { x, addTensor(&g, "b4", GT_FLOAT, 1, (int64_t[]){ 4 }, b4) };
    int sub = addNode(&g, "sub", "Sub", 2, in4, 1);
-   attrInt(&g, sub, "broadcast", 1);
+   TestUtil_attrInt(&g, sub, "broadcast", 1);
    run(&g, sub);
    assertValues(outT(&g, sub, 0),
                 (double[]){ -1, -1, -1, -1, 3, 3, 3, 3, 7, 7, 7, 7,
@@ -972,17 +942,17 @@ static void oldStyleBroadcastAlignsAtAxis(void **state) {
                   addTensor(&g, "one", GT_FLOAT, 2, (int64_t[]){ 1, 1 }, one) };
    int mul = addNode(&g, "mul", "Mul", 2, in1, 1);
    assert_true(GraphOp_acceptsAttr(rowOf(&g, mul), "consumed_inputs"));
-   attrInt(&g, mul, "broadcast", 1);
-   attrInt(&g, mul, "axis", 1);
-   attrInts(&g, mul, "consumed_inputs", 2, (int64_t[]){ 0, 0 });
+   TestUtil_attrInt(&g, mul, "broadcast", 1);
+   TestUtil_attrInt(&g, mul, "axis", 1);
+   TestUtil_attrInts(&g, mul, "consumed_inputs", 2, (int64_t[]){ 0, 0 });
    run(&g, mul);
    assertValues(outT(&g, mul, 0), (double[]){ 0, 5, 10, 15 }, 4);
    /* a comparison gives bools of A's shape */
    g.opset = 6;
    int inb[2] = { x, addTensor(&g, "bounds", GT_FLOAT, 1, (int64_t[]){ 3 }, bounds) };
    int greater = addNode(&g, "greater", "Greater", 2, inb, 1);
-   attrInt(&g, greater, "broadcast", 1);
-   attrInt(&g, greater, "axis", 1);
+   TestUtil_attrInt(&g, greater, "broadcast", 1);
+   TestUtil_attrInt(&g, greater, "axis", 1);
    run(&g, greater);
    assertShape(outT(&g, greater, 0), GT_BOOL, 3, (int64_t[]){ 2, 3, 4 });
    assertInts(outT(&g, greater, 0),
@@ -994,8 +964,8 @@ static void oldStyleBroadcastAlignsAtAxis(void **state) {
                               "input 0's shape 2x3x4, and broadcast is 0");
    free(cause);
    int off = addNode(&g, "off", "Add", 2, in, 1);
-   attrInt(&g, off, "broadcast", 1);
-   attrInt(&g, off, "axis", 2);
+   TestUtil_attrInt(&g, off, "broadcast", 1);
+   TestUtil_attrInt(&g, off, "axis", 2);
    cause = refusal(&g, off);
    assert_string_equal(cause, "test.onnx: node 'off' (Add, opset 6): input 1 ('b3') of shape 3 does not "
                               "broadcast onto input 0's shape 2x3x4 at axis 2");
@@ -1031,20 +1001,20 @@ static void legacyAttributeForms(void **state) {
    int xi = addTensor(&g, "x", GT_FLOAT, 2, (int64_t[]){ 2, 3 }, x);
    /* Cast-1: 'to' a type's name */
    int cast = addNode(&g, "cast", "Cast", 1, &xi, 1);
-   attrString(&g, cast, "to", "INT32");
+   TestUtil_attrString(&g, cast, "to", "INT32");
    run(&g, cast);
    assertShape(outT(&g, cast, 0), GT_INT32, 2, (int64_t[]){ 2, 3 });
    assertInts(outT(&g, cast, 0), (int64_t[]){ 1, -2, 3, 4, 5, 6 }, 6);
    int bad = addNode(&g, "bad", "Cast", 1, &xi, 1);
-   attrString(&g, bad, "to", "STRING");
+   TestUtil_attrString(&g, bad, "to", "STRING");
    char *cause = refusal(&g, bad);
    assert_string_equal(cause, "test.onnx: node 'bad' (Cast, opset 1): to 'STRING' is not supported (FLOAT, "
                               "UINT8, INT8, UINT16, INT16, INT32, INT64, BOOL, FLOAT16, DOUBLE, UINT32, UINT64)");
    free(cause);
    /* Reshape-1: the shape as an attribute */
    int reshape = addNode(&g, "reshape", "Reshape", 1, &xi, 1);
-   attrInts(&g, reshape, "shape", 2, (int64_t[]){ 3, -1 });
-   attrInts(&g, reshape, "consumed_inputs", 1, (int64_t[]){ 0 });
+   TestUtil_attrInts(&g, reshape, "shape", 2, (int64_t[]){ 3, -1 });
+   TestUtil_attrInts(&g, reshape, "consumed_inputs", 1, (int64_t[]){ 0 });
    run(&g, reshape);
    assertShape(outT(&g, reshape, 0), GT_FLOAT, 2, (int64_t[]){ 3, 2 });
    /* Concat-1: axis 1 when absent */
@@ -1055,14 +1025,14 @@ static void legacyAttributeForms(void **state) {
    assertValues(outT(&g, concat, 0), (double[]){ 1.5, -2.5, 3, 1.5, -2.5, 3, 4, 5, 6, 4, 5, 6 }, 12);
    /* Pad-1: 'paddings' */
    int pad = addNode(&g, "pad", "Pad", 1, &xi, 1);
-   attrInts(&g, pad, "paddings", 4, (int64_t[]){ 0, 1, 0, 0 });
-   attrFloat(&g, pad, "value", 9);
+   TestUtil_attrInts(&g, pad, "paddings", 4, (int64_t[]){ 0, 1, 0, 0 });
+   TestUtil_attrFloat(&g, pad, "value", 9);
    run(&g, pad);
    assertValues(outT(&g, pad, 0), (double[]){ 9, 1.5, -2.5, 3, 9, 4, 5, 6 }, 8);
    /* Split-1: the sizes as input 1 */
    int splitIn[2] = { xi, addTensor(&g, "sizes", GT_INT64, 1, (int64_t[]){ 2 }, (int64_t[]){ 1, 2 }) };
    int split = addNode(&g, "split", "Split", 2, splitIn, 2);
-   attrInt(&g, split, "axis", 1);
+   TestUtil_attrInt(&g, split, "axis", 1);
    run(&g, split);
    assertValues(outT(&g, split, 0), (double[]){ 1.5, 4 }, 2);
    assertValues(outT(&g, split, 1), (double[]){ -2.5, 3, 5, 6 }, 4);
@@ -1083,7 +1053,7 @@ static void legacyAttributeForms(void **state) {
    /* Dropout-6: is_test 1 passes the input; the default, training, is refused */
    g.opset = 6;
    int drop = addNode(&g, "drop", "Dropout", 1, &xi, 2);
-   attrInt(&g, drop, "is_test", 1);
+   TestUtil_attrInt(&g, drop, "is_test", 1);
    run(&g, drop);
    assertValues(outT(&g, drop, 0), (double[]){ 1.5, -2.5, 3, 4, 5, 6 }, 6);
    assertShape(outT(&g, drop, 1), GT_FLOAT, 2, (int64_t[]){ 2, 3 });

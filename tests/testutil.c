@@ -444,3 +444,44 @@ int TestUtil_skipAll(const char *reason) {
    printf("1..0 # SKIP %s\n", reason);
    return 0;
 }
+
+/* ---- attributes of hand-built graph nodes ---- */
+
+GAttr *TestUtil_addAttr(Graph *g, int node, const char *name, GAttrType type) {
+   GNode *n = &g->n[node];
+   n->attr = xReallocArray(n->attr, (size_t)n->nattr + 1, sizeof *n->attr);
+   GAttr *a = &n->attr[n->nattr++];
+   memset(a, 0, sizeof *a);
+   a->name = xStrdup(name);
+   a->type = type;
+   a->tensor = -1;
+   return a;
+}
+
+void TestUtil_attrInt(Graph *g, int node, const char *name, int64_t v) {
+   TestUtil_addAttr(g, node, name, GA_INT)->i = v;
+}
+
+void TestUtil_attrFloat(Graph *g, int node, const char *name, double v) {
+   TestUtil_addAttr(g, node, name, GA_FLOAT)->f = v;
+}
+
+void TestUtil_attrString(Graph *g, int node, const char *name, const char *s) {
+   TestUtil_addAttr(g, node, name, GA_STRING)->s = xStrdup(s);
+}
+
+void TestUtil_attrInts(Graph *g, int node, const char *name, int count, const int64_t *v) {
+   GAttr *a = TestUtil_addAttr(g, node, name, GA_INTS);
+   a->n = count;
+   a->ints = xMalloc(sizeof(int64_t) * (size_t)(count ? count : 1));
+   if (count)
+      memcpy(a->ints, v, sizeof(int64_t) * (size_t)count);
+}
+
+void TestUtil_attrFloats(Graph *g, int node, const char *name, int count, const double *v) {
+   GAttr *a = TestUtil_addAttr(g, node, name, GA_FLOATS);
+   a->n = count;
+   a->floats = xMalloc(sizeof(double) * (size_t)(count ? count : 1));
+   if (count)
+      memcpy(a->floats, v, sizeof(double) * (size_t)count);
+}

@@ -14,6 +14,7 @@
 #include "cost/dataset.h"
 #include "cost/model.h"
 #include "device/device.h"
+#include "graph/graph.h"
 #include "sched/sketch.h"
 #include "te/network.h"
 #include "tune/scheduler.h"
@@ -132,5 +133,14 @@ int TestUtil_runGroup(const char *group, const struct CMUnitTest *tests, size_t 
                       size_t withoutNvrtc);
 /* For a binary that cannot run here: prints the TAP plan that skips it. */
 int TestUtil_skipAll(const char *reason);
+
+/* Attributes of a node of a hand-built graph (graph/graph.h), as the ONNX reader would
+ * set them. */
+GAttr *TestUtil_addAttr(Graph *g, int node, const char *name, GAttrType type);
+void TestUtil_attrInt(Graph *g, int node, const char *name, int64_t v);
+void TestUtil_attrFloat(Graph *g, int node, const char *name, double v);
+void TestUtil_attrString(Graph *g, int node, const char *name, const char *s);
+void TestUtil_attrInts(Graph *g, int node, const char *name, int count, const int64_t *v);
+void TestUtil_attrFloats(Graph *g, int node, const char *name, int count, const double *v);
 
 #endif

@@ -875,25 +875,34 @@ int ImportOptions_parseInputs(const char *inputs, OnnxInputDims **dims, int *n, 
    return rc;
 }
 
-int Model_load(Network *net, const char *path, const char *inputs, char **cause) {
-   if (!Import_isOnnx(path))
-      return Network_load(net, path, cause);
+int Import_onnxInputs(Network *net, const char *path, const char *inputs, ImportSummary *sum, char **cause) {
    ImportOptions opt;
    OnnxInputDims *dims;
    int n;
    if (ImportOptions_parseInputs(inputs, &dims, &n, cause) < 0) {
       memset(net, 0, sizeof *net);
+      memset(sum, 0, sizeof *sum);
+      for (int i = 0; i < n; i++)
+         OnnxInputDims_done(&dims[i]);
+      free(dims);
       return -1;
    }
    opt.dims = dims;
    opt.ndims = n;
-   ImportSummary sum;
-   int rc = Import_onnx(net, path, &opt, &sum, cause);
-   ImportSummary_done(&sum);
+   int rc = Import_onnx(net, path, &opt, sum, cause);
    for (int i = 0; i < n; i++)
       OnnxInputDims_done(&dims[i]);
    free(dims);
    if (rc == 0 && inputs && *inputs)
       net->inputs = xStrdup(inputs);
+   return rc;
+}
+
+int Model_load(Network *net, const char *path, const char *inputs, char **cause) {
+   if (!Import_isOnnx(path))
+      return Network_load(net, path, cause);
+   ImportSummary sum;
+   int rc = Import_onnxInputs(net, path, inputs, &sum, cause);
+   ImportSummary_done(&sum);
    return rc;
 }

@@ -40,6 +40,10 @@ void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out);
 int Import_onnx(Network *net, const char *path, const ImportOptions *opt, ImportSummary *sum,
                 char **cause);
 
+/* Import_onnx with the input dimensions as Model_load takes them ("NAME=DIMS;...", or
+ * NULL); kept in net->inputs. */
+int Import_onnxInputs(Network *net, const char *path, const char *inputs, ImportSummary *sum, char **cause);
+
 /* Whether path names an ONNX model (by its extension). */
 bool Import_isOnnx(const char *path);
 

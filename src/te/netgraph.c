@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/xalloc.h"
+#include "util/yamldoc.h"
 
 static const char *const kindNames[NT_KIND_COUNT] = {
    [NT_INPUT] = "input", [NT_WEIGHT] = "weight", [NT_ACTIVATION] = "activation", [NT_OUTPUT] = "output",
@@ -78,26 +79,12 @@ int64_t NetTensor_elems(const NetTensor *t) {
    return e;
 }
 
-/* A YAML double-quoted scalar. */
-static void quoted(FILE *out, const char *s) {
-   fputc('"', out);
-   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-      if (*p == '"' || *p == '\\')
-         fprintf(out, "\\%c", *p);
-      else if (*p < 0x20 || *p == 0x7f)
-         fprintf(out, "\\x%02x", *p);
-      else
-         fputc(*p, out);
-   }
-   fputc('"', out);
-}
-
 static void nameList(FILE *out, const NetGraph *g, int n, const int *idx) {
    fputc('[', out);
    for (int i = 0; i < n; i++) {
       if (i)
          fprintf(out, ", ");
-      quoted(out, g->t[idx[i]].name);
+      YamlDoc_writeQuoted(out, g->t[idx[i]].name);
    }
    fputc(']', out);
 }
@@ -107,7 +94,7 @@ void NetGraph_write(const NetGraph *g, FILE *out) {
    for (int i = 0; i < g->ntensors; i++) {
       const NetTensor *t = &g->t[i];
       fprintf(out, "    - {name: ");
-      quoted(out, t->name);
+      YamlDoc_writeQuoted(out, t->name);
       fprintf(out, ", kind: %s, shape: [", NetTensorKind_name(t->kind));
       for (int k = 0; k < t->ndim; k++)
          fprintf(out, "%s%lld", k ? ", " : "", (long long)t->dims[k]);
@@ -120,10 +107,10 @@ void NetGraph_write(const NetGraph *g, FILE *out) {
          fprintf(out, "    - {task: %d", n->task);
       } else {
          fprintf(out, "    - {ops: ");
-         quoted(out, n->ops ? n->ops : "");
+         YamlDoc_writeQuoted(out, n->ops ? n->ops : "");
       }
       fprintf(out, ", name: ");
-      quoted(out, n->name);
+      YamlDoc_writeQuoted(out, n->name);
       fprintf(out, ", inputs: ");
       nameList(out, g, n->nin, n->in);
       fprintf(out, ", outputs: ");

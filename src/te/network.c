@@ -632,20 +632,6 @@ static void writePair(FILE *out, const char *key, int64_t a, int64_t b) {
       fprintf(out, ", %s: [%lld, %lld]", key, (long long)a, (long long)b);
 }
 
-/* A YAML double-quoted scalar: quotes, backslashes and control characters escaped. */
-static void writeQuoted(FILE *out, const char *s) {
-   fputc('"', out);
-   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-      if (*p == '"' || *p == '\\')
-         fprintf(out, "\\%c", *p);
-      else if (*p < 0x20 || *p == 0x7f)
-         fprintf(out, "\\x%02x", *p);
-      else
-         fputc(*p, out);
-   }
-   fputc('"', out);
-}
-
 static int writeTask(const Task *t, int64_t batch, FILE *out, char **cause) {
    const OpParams *p = &t->op;
    fprintf(out, "  - {op: %s", Op_name(p->kind));
@@ -712,7 +698,7 @@ static int writeTask(const Task *t, int64_t batch, FILE *out, char **cause) {
    fprintf(out, ", weight: %lld", (long long)t->weight);
    if (t->label) {
       fprintf(out, ", name: ");
-      writeQuoted(out, t->label);
+      YamlDoc_writeQuoted(out, t->label);
    }
    fprintf(out, "}\n");
    return 0;

@@ -371,3 +371,16 @@ int YamlDoc_intList(YamlDoc *d, yaml_node_t *n, const char *what, int maxn, int6
    *count = len;
    return 0;
 }
+
+void YamlDoc_writeQuoted(FILE *out, const char *s) {
+   fputc('"', out);
+   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+      if (*p == '"' || *p == '\\')
+         fprintf(out, "\\%c", *p);
+      else if (*p < 0x20 || *p == 0x7f)
+         fprintf(out, "\\x%02x", *p);
+      else
+         fputc(*p, out);
+   }
+   fputc('"', out);
+}

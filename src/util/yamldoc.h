@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <yaml.h>
 
 #include "util/xalloc.h"
@@ -70,5 +71,9 @@ int YamlDoc_string(YamlDoc *d, yaml_node_t *n, const char *what, size_t maxlen,
  * (1 for a bare integer). For fields like `kernel: 3` / `kernel: [3, 1]`. */
 int YamlDoc_intList(YamlDoc *d, yaml_node_t *n, const char *what, int maxn, int64_t min,
                     int64_t max, int64_t *out, int *count, char **cause);
+
+/* Writes s as a YAML double-quoted scalar: quotes and backslashes escaped, control
+ * characters as \xNN. */
+void YamlDoc_writeQuoted(FILE *out, const char *s);
 
 #endif

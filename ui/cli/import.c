@@ -63,22 +63,12 @@ int Cli_import(int argc, char **argv) {
    const char *model = argv[optind];
    if (!Import_isOnnx(model))
       return Cli_usage("import", "'%s' is not an ONNX model (FILE.onnx)", model);
-   ImportOptions opt;
-   OnnxInputDims *dims = NULL;
-   int ndims = 0;
    char *cause = NULL;
    ImportSummary sum;
    memset(&sum, 0, sizeof sum);
    Network net;
    memset(&net, 0, sizeof net);
-   int rc = ImportOptions_parseInputs(Cli_modelInputs(), &dims, &ndims, &cause);
-   opt.dims = dims;
-   opt.ndims = ndims;
-   if (rc == 0)
-      rc = Import_onnx(&net, model, &opt, &sum, &cause);
-   for (int i = 0; i < ndims; i++)
-      OnnxInputDims_done(&dims[i]);
-   free(dims);
+   int rc = Import_onnxInputs(&net, model, Cli_modelInputs(), &sum, &cause);
    if (rc < 0) {
       fprintf(stderr, "pruner-tui import: %s\n", cause);
       free(cause);

@@ -35,21 +35,10 @@ int Cli_list(const char *taskFile, FILE *out) {
    memset(&sum, 0, sizeof sum);
    bool onnx = Import_isOnnx(path);
    int rc;
-   if (onnx) {
-      ImportOptions opt;
-      OnnxInputDims *dims = NULL;
-      int ndims = 0;
-      rc = ImportOptions_parseInputs(Cli_modelInputs(), &dims, &ndims, &cause);
-      opt.dims = dims;
-      opt.ndims = ndims;
-      if (rc == 0)
-         rc = Import_onnx(&net, path, &opt, &sum, &cause);
-      for (int i = 0; i < ndims; i++)
-         OnnxInputDims_done(&dims[i]);
-      free(dims);
-   } else {
+   if (onnx)
+      rc = Import_onnxInputs(&net, path, Cli_modelInputs(), &sum, &cause);
+   else
       rc = Network_load(&net, path, &cause);
-   }
    if (rc < 0) {
       fprintf(stderr, "pruner-tui: %s\n", cause);
       free(cause);
