@@ -25,6 +25,8 @@ replay|--replay $T/session.jsonl --speed 0
 train|train --records $T/records.jsonl --network tests/data/tiny2.task --model mlp --out $T/mlp.ckpt --epochs 2 --holdout 0.25
 eval|eval --records $T/records.jsonl --network tests/data/tiny2.task --model $T/mlp.ckpt
 export|export $T/session.jsonl --records $T/export.jsonl --curve $T/curve.csv --kernels $T/kernels
+import|import fuzz/corpus/onnx/small.onnx -o $T/small.task
+run|run fuzz/corpus/onnx/decomposed.onnx --simplify
 '
 
 srcdir=${PTUI_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
