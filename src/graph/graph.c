@@ -58,6 +58,7 @@ void Graph_done(Graph *g) {
       nodeDone(&g->n[i]);
    free(g->t);
    free(g->n);
+   free(g->nameIndex);
    free(g->inputs);
    free(g->outputs);
    free(g->path);
@@ -65,10 +66,39 @@ void Graph_done(Graph *g) {
    memset(g, 0, sizeof *g);
 }
 
+/* ---- the tensors' names, hashed (a model has tens of thousands of them) ---- */
+
+static uint32_t nameHash(const char *s) {
+   uint32_t h = 2166136261u;   /* FNV-1a */
+   for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+      h = (h ^ *p) * 16777619u;
+   return h;
+}
+
+static void indexInsert(Graph *g, int t) {
+   uint32_t mask = (uint32_t)g->nameIndexCap - 1;
+   for (uint32_t i = nameHash(g->t[t].name) & mask;; i = (i + 1) & mask)
+      if (g->nameIndex[i] == 0) {
+         g->nameIndex[i] = t + 1;
+         return;
+      }
+}
+
+static void indexRebuild(Graph *g, int cap) {
+   free(g->nameIndex);
+   g->nameIndexCap = cap;
+   g->nameIndex = xCalloc((size_t)cap, sizeof *g->nameIndex);
+   for (int t = 0; t < g->ntensors; t++)
+      indexInsert(g, t);
+}
+
 int Graph_findTensor(const Graph *g, const char *name) {
-   for (int i = 0; i < g->ntensors; i++)
-      if (strcmp(g->t[i].name, name) == 0)
-         return i;
+   if (!g->nameIndexCap)
+      return -1;
+   uint32_t mask = (uint32_t)g->nameIndexCap - 1;
+   for (uint32_t i = nameHash(name) & mask; g->nameIndex[i]; i = (i + 1) & mask)
+      if (strcmp(g->t[g->nameIndex[i] - 1].name, name) == 0)
+         return g->nameIndex[i] - 1;
    return -1;
 }
 
@@ -83,7 +113,12 @@ int Graph_addTensor(Graph *g, const char *name) {
    t->ndim = -1;
    t->producer = -1;
    t->role = GT_ACTIVATION;
-   return g->ntensors++;
+   g->ntensors++;
+   if (2 * g->ntensors > g->nameIndexCap)
+      indexRebuild(g, g->nameIndexCap ? 2 * g->nameIndexCap : 128);
+   else
+      indexInsert(g, g->ntensors - 1);
+   return g->ntensors - 1;
 }
 
 int Graph_newTensor(Graph *g, const char *stem) {
@@ -162,6 +197,7 @@ void Graph_compact(Graph *g) {
       g->t[nt++] = g->t[i];
    }
    g->ntensors = nt;
+   indexRebuild(g, g->nameIndexCap ? g->nameIndexCap : 128);
    for (int i = 0; i < g->ninputs; i++)
       g->inputs[i] = map[g->inputs[i]];
    for (int i = 0; i < g->noutputs; i++)

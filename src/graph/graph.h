@@ -97,6 +97,8 @@ typedef struct Graph_ {
    int opset;                 /* of the default domain */
    int constantNodes;         /* Constant nodes of the file, read as weights */
    int ntensors, captensors;
+   int *nameIndex;            /* open addressing over the tensors' names: index + 1, 0 empty */
+   int nameIndexCap;          /* a power of two, at least twice ntensors */
    GTensor *t;
    int nnodes, capnodes;
    GNode *n;
