@@ -295,11 +295,15 @@ static bool mapAnchor(Mapper *m, const GNode *n, OpParams *p) {
    if (strcmp(t, "GlobalAveragePool") == 0) {
       if (x->ndim != 4)
          return refuse(m, n, "pooling over %d spatial axes; the op library pools 2-D", x->ndim - 2);
-      Op_defaults(p, OP_GLOBAL_AVG_POOL2D);
+      /* the op library builds global_avg_pool2d and adaptive_avg_pool2d to 1x1 from one
+       * DAG; the task files and the shipped checkpoints know the pool of a PyTorch model
+       * (TVM's PyTorch frontend) as the latter, so a model's pool is named as they name it */
+      Op_defaults(p, OP_ADAPTIVE_AVG_POOL2D);
       p->batch = x->dims[0];
       p->in_c = p->out_c = x->dims[1];
       p->in_h = x->dims[2];
       p->in_w = x->dims[3];
+      p->out_h = p->out_w = 1;
       return true;
    }
    if (strcmp(t, "Softmax") == 0)
