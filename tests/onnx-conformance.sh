@@ -21,7 +21,8 @@ echo "1..3"
 # PTUI_TESTS_QUICK (CI's sanitizer and distcheck runs): the listed operators' tests only
 quick=
 [ -n "${PTUI_TESTS_QUICK:-}" ] && quick=--listed-only
-"$src/bench/onnx/conformance" --bin "$bin" --data "$data" --out "$tmp/RESULTS.md" --jobs 2 $quick >"$tmp/out" 2>"$tmp/err"
+"$src/bench/onnx/conformance" --bin "$bin" --data "$data" --out "$tmp/RESULTS.md" --jobs 2 $quick \
+   --cache "$tmp/optypes.tsv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok "bench/onnx/conformance exits 0: no wrong answer, no crash (exit status $rc)" [ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || sed -n '/^## Wrong answers and crashes/,/^## /p' "$tmp/RESULTS.md" 2>/dev/null | grep '^- ' | sed 's/^/# /'

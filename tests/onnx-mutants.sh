@@ -45,13 +45,16 @@ verdict() {
    fi
 }
 
-# ---- damaged bytes, in groups of 50 ----
+# ---- damaged bytes, in groups of 50 (every third under PTUI_TESTS_QUICK: CI's
+# sanitizer and distcheck runs) ----
 i=0
 bad=""
 for m in "$tmp"/random/*.onnx; do
    [ -e "$m" ] || continue
-   verdict "$m"
-   [ -n "$why" ] && bad="$bad ${m##*/} ($why)"
+   if [ -z "${PTUI_TESTS_QUICK:-}" ] || [ $((i % 3)) -eq 0 ]; then
+      verdict "$m"
+      [ -n "$why" ] && bad="$bad ${m##*/} ($why)"
+   fi
    i=$((i + 1))
    if [ $((i % 50)) -eq 0 ] || [ "$i" -eq "$nrandom" ]; then
       ok "damaged models $((i - (i - 1) % 50))-$i: each imports or is refused in one line${bad:+; failed:$bad}" [ -z "$bad" ]
