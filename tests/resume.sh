@@ -46,7 +46,7 @@ resumed_equal() {
       "$bin" __session-compare "$full" "$session" >"$tmp/cmp" 2>&1
 }
 
-echo "1..30"
+echo "1..31"
 
 if ! "$bin" --version | grep -q "XGBoost yes"; then
    for i in $(seq 1 30); do echo "ok $i # SKIP XGBoost is not built in"; done
@@ -168,5 +168,15 @@ r1=$rc; e1=$err
 run export "$tmp/two.jsonl" --records "$tmp/two-rec.jsonl"
 ok "rounds going back are refused by --replay and export with the line and the way out" \
    [ "$r1" -eq 1 -a "$e1" = "pruner-tui --replay: $want" -a "$rc" -eq 1 -a "$err" = "pruner-tui export: $want" ]
+
+# a task renamed with its kernels the same (a global pool and an adaptive one to 1x1
+# are one DAG): the re-run would not notice, the session's task list does
+printf 'network: pools\nbatch: 1\ntasks:\n  - {op: global_avg_pool2d, input: [64, 7, 7], weight: 1}\n  - {op: dense, m: 1, n: 16, k: 64, weight: 1}\n' >"$tmp/pools.task"
+"$bin" --batch "$tmp/pools.task" --trials 4 --per-round 2 --no-compile --device sim:h100_sxm --cost-model random \
+   --session "$tmp/pools.jsonl" >/dev/null 2>&1
+sed -i 's/{op: global_avg_pool2d, input: \[64, 7, 7\]/{op: adaptive_avg_pool2d, input: [64, 7, 7], output: 1/' "$tmp/pools.task"
+run --resume "$tmp/pools.jsonl" --trials 6 --no-compile
+ok "--resume refuses a session whose task was renamed, even where the re-run would match" \
+   [ "$rc" -eq 1 -a "$(tail -n1 "$tmp/err")" = "pruner-tui --resume: $tmp/pools.jsonl: task 0 of the session is global_avg_pool2d_n1_c64_h7_w7, but in $tmp/pools.task it is adaptive_avg_pool2d_n1_c64_h7_w7_o1x1" ]
 
 exit $((failed > 0))

@@ -814,7 +814,10 @@ static Engine *build(const EngineConfig *cfg, bool exact, char **divergence, cha
       e->writer = SessionWriter_append(cfg->sessionPath, cause);
       if (!e->writer)
          goto fail;
-      if (exact ? rerun(e, cfg, cause) < 0 : resumeFrom(e, cfg->resume, cfg->sessionPath, cfg->resumeNotice, cause) < 0) {
+      /* the session must be of this network's tasks, even where a re-run would not
+       * notice (a task renamed, its kernels the same) */
+      if ((exact && resumeMatches(e, &cfg->resume->events[0].header, cfg->sessionPath, cause) < 0) ||
+          (exact ? rerun(e, cfg, cause) < 0 : resumeFrom(e, cfg->resume, cfg->sessionPath, cfg->resumeNotice, cause) < 0)) {
          if (e->divergence) {
             *divergence = e->divergence;
             e->divergence = NULL;
