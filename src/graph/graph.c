@@ -302,6 +302,15 @@ size_t GTensor_dimsText(const GTensor *t, char *buf, size_t size) {
    return len;
 }
 
+size_t Graph_shapeText(int ndim, const int64_t *dims, char *buf, size_t size) {
+   GTensor t;
+   memset(&t, 0, sizeof t);
+   t.ndim = ndim;
+   for (int i = 0; i < ndim && i < GRAPH_MAX_DIMS; i++)
+      t.dims[i] = dims[i];
+   return GTensor_dimsText(&t, buf, size);
+}
+
 void GTensor_setShape(GTensor *t, GType dtype, int ndim, const int64_t *dims) {
    t->dtype = dtype;
    t->ndim = ndim;

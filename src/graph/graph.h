@@ -137,6 +137,8 @@ int64_t GTensor_span(const GTensor *t);
 size_t GTensor_bytes(const GTensor *t);
 /* "1x3x224x224"; an open dimension prints its parameter name (or "?"). */
 size_t GTensor_dimsText(const GTensor *t, char *buf, size_t size);
+/* GTensor_dimsText of a shape given as its dimensions. */
+size_t Graph_shapeText(int ndim, const int64_t *dims, char *buf, size_t size);
 /* Sets the shape. */
 void GTensor_setShape(GTensor *t, GType dtype, int ndim, const int64_t *dims);
 /* Allocates zeroed data for the tensor's shape (replacing any). */

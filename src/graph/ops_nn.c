@@ -82,15 +82,6 @@ static int64_t prod(int count, const int64_t *dims) {
    return p;
 }
 
-static size_t dimsText(int count, const int64_t *dims, char *buf, size_t size) {
-   GTensor t;
-   memset(&t, 0, sizeof t);
-   t.ndim = count;
-   for (int i = 0; i < count && i < MAXD; i++)
-      t.dims[i] = dims[i];
-   return GTensor_dimsText(&t, buf, size);
-}
-
 /* ---- data in double ---- */
 
 static double *loadDouble(const GTensor *t) {
@@ -785,7 +776,7 @@ static int batchNormInfer(Graph *g, GNode *n, char **cause) {
       if (perElement)
          continue;
       char tx[128];
-      dimsText(x->ndim - 1, x->dims + 1, tx, sizeof tx);
+      Graph_shapeText(x->ndim - 1, x->dims + 1, tx, sizeof tx);
       if (!spatial)
          return Graph_nodeError(g, n, cause, "input %d ('%s') must hold one value a channel (%lld) or, with "
                                 "spatial 0, one an element of a sample (%s)", i, t->name,
@@ -1095,7 +1086,7 @@ static int layerNormInfer(Graph *g, GNode *n, char **cause) {
       if (!ok) {
          char tt[128], tn[128];
          GTensor_dimsText(t, tt, sizeof tt);
-         dimsText(nr, x->dims + axis, tn, sizeof tn);
+         Graph_shapeText(nr, x->dims + axis, tn, sizeof tn);
          return Graph_nodeError(g, n, cause,
                                 "input %d ('%s') is %s, which does not broadcast to the normalized %s",
                                 i, t->name, tt, tn);

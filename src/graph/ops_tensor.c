@@ -204,15 +204,6 @@ static int normAxes(Graph *g, GNode *n, char **cause, int64_t *axes, int count, 
    return 0;
 }
 
-static size_t shapeText(int nd, const int64_t *dims, char *buf, size_t size) {
-   GTensor t;
-   memset(&t, 0, sizeof t);
-   t.ndim = nd;
-   for (int i = 0; i < nd && i < GRAPH_MAX_DIMS; i++)
-      t.dims[i] = dims[i];
-   return GTensor_dimsText(&t, buf, size);
-}
-
 /* The product of dims[from..to), -1 when one of them is unknown; saturating, as a
  * tensor with a 0 dimension may have others whose product overflows. */
 static int64_t dimsProduct(const int64_t *dims, int from, int to) {
@@ -262,7 +253,7 @@ static int broadcastInputs(Graph *g, GNode *n, char **cause, int *rank, int64_t 
       memcpy(prev, dims, sizeof(int64_t) * (size_t)prevRank);
       if (!broadcastDims(prevRank, prev, t->ndim, t->dims, rank, dims)) {
          char a[128], b[128];
-         shapeText(prevRank, prev, a, sizeof a);
+         Graph_shapeText(prevRank, prev, a, sizeof a);
          GTensor_dimsText(t, b, sizeof b);
          return Graph_nodeError(g, n, cause, "input %d ('%s') of shape %s does not broadcast with %s", i,
                                 t->name, b, a);
@@ -1447,7 +1438,7 @@ static int inferReshape(Graph *g, GNode *n, char **cause) {
    } else if (total >= 0 && !unknown && total != known) {
       char a[128], b[128];
       GTensor_dimsText(in, a, sizeof a);
-      shapeText(rank, dims, b, sizeof b);
+      Graph_shapeText(rank, dims, b, sizeof b);
       return Graph_nodeError(g, n, cause, "input of shape %s (%lld elements) does not reshape to %s",
                              a, (long long)total, b);
    }
@@ -1752,7 +1743,7 @@ static int inferExpand(Graph *g, GNode *n, char **cause) {
    if (!broadcastDims(in->ndim, in->dims, count, shape, &rank, dims)) {
       char a[128], b[128];
       GTensor_dimsText(in, a, sizeof a);
-      shapeText(count, shape, b, sizeof b);
+      Graph_shapeText(count, shape, b, sizeof b);
       return Graph_nodeError(g, n, cause, "input of shape %s does not broadcast with shape %s", a, b);
    }
    GTensor_setShape(GNode_output(g, n, 0), in->dtype, rank, dims);
