@@ -91,7 +91,7 @@ ok "and prints what --batch prints" grep -q "^Estimated total latency" "$tmp/out
 
 printf 'network: x\nbatch: 1\ntasks:\n  - {op: conv3d, weight: 1}\n' > "$tmp/bad.task"
 run --list "$tmp/bad.task"
-ok "a bad task file exits 1 with FILE:LINE:COL" [ "$rc" -eq 1 -a "$err" = "pruner-tui: $tmp/bad.task:4:10: unknown op 'conv3d'; expected one of: conv2d, dense, batch_matmul, max_pool2d, avg_pool2d, adaptive_avg_pool2d, global_avg_pool2d, softmax, layer_norm" ]
+ok "a bad task file exits 1 with FILE:LINE:COL" [ "$rc" -eq 1 -a "$err" = "pruner-tui: $tmp/bad.task:4:10: unknown op 'conv3d'; expected one of: conv2d, dense, batch_matmul, max_pool2d, avg_pool2d, adaptive_avg_pool2d, global_avg_pool2d, softmax, layer_norm, conv2d_transpose, resize2d, concat, elementwise" ]
 
 run --list "$tmp/missing.task"
 ok "a missing task file exits 1" [ "$rc" -eq 1 -a "$err" = "pruner-tui: $tmp/missing.task: cannot open: No such file or directory" ]
@@ -120,8 +120,8 @@ printf '%s\n' '{"v":1,"sketch":0,"knobs":{"T_gelu.threads":0,"T_dense.unroll":16
 run kernel "$src/tests/data/every-kind.task" 8 --state "@$tmp/bad.json"
 ok "kernel rejects a bad state read from a file, naming the knob" [ "$rc" -eq 1 -a "$err" = "pruner-tui: state: knob 'T_gelu.threads' is 0; every factor must be at least 1" ]
 
-run kernel "$src/tests/data/every-kind.task" 16
-ok "kernel rejects a task that does not exist" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: TASK must be an integer from 0 to 15, not '16'" ]
+run kernel "$src/tests/data/every-kind.task" 25
+ok "kernel rejects a task that does not exist" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui kernel: TASK must be an integer from 0 to 24, not '25'" ]
 
 run kernel "$src/tests/data/every-kind.task" 9 --reference
 ok "kernel --reference prints the reference program: a kernel per stage, dense's axis i renamed beside the flat index" \
@@ -138,10 +138,10 @@ ok "kernel refuses --seed with --state" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")
 
 run check "$src/tests/data/every-kind.task" --samples 2 --jobs 2
 last=$(tail -n1 "$tmp/out")
-ok "check verifies every state of every sketch kind ($last)" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^checked 32 states: 32 verified, (32|0) compiled, 0 failed$"' _ "$rc" "$last"
+ok "check verifies every state of every sketch kind ($last)" sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -qE "^checked 50 states: 50 verified, (50|0) compiled, 0 failed$"' _ "$rc" "$last"
 
 run check "$src/tests/data/every-kind.task" --tasks 1,x
-ok "check rejects a bad task list" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --tasks takes task IDs from 0 to 15 separated by commas, or all, not '1,x'" ]
+ok "check rejects a bad task list" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --tasks takes task IDs from 0 to 24 separated by commas, or all, not '1,x'" ]
 
 run check "$src/tests/data/every-kind.task" --arch sm_80,sm_090
 ok "check refuses an architecture NVRTC would refuse" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = "pruner-tui check: --arch takes sm_NN names separated by commas, like sm_80,sm_90; 'sm_090' is not one" ]

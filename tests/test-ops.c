@@ -29,7 +29,7 @@ static OpParams pool(OpKind kind, int64_t c, int64_t h, int64_t w, int64_t kh, i
 }
 
 static void addEpilogue(OpParams *p, EpilogueKind k, double lo, double hi) {
-   p->epilogue[p->nepilogue++] = (Epilogue){ k, lo, hi };
+   p->epilogue[p->nepilogue++] = (Epilogue){ .kind = k, .lo = lo, .hi = hi };
 }
 
 static void finish(OpParams *p) {
@@ -392,7 +392,7 @@ static void test_validation_messages(void **state) {
    Op_defaults(&p, OP_SOFTMAX);
    p.ndim = 2, p.shape[0] = 2, p.shape[1] = 4;
    addEpilogue(&p, EPI_BIAS, 0, 0);
-   expectFinishError(&p, "epilogue", "epilogue 'bias' applies to conv2d, dense and batch_matmul, not softmax");
+   expectFinishError(&p, "epilogue", "epilogue 'bias' applies to an op with a channel axis (conv2d, conv2d_transpose, dense, batch_matmul, resize2d, concat, elementwise), not softmax");
    Op_defaults(&p, OP_DENSE);
    p.n = 4, p.k = 4;
    addEpilogue(&p, EPI_BIAS, 0, 0);
@@ -405,6 +405,243 @@ static void test_validation_messages(void **state) {
    Op_defaults(&p, OP_DENSE);
    p.m = 65536, p.n = 65536, p.k = 4;
    expectFinishError(&p, "op", "the output has more than 2^31-1 elements");
+}
+
+/* ---- conv2d_transpose, resize2d, concat, elementwise and the new epilogues ---- */
+
+static OpParams convTranspose(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64_t kh,
+                              int64_t kw, int64_t stride, int64_t pad) {
+   OpParams p;
+   Op_defaults(&p, OP_CONV2D_TRANSPOSE);
+   p.batch = n, p.in_c = c, p.in_h = h, p.in_w = w, p.out_c = k, p.kernel_h = kh, p.kernel_w = kw;
+   p.stride_h = p.stride_w = stride;
+   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = pad;
+   return p;
+}
+
+static void test_conv2d_transpose_stages_and_flops(void **state) {
+   (void)state;
+   OpParams p = convTranspose(2, 6, 5, 5, 4, 4, 4, 2, 1);
+   addEpilogue(&p, EPI_BIAS, 0, 0);
+   addEpilogue(&p, EPI_RELU, 0, 0);
+   finish(&p);
+   /* (5 - 1) * 2 - 2 + 3 + 1 = 10 */
+   assert_int_equal(p.out_h, 10);
+   assert_int_equal(p.out_w, 10);
+   /* 2*N*K*OH*OW*C*R*S over the spread-out input + (bias + relu)*N*K*OH*OW */
+   assert_true(Op_flops(&p) == 2.0 * 2 * 4 * 100 * 6 * 16 + 2.0 * 2 * 4 * 100);
+   Dag g;
+   Dag_init(&g);
+   Op_buildDag(&p, &g);
+   assert_string_equal(g.stages[2].name, "data_pad");
+   assert_string_equal(g.stages[3].name, "kernel_transform");
+   assert_string_equal(g.stages[4].name, "conv2d_transpose_nchw");
+   /* padded by the kernel's span less the pad: 10 + 3 */
+   assert_int_equal(g.stages[2].shape[2], 13);
+   /* the kernel transposed: [out, in, kh, kw] from ONNX's [in, out, kh, kw] */
+   assert_int_equal(g.stages[1].shape[0], 6);
+   assert_int_equal(g.stages[3].shape[0], 4);
+   assert_int_equal(g.stages[3].shape[1], 6);
+   Dag_done(&g);
+   checkAgainstReference(&p, 21);
+   char key[256];
+   Op_key(&p, key, sizeof key);
+   assert_string_equal(key, "conv2d_transpose_n2_c6_h5_w5_k4_g1_r4x4_s2x2_p1,1,1,1_d1x1_op0x0+bias+relu");
+}
+
+static void test_conv2d_transpose_grouped_dilated_output_padding(void **state) {
+   (void)state;
+   OpParams p = convTranspose(1, 4, 5, 6, 6, 3, 3, 2, 0);
+   p.groups = 2;
+   p.pad_top = 1, p.pad_bottom = 1, p.pad_right = 1;
+   p.output_pad_h = p.output_pad_w = 1;
+   finish(&p);
+   /* (5-1)*2 - 2 + 2 + 1 + 1 = 10; (6-1)*2 - 1 + 2 + 1 + 1 = 13 */
+   assert_int_equal(p.out_h, 10);
+   assert_int_equal(p.out_w, 13);
+   /* 2 input channels per group */
+   assert_true(Op_flops(&p) == 2.0 * 6 * 130 * 2 * 9);
+   checkAgainstReference(&p, 22);
+   OpParams q = convTranspose(1, 3, 4, 4, 2, 3, 3, 1, 1);
+   q.dilation_h = q.dilation_w = 2;
+   finish(&q);
+   /* 3 - 2 + 4 + 1 = 6 */
+   assert_int_equal(q.out_h, 6);
+   checkAgainstReference(&q, 23);
+}
+
+static OpParams resize(int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow, ResizeMode mode,
+                       ResizeCoord coord) {
+   OpParams p;
+   Op_defaults(&p, OP_RESIZE2D);
+   p.in_c = c, p.in_h = h, p.in_w = w, p.out_h = oh, p.out_w = ow;
+   p.resize_mode = mode;
+   p.coord = coord;
+   return p;
+}
+
+static void test_resize2d_every_mode(void **state) {
+   (void)state;
+   /* nearest reads one input element: no arithmetic on floats */
+   for (int c = 0; c < COORD_KIND_COUNT; c++)
+      for (int r = 0; r < ROUND_KIND_COUNT; r++) {
+         OpParams p = resize(3, 5, 7, 9, 16, RESIZE_NEAREST, (ResizeCoord)c);
+         p.rounding = (ResizeRounding)r;
+         finish(&p);
+         assert_true(Op_flops(&p) == 0.0);
+         checkAgainstReference(&p, 30 + (uint64_t)(c * 4 + r));
+      }
+   /* linear: per axis the fraction (a divide), three lerps a + (b - a) * t of which the
+    * outer one repeats its first row: 3 + 2*4 + 4 + 1 = 16 per output element */
+   for (int c = 0; c < COORD_KIND_COUNT; c++) {
+      OpParams p = resize(2, 6, 5, 9, 12, RESIZE_LINEAR, (ResizeCoord)c);
+      finish(&p);
+      assert_true(Op_flops(&p) == 16.0 * 2 * 9 * 12);
+      checkAgainstReference(&p, 50 + (uint64_t)c);
+   }
+   /* downsampling with a scale that is not out / in: 0.6 of 2x4 is 1x2 */
+   OpParams p = resize(1, 2, 4, 1, 2, RESIZE_NEAREST, COORD_HALF_PIXEL);
+   assert_int_equal(Op_scaleFraction(0.6, &p.scale_num[0], &p.scale_den[0]), 0);
+   assert_int_equal(p.scale_num[0], 3);
+   assert_int_equal(p.scale_den[0], 5);
+   p.scale_num[1] = 3, p.scale_den[1] = 5;
+   finish(&p);
+   checkAgainstReference(&p, 60);
+   char key[256];
+   Op_key(&p, key, sizeof key);
+   assert_string_equal(key, "resize2d_n1_c1_h2_w4_o1x2_nearest_half_pixel_round_prefer_floor_s3/5_s3/5");
+   int64_t num, den;
+   assert_int_equal(Op_scaleFraction(1.0 / 3.0, &num, &den), 0);
+   assert_int_equal(num, 1);
+   assert_int_equal(den, 3);
+   assert_int_equal(Op_scaleFraction(0.1234567, &num, &den), -1);
+   assert_int_equal(Op_scaleFraction(0, &num, &den), -1);
+}
+
+static void test_concat_selects_and_epilogue(void **state) {
+   (void)state;
+   OpParams p;
+   Op_defaults(&p, OP_CONCAT);
+   p.ndim = 4;
+   p.shape[0] = 2, p.shape[2] = 4, p.shape[3] = 3;
+   p.concat_axis = 1;
+   p.ninputs = 3;
+   p.concat_len[0] = 3, p.concat_len[1] = 5, p.concat_len[2] = 1;
+   addEpilogue(&p, EPI_SCALE, 0, 0);
+   addEpilogue(&p, EPI_BIAS, 0, 0);
+   addEpilogue(&p, EPI_RELU, 0, 0);
+   finish(&p);
+   assert_int_equal(p.shape[1], 9);
+   assert_int_equal(Op_numOwnInputs(&p), 3);
+   assert_int_equal(Op_numInputs(&p), 5);
+   /* the copy is free; scale, bias and relu: 3 per element */
+   assert_true(Op_flops(&p) == 3.0 * 2 * 9 * 12);
+   int64_t s[TE_MAX_DIMS];
+   const char *name;
+   assert_int_equal(Op_inputShape(&p, 1, s, &name), 4);
+   assert_string_equal(name, "data1");
+   assert_int_equal(s[1], 5);
+   assert_int_equal(Op_inputShape(&p, 3, s, &name), 1);
+   assert_string_equal(name, "scale");
+   assert_int_equal(s[0], 9);
+   checkAgainstReference(&p, 70);
+   char key[256];
+   Op_key(&p, key, sizeof key);
+   assert_string_equal(key, "concat_2x9x4x3_a1_l3,5,1+scale+bias+relu");
+   /* along the last axis of a 3-D tensor, 32 inputs: the most a task takes */
+   Op_defaults(&p, OP_CONCAT);
+   p.ndim = 3;
+   p.shape[0] = 1, p.shape[1] = 5;
+   p.concat_axis = 2;
+   p.ninputs = OP_MAX_CONCAT;
+   for (int i = 0; i < OP_MAX_CONCAT; i++)
+      p.concat_len[i] = 1 + i % 3;
+   finish(&p);
+   assert_int_equal(p.shape[2], 63);
+   checkAgainstReference(&p, 71);
+}
+
+static void test_elementwise_epilogues(void **state) {
+   (void)state;
+   OpParams p;
+   Op_defaults(&p, OP_ELEMENTWISE);
+   p.ndim = 4;
+   p.shape[0] = 2, p.shape[1] = 8, p.shape[2] = 3, p.shape[3] = 5;
+   addEpilogue(&p, EPI_CHANNEL_MUL, 0, 0);
+   addEpilogue(&p, EPI_MUL, 0, 0);
+   addEpilogue(&p, EPI_ADD, 0, 0);
+   addEpilogue(&p, EPI_MUL_CONST, 0, 0);
+   p.epilogue[3].value = 0.125;
+   addEpilogue(&p, EPI_DIV_CONST, 0, 0);
+   p.epilogue[4].value = 3;
+   addEpilogue(&p, EPI_ADD, 0, 0);
+   finish(&p);
+   assert_true(Op_flops(&p) == 6.0 * 240);
+   int64_t s[TE_MAX_DIMS];
+   const char *name;
+   assert_int_equal(Op_inputShape(&p, 1, s, &name), 2);
+   assert_string_equal(name, "channel_scale");
+   assert_int_equal(s[0], 2);
+   assert_int_equal(s[1], 8);
+   Dag g;
+   Dag_init(&g);
+   Op_buildDag(&p, &g);
+   /* a repeated tensor gets a numbered name, as a repeated stage does */
+   assert_string_equal(g.stages[4].name, "residual_1");
+   assert_string_equal(g.stages[g.nstages - 1].name, "T_add_1");
+   Dag_done(&g);
+   checkAgainstReference(&p, 80);
+   char text[128];
+   Op_epilogueText(&p, text, sizeof text);
+   assert_string_equal(text, "channel_mul+mul+add+mul_const(0.125)+div_const(3)+add");
+   /* a 3-D tensor's channel is its last axis */
+   Op_defaults(&p, OP_ELEMENTWISE);
+   p.ndim = 3;
+   p.shape[0] = 1, p.shape[1] = 4, p.shape[2] = 6;
+   addEpilogue(&p, EPI_BIAS, 0, 0);
+   finish(&p);
+   assert_int_equal(Op_channelAxis(&p), 2);
+   checkAgainstReference(&p, 81);
+}
+
+static void test_new_validation_messages(void **state) {
+   (void)state;
+   OpParams p = convTranspose(1, 4, 5, 5, 4, 3, 3, 2, 0);
+   p.output_pad_h = p.output_pad_w = 2;
+   expectFinishError(&p, "output_padding", "output_padding 2 is not less than the stride 2 or the dilation 1");
+   p = convTranspose(1, 4, 5, 5, 4, 3, 3, 2, 3);
+   expectFinishError(&p, "pad", "pad 3,3,3,3 is more than the kernel's span 2 (dilation x (kernel - 1)) can take back");
+   p = convTranspose(1, 4, 5, 5, 6, 3, 3, 1, 0);
+   p.groups = 4;
+   expectFinishError(&p, "groups", "groups 4 does not divide the 6 filters");
+   Op_defaults(&p, OP_ELEMENTWISE);
+   p.ndim = 2;
+   p.shape[0] = 1, p.shape[1] = 4;
+   expectFinishError(&p, "epilogue", "an elementwise task is its epilogue; expected at least one stage");
+   addEpilogue(&p, EPI_CHANNEL_MUL, 0, 0);
+   expectFinishError(&p, "epilogue", "epilogue 'channel_mul' scales the channels of a 4-D (NCHW) output; elementwise's output has 2 dimensions");
+   Op_defaults(&p, OP_ELEMENTWISE);
+   p.ndim = 2;
+   p.shape[0] = 1, p.shape[1] = 4;
+   addEpilogue(&p, EPI_DIV_CONST, 0, 0);
+   expectFinishError(&p, "epilogue", "div_const divides by 0; expected a nonzero value");
+   p.epilogue[0].value = INFINITY;
+   expectFinishError(&p, "epilogue", "div_const value inf is not a finite number; expected one of at most 1e30 in size");
+   Op_defaults(&p, OP_SOFTMAX);
+   p.ndim = 2;
+   p.shape[0] = 1, p.shape[1] = 4;
+   addEpilogue(&p, EPI_SCALE, 0, 0);
+   expectFinishError(&p, "epilogue", "epilogue 'scale' applies to an op with a channel axis (conv2d, conv2d_transpose, dense, batch_matmul, resize2d, concat, elementwise), not softmax");
+   Op_defaults(&p, OP_CONCAT);
+   p.ndim = 2;
+   p.concat_axis = 2;
+   expectFinishError(&p, "axis", "axis 2 is outside the 2 dimensions of the inputs");
+   p.concat_axis = 1;
+   p.ninputs = OP_MAX_CONCAT + 1;
+   expectFinishError(&p, "inputs", "concat of 33 inputs; expected 1 to 32");
+   p = resize(1, 4, 4, 8, 8, RESIZE_LINEAR, COORD_HALF_PIXEL);
+   p.scale_num[0] = 2;
+   expectFinishError(&p, "scale", "scale 2/0 is not a positive fraction");
 }
 
 static void test_names_round_trip(void **state) {
@@ -450,6 +687,12 @@ int main(void) {
       cmocka_unit_test(test_layer_norm_counts_as_topi),
       cmocka_unit_test(test_validation_messages),
       cmocka_unit_test(test_names_round_trip),
+      cmocka_unit_test(test_conv2d_transpose_stages_and_flops),
+      cmocka_unit_test(test_conv2d_transpose_grouped_dilated_output_padding),
+      cmocka_unit_test(test_resize2d_every_mode),
+      cmocka_unit_test(test_concat_selects_and_epilogue),
+      cmocka_unit_test(test_elementwise_epilogues),
+      cmocka_unit_test(test_new_validation_messages),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

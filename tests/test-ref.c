@@ -561,7 +561,7 @@ static void applyOne(Epilogue e, const float *x, float *out, int64_t n) {
 static void hardswishKnownValues(void **state) {
    const float x[6] = { -4, -1, 0, 1.5f, 3, 5 };
    float out[6];
-   applyOne((Epilogue){ EPI_HARDSWISH, 0, 0 }, x, out, 6);
+   applyOne((Epilogue){ .kind = EPI_HARDSWISH, .lo = 0, .hi = 0 }, x, out, 6);
    const float want[6] = {
       0,              /* -4 * (min(max(-1, 0), 6) / 6) = -4 * 0 */
       -0.33333333f,   /* -1 * (2 / 6) */
@@ -576,7 +576,7 @@ static void hardswishKnownValues(void **state) {
 static void hardsigmoidKnownValues(void **state) {
    const float x[6] = { -4, -3, -1, 0, 1.5f, 5 };
    float out[6];
-   applyOne((Epilogue){ EPI_HARDSIGMOID, 0, 0 }, x, out, 6);
+   applyOne((Epilogue){ .kind = EPI_HARDSIGMOID, .lo = 0, .hi = 0 }, x, out, 6);
    const float want[6] = {
       0,             /* max(-1, 0) / 6 */
       0,             /* max(0, 0) / 6 */
@@ -591,7 +591,7 @@ static void hardsigmoidKnownValues(void **state) {
 static void sigmoidKnownValues(void **state) {
    const float x[4] = { 0, 1, -2, 4 };
    float out[4];
-   applyOne((Epilogue){ EPI_SIGMOID, 0, 0 }, x, out, 4);
+   applyOne((Epilogue){ .kind = EPI_SIGMOID, .lo = 0, .hi = 0 }, x, out, 4);
    const float want[4] = {
       0.5f,           /* 1 / (1 + e^0) */
       0.731058579f,   /* 1 / (1 + 0.367879441) */
@@ -951,8 +951,8 @@ static void relu6EqualsClipZeroSix(void **state) {
    enum { N = 64 };
    float *x = randomBuffer(N, 16, -10, 10);
    float relu6[N], clip[N];
-   applyOne((Epilogue){ EPI_RELU6, 0, 0 }, x, relu6, N);
-   applyOne((Epilogue){ EPI_CLIP, 0, 6 }, x, clip, N);
+   applyOne((Epilogue){ .kind = EPI_RELU6, .lo = 0, .hi = 0 }, x, relu6, N);
+   applyOne((Epilogue){ .kind = EPI_CLIP, .lo = 0, .hi = 6 }, x, clip, N);
    assertValues(relu6, clip, N);
    free(x);
 }
@@ -961,8 +961,8 @@ static void hardswishIsXTimesHardsigmoid(void **state) {
    enum { N = 64 };
    float *x = randomBuffer(N, 26, -8, 8);
    float swish[N], sig[N];
-   applyOne((Epilogue){ EPI_HARDSWISH, 0, 0 }, x, swish, N);
-   applyOne((Epilogue){ EPI_HARDSIGMOID, 0, 0 }, x, sig, N);
+   applyOne((Epilogue){ .kind = EPI_HARDSWISH, .lo = 0, .hi = 0 }, x, swish, N);
+   applyOne((Epilogue){ .kind = EPI_HARDSIGMOID, .lo = 0, .hi = 0 }, x, sig, N);
    for (int i = 0; i < N; i++)
       sig[i] *= x[i];
    assertValues(swish, sig, N);
@@ -1034,6 +1034,224 @@ static void runSoftmaxEqualsOpThenEpilogue(void **state) {
    free(residual);
 }
 
+/* ---- conv2d_transpose, resize2d, concat and the new epilogues ---- */
+
+static void initTranspose(OpParams *p, int64_t inC, int64_t inH, int64_t inW, int64_t outC,
+                          int64_t kh, int64_t kw, int64_t stride) {
+   Op_defaults(p, OP_CONV2D_TRANSPOSE);
+   p->in_c = inC, p->in_h = inH, p->in_w = inW, p->out_c = outC;
+   p->kernel_h = kh, p->kernel_w = kw;
+   p->stride_h = p->stride_w = stride;
+}
+
+static void finishOp(OpParams *p) {
+   const char *field = NULL;
+   char *cause = NULL;
+   if (Op_finish(p, &field, &cause) < 0)
+      fail_msg("Op_finish: %s: %s", field, cause);
+}
+
+static void convTransposeSpreadsEachPixel(void **state) {
+   (void)state;
+   /* stride 2 with a 2x2 kernel: each input pixel stamps x * w on its own 2x2 block */
+   const float x[4] = { 1, 2, 3, 4 };
+   const float w[4] = { 1, 10, 100, 1000 };
+   OpParams p;
+   initTranspose(&p, 1, 2, 2, 1, 2, 2, 2);
+   finishOp(&p);
+   assert_int_equal(p.out_h, 4);
+   float out[16];
+   Ref_conv2dTranspose(&p, x, w, out);
+   const float want[16] = {
+      1,   10,   2,   20,
+      100, 1000, 200, 2000,
+      3,   30,   4,   40,
+      300, 3000, 400, 4000,
+   };
+   assertValues(out, want, 16);
+}
+
+static void convTransposeOverlapsCropsAndPads(void **state) {
+   (void)state;
+   /* 1-D along w: [1, 2, 3] through [1, 1, 1] at stride 2 overlaps at every other
+    * position: the full result is [1, 1, 3, 2, 5, 3, 3]; pad 1 crops one element from
+    * each end, output_padding 1 gives one back at the end */
+   const float x[3] = { 1, 2, 3 };
+   const float w[3] = { 1, 1, 1 };
+   OpParams p;
+   initTranspose(&p, 1, 1, 3, 1, 1, 3, 2);
+   p.pad_left = p.pad_right = 1;
+   finishOp(&p);
+   assert_int_equal(p.out_w, 5);
+   float out[6];
+   Ref_conv2dTranspose(&p, x, w, out);
+   const float want[6] = { 1, 3, 2, 5, 3, 3 };
+   assertValues(out, want, 5);
+   p.output_pad_w = 1;
+   finishOp(&p);
+   assert_int_equal(p.out_w, 6);
+   Ref_conv2dTranspose(&p, x, w, out);
+   assertValues(out, want, 6);
+}
+
+/* <conv2d_transpose(x), y> = <x, conv2d(y)> for the same kernel, stride, pads and
+ * dilation: the transpose is the adjoint of the convolution. */
+static void convTransposeIsAdjointOfConv(void **state) {
+   (void)state;
+   OpParams t;
+   initTranspose(&t, 3, 4, 5, 2, 3, 3, 2);
+   t.dilation_h = t.dilation_w = 2;
+   t.pad_top = 1, t.pad_left = 2, t.pad_bottom = 3, t.pad_right = 0;
+   t.output_pad_h = 1;
+   finishOp(&t);
+   /* (4-1)*2 - 4 + 4 + 1 + 1 = 8; (5-1)*2 - 2 + 4 + 0 + 1 = 11 */
+   assert_int_equal(t.out_h, 8);
+   assert_int_equal(t.out_w, 11);
+   OpParams c;
+   initConv(&c, 1, 2, t.out_h, t.out_w, 3, 3, 3, 4, 5);
+   c.stride_h = c.stride_w = 2;
+   c.dilation_h = c.dilation_w = 2;
+   c.pad_top = 1, c.pad_left = 2, c.pad_bottom = 3, c.pad_right = 0;
+   finishOp(&c);
+   assert_int_equal(c.out_h, 4);
+   assert_int_equal(c.out_w, 5);
+   size_t nx = 3 * 4 * 5, ny = 2 * 8 * 11, nw = 3 * 2 * 9;
+   float *x = randomBuffer(nx, 91, -1, 1), *y = randomBuffer(ny, 92, -1, 1);
+   float *w = randomBuffer(nw, 93, -1, 1);
+   float *tx = xMalloc(ny * sizeof *tx), *cy = xMalloc(nx * sizeof *cy);
+   Ref_conv2dTranspose(&t, x, w, tx);
+   /* conv2d's kernel [out=3, in=2, 3, 3] is the transpose's [in=3, out=2, 3, 3] */
+   Ref_conv2d(&c, y, w, cy);
+   double a = 0, b = 0;
+   for (size_t i = 0; i < ny; i++)
+      a += (double)tx[i] * y[i];
+   for (size_t i = 0; i < nx; i++)
+      b += (double)x[i] * cy[i];
+   assert_true(fabs(a - b) < 1e-4 * (1 + fabs(a)));
+   free(x), free(y), free(w), free(tx), free(cy);
+}
+
+static void initResize(OpParams *p, int64_t h, int64_t w, int64_t oh, int64_t ow, ResizeMode mode,
+                       ResizeCoord coord) {
+   Op_defaults(p, OP_RESIZE2D);
+   p->in_c = 1, p->in_h = h, p->in_w = w, p->out_h = oh, p->out_w = ow;
+   p->resize_mode = mode;
+   p->coord = coord;
+}
+
+/* The examples of ONNX's Resize operator document (resize_upsample_scales_nearest,
+ * _linear, _linear_align_corners, resize_downsample_scales_nearest). */
+static const float resizeInput[4] = { 1, 2, 3, 4 };
+
+static void resizeNearestUpsample(void **state) {
+   (void)state;
+   OpParams p;
+   initResize(&p, 2, 2, 4, 6, RESIZE_NEAREST, COORD_HALF_PIXEL);
+   finishOp(&p);
+   float out[24];
+   Ref_resize2d(&p, resizeInput, out);
+   const float want[24] = {
+      1, 1, 1, 2, 2, 2,
+      1, 1, 1, 2, 2, 2,
+      3, 3, 3, 4, 4, 4,
+      3, 3, 3, 4, 4, 4,
+   };
+   assertValues(out, want, 24);
+}
+
+static void resizeLinearUpsample(void **state) {
+   (void)state;
+   OpParams p;
+   initResize(&p, 2, 2, 4, 4, RESIZE_LINEAR, COORD_HALF_PIXEL);
+   finishOp(&p);
+   float out[16];
+   Ref_resize2d(&p, resizeInput, out);
+   const float want[16] = {
+      1,   1.25, 1.75, 2,
+      1.5, 1.75, 2.25, 2.5,
+      2.5, 2.75, 3.25, 3.5,
+      3,   3.25, 3.75, 4,
+   };
+   assertValues(out, want, 16);
+   p.coord = COORD_ALIGN_CORNERS;
+   Ref_resize2d(&p, resizeInput, out);
+   const float corners[16] = {
+      1,          4.f / 3,  5.f / 3,  2,
+      5.f / 3,    2,        7.f / 3,  8.f / 3,
+      7.f / 3,    8.f / 3,  3,        10.f / 3,
+      3,          10.f / 3, 11.f / 3, 4,
+   };
+   assertValues(out, corners, 16);
+}
+
+static void resizeNearestDownsampleByScale(void **state) {
+   (void)state;
+   /* scale 0.6 of 2x4 gives 1x2; output x = 1 samples (1.5 / 0.6) - 0.5 = 2 */
+   const float x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+   OpParams p;
+   initResize(&p, 2, 4, 1, 2, RESIZE_NEAREST, COORD_HALF_PIXEL);
+   p.scale_num[0] = p.scale_num[1] = 3;
+   p.scale_den[0] = p.scale_den[1] = 5;
+   finishOp(&p);
+   float out[2];
+   Ref_resize2d(&p, x, out);
+   const float want[2] = { 1, 3 };
+   assertValues(out, want, 2);
+   /* asymmetric, floor: output x samples floor(x / 0.6): 0 and 1 */
+   p.coord = COORD_ASYMMETRIC;
+   p.rounding = ROUND_FLOOR;
+   Ref_resize2d(&p, x, out);
+   const float floorWant[2] = { 1, 2 };
+   assertValues(out, floorWant, 2);
+}
+
+static void concatAlongChannels(void **state) {
+   (void)state;
+   /* batch 2: each sample's channels come from a, then b */
+   const float a[4] = { 1, 2, 3, 4 };          /* 2 x 1 x 2 */
+   const float b[8] = { 5, 6, 7, 8, 9, 10, 11, 12 };   /* 2 x 2 x 2 */
+   const float *inputs[2] = { a, b };
+   OpParams p;
+   Op_defaults(&p, OP_CONCAT);
+   p.ndim = 3;
+   p.shape[0] = 2, p.shape[2] = 2;
+   p.concat_axis = 1;
+   p.ninputs = 2;
+   p.concat_len[0] = 1, p.concat_len[1] = 2;
+   finishOp(&p);
+   float out[12];
+   Ref_run(&p, inputs, out);
+   const float want[12] = { 1, 2, 5, 6, 7, 8, 3, 4, 9, 10, 11, 12 };
+   assertValues(out, want, 12);
+}
+
+static void channelMulScaleAndConstants(void **state) {
+   (void)state;
+   /* 1 x 2 x 1 x 2: channel_mul by s[0, c] = [2, 3], scale by [10, 100], add 1, / 4 */
+   const float x[4] = { 1, 2, 3, 4 };
+   const float s[2] = { 2, 3 };
+   const float sc[2] = { 10, 100 };
+   const float *inputs[3] = { x, s, sc };
+   OpParams p;
+   Op_defaults(&p, OP_ELEMENTWISE);
+   p.ndim = 4;
+   p.shape[0] = 1, p.shape[1] = 2, p.shape[2] = 1, p.shape[3] = 2;
+   p.epilogue[p.nepilogue++] = (Epilogue){ .kind = EPI_CHANNEL_MUL };
+   p.epilogue[p.nepilogue++] = (Epilogue){ .kind = EPI_SCALE };
+   p.epilogue[p.nepilogue++] = (Epilogue){ .kind = EPI_MUL_CONST, .value = -1 };
+   p.epilogue[p.nepilogue++] = (Epilogue){ .kind = EPI_DIV_CONST, .value = 4 };
+   finishOp(&p);
+   float out[4];
+   Ref_run(&p, inputs, out);
+   const float want[4] = {
+      -5,     /* 1 * 2 * 10 * -1 / 4 */
+      -10,    /* 2 * 2 * 10 * -1 / 4 */
+      -225,   /* 3 * 3 * 100 * -1 / 4 */
+      -300,   /* 4 * 3 * 100 * -1 / 4 */
+   };
+   assertValues(out, want, 4);
+}
+
 int main(void) {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv2dStride1Pad0),
@@ -1059,6 +1277,14 @@ int main(void) {
       cmocka_unit_test(biasOnDenseColumns),
       cmocka_unit_test(biasOnBatchMatmulColumns),
       cmocka_unit_test(addResidual),
+      cmocka_unit_test(convTransposeSpreadsEachPixel),
+      cmocka_unit_test(convTransposeOverlapsCropsAndPads),
+      cmocka_unit_test(convTransposeIsAdjointOfConv),
+      cmocka_unit_test(resizeNearestUpsample),
+      cmocka_unit_test(resizeLinearUpsample),
+      cmocka_unit_test(resizeNearestDownsampleByScale),
+      cmocka_unit_test(concatAlongChannels),
+      cmocka_unit_test(channelMulScaleAndConstants),
       cmocka_unit_test(reluClampsNegatives),
       cmocka_unit_test(relu6ClampsBothEnds),
       cmocka_unit_test(clipMinusOneTwo),

@@ -25,10 +25,13 @@ void Features_workload(const OpParams *op, float out[WORKLOAD_LEN]) {
    /* hardswish and hardsigmoid are x + 3 clipped to [0, 6]: an add, a max and a min */
    bool hard = hasEpilogue(op, EPI_HARDSWISH) || hasEpilogue(op, EPI_HARDSIGMOID);
    bool clips = hasEpilogue(op, EPI_RELU6) || hasEpilogue(op, EPI_CLIP) || hard;
-   out[0] = hasEpilogue(op, EPI_RELU) || clips || op->kind == OP_MAX_POOL2D || op->kind == OP_SOFTMAX;
-   out[1] = clips;
+   /* resize2d clamps its indices to the input with max and min */
+   bool resize = op->kind == OP_RESIZE2D;
+   out[0] = hasEpilogue(op, EPI_RELU) || clips || op->kind == OP_MAX_POOL2D || op->kind == OP_SOFTMAX ||
+            resize;
+   out[1] = clips || resize;
    out[2] = hasEpilogue(op, EPI_BIAS) || hasEpilogue(op, EPI_ADD) || hard;
-   out[3] = op->kind == OP_CONV2D && !depthwise;
+   out[3] = (op->kind == OP_CONV2D && !depthwise) || op->kind == OP_CONV2D_TRANSPOSE;
    out[4] = 0;
    out[5] = depthwise;
    out[6] = op->kind == OP_DENSE;

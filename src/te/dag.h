@@ -20,7 +20,7 @@
 #define TE_MAX_DIMS 6
 #define TE_MAX_REDUCE 4
 #define TE_MAX_AXES (TE_MAX_DIMS + TE_MAX_REDUCE)
-#define TE_MAX_STAGES 16
+#define TE_MAX_STAGES 48
 #define TE_NAME_MAX 32
 #define TE_AXIS_NAME_MAX 8
 

@@ -32,6 +32,13 @@ static const OpKeys opKeys[OP_KIND_COUNT] = {
    [OP_GLOBAL_AVG_POOL2D] = { { "input" }, { "input" } },
    [OP_SOFTMAX] = { { "input" }, { "input" } },
    [OP_LAYER_NORM] = { { "input", "epsilon" }, { "input" } },
+   [OP_CONV2D_TRANSPOSE] = { { "input", "filters", "kernel", "stride", "pad", "output_padding",
+                               "dilation", "groups" },
+                             { "input", "filters", "kernel" } },
+   [OP_RESIZE2D] = { { "input", "output", "mode", "coord", "nearest", "scale" },
+                     { "input", "output" } },
+   [OP_CONCAT] = { { "inputs", "axis" }, { "inputs" } },
+   [OP_ELEMENTWISE] = { { "input" }, { "input", "epilogue" } },
 };
 
 static const char *const commonKeys[] = { "op", "weight", "epilogue", "name" };
@@ -61,7 +68,7 @@ static char *opNameList(void) {
 }
 
 static char *epilogueNameList(void) {
-   char *s = xMalloc(128);
+   char *s = xMalloc(256);
    s[0] = '\0';
    for (int k = 0; k < EPI_KIND_COUNT; k++) {
       if (k)
@@ -116,7 +123,7 @@ static int readPad(Loader *L, yaml_node_t *v, OpParams *p) {
 
 static int readInput(Loader *L, yaml_node_t *v, OpParams *p) {
    char buf[64];
-   bool nchw = p->kind != OP_SOFTMAX && p->kind != OP_LAYER_NORM;
+   bool nchw = p->kind != OP_SOFTMAX && p->kind != OP_LAYER_NORM && p->kind != OP_ELEMENTWISE;
    int maxn = nchw ? 3 : TE_MAX_DIMS - 1;
    int n = YamlDoc_listLength(v);
    if (v->type != YAML_SEQUENCE_NODE)
@@ -145,6 +152,91 @@ static int readInput(Loader *L, yaml_node_t *v, OpParams *p) {
    return 0;
 }
 
+/* concat's inputs: [[C1, H, W], [C2, H, W], ...], per-sample shapes that differ only
+ * along the axis (read before: the key order in a mapping is the writer's) */
+static int readConcatInputs(Loader *L, yaml_node_t *node, yaml_node_t *v, OpParams *p) {
+   char buf[64];
+   YamlDoc *d = L->doc;
+   if (v->type != YAML_SEQUENCE_NODE)
+      return YamlDoc_error(d, v, L->cause, "expected inputs as a list of shapes [[C, H, W], ...], found %s",
+                           YamlDoc_describe(v, buf, sizeof buf));
+   int n = YamlDoc_listLength(v);
+   if (n < 1 || n > OP_MAX_CONCAT)
+      return YamlDoc_error(d, v, L->cause, "concat of %d inputs; expected 1 to %d", n, OP_MAX_CONCAT);
+   int64_t axis = 1;
+   yaml_node_t *axisNode = YamlDoc_get(d, node, "axis");
+   if (axisNode && YamlDoc_int(d, axisNode, "axis", 1, TE_MAX_DIMS - 1, &axis, L->cause) < 0)
+      return -1;
+   int64_t first[TE_MAX_DIMS];
+   int rank = 0;
+   for (int i = 0; i < n; i++) {
+      yaml_node_t *item = YamlDoc_listItem(d, v, i);
+      int64_t dims[TE_MAX_DIMS];
+      int m;
+      if (item->type != YAML_SEQUENCE_NODE)
+         return YamlDoc_error(d, item, L->cause, "expected input %d as a list of sizes, found %s", i,
+                              YamlDoc_describe(item, buf, sizeof buf));
+      if (YamlDoc_intList(d, item, "a size in inputs", TE_MAX_DIMS - 1, 1, MAX_EXTENT, dims, &m,
+                          L->cause) < 0)
+         return -1;
+      if (i == 0) {
+         rank = m;
+         memcpy(first, dims, sizeof dims);
+         if (axis > rank)
+            return YamlDoc_error(d, axisNode ? axisNode : node, L->cause,
+                                 "axis %lld is past the %d dimensions of the inputs with their batch",
+                                 (long long)axis, rank + 1);
+      } else {
+         if (m != rank)
+            return YamlDoc_error(d, item, L->cause, "input %d has %d dimensions; input 0 has %d", i, m, rank);
+         for (int j = 0; j < m; j++)
+            if (j + 1 != axis && dims[j] != first[j])
+               return YamlDoc_error(d, item, L->cause,
+                                    "input %d has size %lld in dimension %d where input 0 has %lld; only axis %lld may differ",
+                                    i, (long long)dims[j], j + 1, (long long)first[j], (long long)axis);
+      }
+      p->concat_len[i] = dims[axis - 1];
+   }
+   p->ninputs = n;
+   p->ndim = rank + 1;
+   p->concat_axis = (int)axis;
+   p->shape[0] = L->batch;
+   memcpy(&p->shape[1], first, (size_t)rank * sizeof *first);
+   return 0;
+}
+
+static int readScale(Loader *L, yaml_node_t *v, OpParams *p) {
+   char buf[64];
+   YamlDoc *d = L->doc;
+   int n = v->type == YAML_SEQUENCE_NODE ? YamlDoc_listLength(v) : 1;
+   if (n < 1 || n > 2)
+      return YamlDoc_error(d, v, L->cause, "expected scale as s or [sh, sw], found %s",
+                           YamlDoc_describe(v, buf, sizeof buf));
+   for (int i = 0; i < 2; i++) {
+      yaml_node_t *item = v->type == YAML_SEQUENCE_NODE ? YamlDoc_listItem(d, v, n == 2 ? i : 0) : v;
+      double scale;
+      if (YamlDoc_double(d, item, "scale", 1e-6, 1048576.0, &scale, L->cause) < 0)
+         return -1;
+      if (Op_scaleFraction(scale, &p->scale_num[i], &p->scale_den[i]) < 0)
+         return YamlDoc_error(d, item, L->cause,
+                              "scale %.17g is not a fraction p/q with q <= 4096; expected a ratio such as 2, 0.5 or 1.5",
+                              scale);
+   }
+   return 0;
+}
+
+static int readChoice(Loader *L, yaml_node_t *v, const char *what, int (*fromName)(const char *),
+                      const char *expected, int *out) {
+   const char *name;
+   if (YamlDoc_string(L->doc, v, what, 64, &name, L->cause) < 0)
+      return -1;
+   int k = fromName(name);
+   if (k < 0)
+      return YamlDoc_error(L->doc, v, L->cause, "unknown %s '%s'; expected one of: %s", what, name, expected);
+   *out = k;
+   return 0;
+}
+
 static int readEpilogue(Loader *L, yaml_node_t *v, OpParams *p) {
    char buf[64];
    if (YamlDoc_checkList(L->doc, v, "epilogue", L->cause) < 0)
@@ -160,13 +252,16 @@ static int readEpilogue(Loader *L, yaml_node_t *v, OpParams *p) {
       yaml_node_t *bounds = NULL;
       const char *name;
       if (item->type == YAML_MAPPING_NODE) {
-         static const char *const clipOnly[] = { "clip", NULL };
-         if (YamlDoc_checkMapping(L->doc, item, clipOnly, "an epilogue stage", L->cause) < 0)
+         static const char *const valued[] = { "clip", "mul_const", "div_const", NULL };
+         if (YamlDoc_checkMapping(L->doc, item, valued, "an epilogue stage", L->cause) < 0)
             return -1;
-         bounds = YamlDoc_get(L->doc, item, "clip");
-         if (!bounds)
-            return YamlDoc_error(L->doc, item, L->cause, "expected {clip: [lo, hi]}, found an empty mapping");
-         name = "clip";
+         if (item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1)
+            return YamlDoc_error(L->doc, item, L->cause,
+                                 "expected one stage such as {clip: [lo, hi]} or {mul_const: c}, found %d keys",
+                                 (int)(item->data.mapping.pairs.top - item->data.mapping.pairs.start));
+         bounds = yaml_document_get_node(&L->doc->doc, item->data.mapping.pairs.start->value);
+         name = (const char *)yaml_document_get_node(&L->doc->doc, item->data.mapping.pairs.start->key)
+                   ->data.scalar.value;
       } else if (item->type == YAML_SCALAR_NODE && item->data.scalar.length > 0) {
          name = (const char *)item->data.scalar.value;
       } else {
@@ -181,6 +276,14 @@ static int readEpilogue(Loader *L, yaml_node_t *v, OpParams *p) {
          return -1;
       }
       e->kind = (EpilogueKind)kind;
+      if (Epilogue_hasValue((EpilogueKind)kind)) {
+         if (!bounds)
+            return YamlDoc_error(L->doc, item, L->cause, "epilogue '%s' needs a value: write {%s: c}", name, name);
+         if (YamlDoc_double(L->doc, bounds, name, -1e30, 1e30, &e->value, L->cause) < 0)
+            return -1;
+      } else if (bounds && kind != EPI_CLIP) {
+         return YamlDoc_error(L->doc, item, L->cause, "epilogue '%s' takes no value; write it as a plain name", name);
+      }
       if (kind == EPI_CLIP) {
          if (!bounds)
             return YamlDoc_error(L->doc, item, L->cause, "epilogue 'clip' needs bounds: write {clip: [lo, hi]}");
@@ -221,6 +324,33 @@ static int readField(Loader *L, const char *key, yaml_node_t *v, OpParams *p) {
       return readPad(L, v, p);
    if (strcmp(key, "output") == 0)
       return readPair(L, v, "output", 1, &p->out_h, &p->out_w);
+   if (strcmp(key, "output_padding") == 0)
+      return readPair(L, v, "output_padding", 0, &p->output_pad_h, &p->output_pad_w);
+   if (strcmp(key, "scale") == 0)
+      return readScale(L, v, p);
+   if (strcmp(key, "mode") == 0) {
+      int m;
+      if (readChoice(L, v, "mode", ResizeMode_fromName, "nearest, linear", &m) < 0)
+         return -1;
+      p->resize_mode = (ResizeMode)m;
+      return 0;
+   }
+   if (strcmp(key, "coord") == 0) {
+      int m;
+      if (readChoice(L, v, "coord", ResizeCoord_fromName,
+                     "half_pixel, pytorch_half_pixel, align_corners, asymmetric", &m) < 0)
+         return -1;
+      p->coord = (ResizeCoord)m;
+      return 0;
+   }
+   if (strcmp(key, "nearest") == 0) {
+      int m;
+      if (readChoice(L, v, "nearest", ResizeRounding_fromName,
+                     "round_prefer_floor, round_prefer_ceil, floor, ceil", &m) < 0)
+         return -1;
+      p->rounding = (ResizeRounding)m;
+      return 0;
+   }
    if (strcmp(key, "groups") == 0)
       return YamlDoc_int(d, v, "groups", 1, MAX_EXTENT, &p->groups, c);
    if (strcmp(key, "count_include_pad") == 0)
@@ -233,7 +363,7 @@ static int readField(Loader *L, const char *key, yaml_node_t *v, OpParams *p) {
                 : strcmp(key, "n") == 0 ? &p->n : strcmp(key, "k") == 0 ? &p->k : NULL;
    if (dst)
       return YamlDoc_int(d, v, key, 1, MAX_EXTENT, dst, c);
-   return 0;   /* op, weight, name: read by the caller */
+   return 0;   /* op, weight, name, inputs, axis: read by the caller */
 }
 
 static int readTask(Loader *L, yaml_node_t *node, Task *t, const Task *earlier, int nearlier) {
@@ -288,6 +418,9 @@ static int readTask(Loader *L, yaml_node_t *node, Task *t, const Task *earlier, 
       if (readField(L, key, yaml_document_get_node(&d->doc, pr->value), p) < 0)
          return -1;
    }
+   yaml_node_t *inputsNode = YamlDoc_get(d, node, "inputs");
+   if (kind == OP_CONCAT && readConcatInputs(L, node, inputsNode, p) < 0)
+      return -1;
    if ((kind == OP_MAX_POOL2D || kind == OP_AVG_POOL2D) && !YamlDoc_get(d, node, "stride")) {
       p->stride_h = p->kernel_h;   /* PyTorch's default: stride = kernel */
       p->stride_w = p->kernel_w;
@@ -635,11 +768,14 @@ static void writePair(FILE *out, const char *key, int64_t a, int64_t b) {
 static int writeTask(const Task *t, int64_t batch, FILE *out, char **cause) {
    const OpParams *p = &t->op;
    fprintf(out, "  - {op: %s", Op_name(p->kind));
+   bool shaped = p->kind == OP_SOFTMAX || p->kind == OP_LAYER_NORM || p->kind == OP_CONCAT ||
+                 p->kind == OP_ELEMENTWISE;
    int64_t lead = p->kind == OP_DENSE ? p->m : p->kind == OP_BATCH_MATMUL ? p->b
-                : (p->kind == OP_SOFTMAX || p->kind == OP_LAYER_NORM) ? p->shape[0] : p->batch;
-   bool nchw = p->kind != OP_DENSE && p->kind != OP_BATCH_MATMUL && p->kind != OP_SOFTMAX &&
-               p->kind != OP_LAYER_NORM;
-   if (nchw ? lead != batch : lead % batch != 0) {
+                : shaped ? p->shape[0] : p->batch;
+   /* concat's and elementwise's first axis is the batch, as an NCHW op's */
+   bool strict = (p->kind != OP_DENSE && p->kind != OP_BATCH_MATMUL && !shaped) ||
+                 p->kind == OP_CONCAT || p->kind == OP_ELEMENTWISE;
+   if (strict ? lead != batch : lead % batch != 0) {
       fprintf(out, "}\n");
       return setCause(cause, "task %d (%s): its leading dimension %lld does not fit the batch %lld", t->id,
                       t->key, (long long)lead, (long long)batch);
@@ -652,6 +788,33 @@ static int writeTask(const Task *t, int64_t batch, FILE *out, char **cause) {
       fprintf(out, ", b: %lld, m: %lld, n: %lld, k: %lld", (long long)(p->b / batch), (long long)p->m,
               (long long)p->n, (long long)p->k);
       break;
+   case OP_CONCAT:
+      if (p->ndim < 2 || p->concat_axis < 1) {
+         fprintf(out, "}\n");
+         return setCause(cause, "task %d (%s): a concat along the batch has no per-sample shape to write",
+                         t->id, t->key);
+      }
+      fprintf(out, ", inputs: [");
+      for (int i = 0; i < p->ninputs; i++) {
+         fprintf(out, "%s[", i ? ", " : "");
+         for (int j = 1; j < p->ndim; j++)
+            fprintf(out, "%s%lld", j > 1 ? ", " : "",
+                    (long long)(j == p->concat_axis ? p->concat_len[i] : p->shape[j]));
+         fprintf(out, "]");
+      }
+      fprintf(out, "], axis: %d", p->concat_axis);
+      break;
+   case OP_ELEMENTWISE:
+      if (p->ndim < 2) {
+         fprintf(out, "}\n");
+         return setCause(cause, "task %d (%s): a 1-D elementwise task has no per-sample shape to write",
+                         t->id, t->key);
+      }
+      fprintf(out, ", input: [");
+      for (int j = 1; j < p->ndim; j++)
+         fprintf(out, "%s%lld", j > 1 ? ", " : "", (long long)p->shape[j]);
+      fprintf(out, "]");
+      break;
    case OP_SOFTMAX:
    case OP_LAYER_NORM:
       fprintf(out, ", input: [%lld", (long long)(p->shape[0] / batch));
@@ -663,11 +826,30 @@ static int writeTask(const Task *t, int64_t batch, FILE *out, char **cause) {
       break;
    default:
       fprintf(out, ", input: [%lld, %lld, %lld]", (long long)p->in_c, (long long)p->in_h, (long long)p->in_w);
-      if (p->kind == OP_CONV2D)
+      if (p->kind == OP_CONV2D || p->kind == OP_CONV2D_TRANSPOSE)
          fprintf(out, ", filters: %lld", (long long)p->out_c);
-      if (p->kind == OP_ADAPTIVE_AVG_POOL2D)
+      if (p->kind == OP_ADAPTIVE_AVG_POOL2D || p->kind == OP_RESIZE2D)
          writePair(out, "output", p->out_h, p->out_w);
-      if (p->kind == OP_CONV2D || p->kind == OP_MAX_POOL2D || p->kind == OP_AVG_POOL2D) {
+      if (p->kind == OP_RESIZE2D) {
+         fprintf(out, ", mode: %s, coord: %s", ResizeMode_name(p->resize_mode), ResizeCoord_name(p->coord));
+         if (p->resize_mode == RESIZE_NEAREST)
+            fprintf(out, ", nearest: %s", ResizeRounding_name(p->rounding));
+         if (p->scale_den[0] > 0 || p->scale_den[1] > 0) {
+            double sc[2];
+            for (int d = 0; d < 2; d++) {
+               int64_t num = p->scale_den[d] > 0 ? p->scale_num[d] : (d ? p->out_w : p->out_h);
+               int64_t den = p->scale_den[d] > 0 ? p->scale_den[d] : (d ? p->in_w : p->in_h);
+               sc[d] = (double)num / (double)den;
+            }
+            if (sc[0] == sc[1])
+               fprintf(out, ", scale: %.17g", sc[0]);
+            else
+               fprintf(out, ", scale: [%.17g, %.17g]", sc[0], sc[1]);
+         }
+      }
+      bool windowed = p->kind == OP_CONV2D || p->kind == OP_MAX_POOL2D || p->kind == OP_AVG_POOL2D ||
+                      p->kind == OP_CONV2D_TRANSPOSE;
+      if (windowed) {
          writePair(out, "kernel", p->kernel_h, p->kernel_w);
          writePair(out, "stride", p->stride_h, p->stride_w);
          if (p->pad_top == p->pad_bottom && p->pad_left == p->pad_right)
@@ -676,9 +858,12 @@ static int writeTask(const Task *t, int64_t batch, FILE *out, char **cause) {
             fprintf(out, ", pad: [%lld, %lld, %lld, %lld]", (long long)p->pad_top, (long long)p->pad_left,
                     (long long)p->pad_bottom, (long long)p->pad_right);
       }
-      if (p->kind == OP_CONV2D && (p->dilation_h != 1 || p->dilation_w != 1))
+      if (p->kind == OP_CONV2D_TRANSPOSE && (p->output_pad_h || p->output_pad_w))
+         writePair(out, "output_padding", p->output_pad_h, p->output_pad_w);
+      bool conv = p->kind == OP_CONV2D || p->kind == OP_CONV2D_TRANSPOSE;
+      if (conv && (p->dilation_h != 1 || p->dilation_w != 1))
          writePair(out, "dilation", p->dilation_h, p->dilation_w);
-      if (p->kind == OP_CONV2D && p->groups != 1)
+      if (conv && p->groups != 1)
          fprintf(out, ", groups: %lld", (long long)p->groups);
       if (p->kind == OP_AVG_POOL2D)
          fprintf(out, ", count_include_pad: %s", p->count_include_pad ? "true" : "false");
@@ -690,6 +875,8 @@ static int writeTask(const Task *t, int64_t batch, FILE *out, char **cause) {
          const Epilogue *e = &p->epilogue[i];
          if (e->kind == EPI_CLIP)
             fprintf(out, "%s{clip: [%.17g, %.17g]}", i ? ", " : "", e->lo, e->hi);
+         else if (Epilogue_hasValue(e->kind))
+            fprintf(out, "%s{%s: %.17g}", i ? ", " : "", Epilogue_name(e->kind), e->value);
          else
             fprintf(out, "%s%s", i ? ", " : "", Epilogue_name(e->kind));
       }

@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#include "util/xalloc.h"
 
 /* ---- shapes ---- */
 
@@ -145,6 +148,109 @@ void Ref_adaptiveAvgPool2d(const OpParams *p, const float *data, float *out) {
    }
 }
 
+/* ---- conv2d_transpose, resize2d, concat ---- */
+
+/* Every input pixel spreads over the output: out[y*s - pad + r*d] += x[y] * w[r], the
+ * way ONNX's ConvTranspose defines it. */
+void Ref_conv2dTranspose(const OpParams *p, const float *data, const float *kernel, float *out) {
+   int64_t cpg = p->in_c / p->groups, kpg = p->out_c / p->groups;
+   int64_t total = p->batch * p->out_c * p->out_h * p->out_w;
+   double *acc = calloc((size_t)total, sizeof *acc);
+   if (!acc)
+      fatal("out of memory");
+   for (int64_t n = 0; n < p->batch; n++)
+   for (int64_t c = 0; c < p->in_c; c++)
+   for (int64_t y = 0; y < p->in_h; y++)
+   for (int64_t x = 0; x < p->in_w; x++) {
+      double v = data[((n * p->in_c + c) * p->in_h + y) * p->in_w + x];
+      int64_t g = c / cpg;
+      for (int64_t k = 0; k < kpg; k++)
+      for (int64_t r = 0; r < p->kernel_h; r++)
+      for (int64_t s = 0; s < p->kernel_w; s++) {
+         int64_t oy = y * p->stride_h - p->pad_top + r * p->dilation_h;
+         int64_t ox = x * p->stride_w - p->pad_left + s * p->dilation_w;
+         if (oy < 0 || oy >= p->out_h || ox < 0 || ox >= p->out_w)
+            continue;
+         int64_t o = g * kpg + k;
+         double w = kernel[((c * kpg + k) * p->kernel_h + r) * p->kernel_w + s];
+         acc[((n * p->out_c + o) * p->out_h + oy) * p->out_w + ox] += v * w;
+      }
+   }
+   for (int64_t e = 0; e < total; e++)
+      out[e] = (float)acc[e];
+   free(acc);
+}
+
+/* The input coordinate of output pixel x on one axis, as ONNX Resize defines it. */
+static double resizeCoordinate(const OpParams *p, int d, int64_t x) {
+   int64_t in = d ? p->in_w : p->in_h, out = d ? p->out_w : p->out_h;
+   double scale = p->scale_den[d] > 0 ? (double)p->scale_num[d] / (double)p->scale_den[d]
+                                      : (double)out / (double)in;
+   switch (p->coord) {
+   case COORD_PYTORCH_HALF_PIXEL:
+      return out > 1 ? ((double)x + 0.5) / scale - 0.5 : 0.0;
+   case COORD_HALF_PIXEL:
+      return ((double)x + 0.5) / scale - 0.5;
+   case COORD_ALIGN_CORNERS:
+      return out > 1 ? (double)x * (double)(in - 1) / (double)(out - 1) : 0.0;
+   default:
+      return (double)x / scale;
+   }
+}
+
+static int64_t clampTo(int64_t i, int64_t extent) {
+   return i < 0 ? 0 : i >= extent ? extent - 1 : i;
+}
+
+static int64_t roundNearest(ResizeRounding r, double v) {
+   switch (r) {
+   case ROUND_FLOOR: return (int64_t)floor(v);
+   case ROUND_CEIL: return (int64_t)ceil(v);
+   case ROUND_PREFER_CEIL: return (int64_t)floor(v + 0.5);
+   default: return (int64_t)ceil(v - 0.5);
+   }
+}
+
+void Ref_resize2d(const OpParams *p, const float *data, float *out) {
+   for (int64_t n = 0; n < p->batch; n++)
+   for (int64_t c = 0; c < p->in_c; c++) {
+      const float *plane = data + (n * p->in_c + c) * p->in_h * p->in_w;
+      float *oplane = out + (n * p->in_c + c) * p->out_h * p->out_w;
+      for (int64_t y = 0; y < p->out_h; y++)
+      for (int64_t x = 0; x < p->out_w; x++) {
+         double cy = resizeCoordinate(p, 0, y), cx = resizeCoordinate(p, 1, x);
+         if (p->resize_mode == RESIZE_NEAREST) {
+            int64_t iy = clampTo(roundNearest(p->rounding, cy), p->in_h);
+            int64_t ix = clampTo(roundNearest(p->rounding, cx), p->in_w);
+            oplane[y * p->out_w + x] = plane[iy * p->in_w + ix];
+            continue;
+         }
+         /* the four neighbours, those outside the input taking the edge's value */
+         double fy = floor(cy), fx = floor(cx);
+         double wy = cy - fy, wx = cx - fx;
+         int64_t y0 = clampTo((int64_t)fy, p->in_h), y1 = clampTo((int64_t)fy + 1, p->in_h);
+         int64_t x0 = clampTo((int64_t)fx, p->in_w), x1 = clampTo((int64_t)fx + 1, p->in_w);
+         double v = (1 - wy) * ((1 - wx) * plane[y0 * p->in_w + x0] + wx * plane[y0 * p->in_w + x1]) +
+                    wy * ((1 - wx) * plane[y1 * p->in_w + x0] + wx * plane[y1 * p->in_w + x1]);
+         oplane[y * p->out_w + x] = (float)v;
+      }
+   }
+}
+
+void Ref_concat(const OpParams *p, const float *const *inputs, float *out) {
+   int axis = p->concat_axis;
+   int64_t outer = product(p->shape, axis);
+   int64_t inner = product(p->shape + axis + 1, p->ndim - axis - 1);
+   int64_t at = 0;
+   for (int i = 0; i < p->ninputs; i++) {
+      int64_t len = p->concat_len[i];
+      for (int64_t o = 0; o < outer; o++)
+         for (int64_t j = 0; j < len * inner; j++)
+            out[(o * p->shape[axis] + at) * inner + j] = inputs[i][o * len * inner + j];
+      at += len;
+   }
+}
+
 /* ---- softmax, layer_norm: rows are the last axis of p->shape ---- */
 
 void Ref_softmax(const OpParams *p, const float *x, float *out) {
@@ -191,11 +297,11 @@ void Ref_layerNorm(const OpParams *p, const float *x, const float *gamma, const 
 /* ---- epilogue ---- */
 
 /* Where the bias channel sits in the output: element e has channel
- * (e / inner) % channels; axis 1 for conv2d (NCHW), the last axis for the others. */
+ * (e / inner) % channels, on the op's channel axis. */
 static void biasLayout(const OpParams *p, int64_t *channels, int64_t *inner) {
    int64_t shape[TE_MAX_DIMS];
    int rank = Op_outputShape(p, shape);
-   int axis = p->kind == OP_CONV2D ? 1 : rank - 1;
+   int axis = Op_channelAxis(p);
    *channels = shape[axis];
    *inner = product(shape + axis + 1, rank - axis - 1);
 }
@@ -205,18 +311,30 @@ void Ref_epilogue(const OpParams *p, const float *const *extra, float *out) {
    int nextra = 0;
    for (int i = 0; i < p->nepilogue; i++) {
       const Epilogue *epi = &p->epilogue[i];
-      if (epi->kind == EPI_BIAS) {
-         const float *bias = extra[nextra++];
+      if (epi->kind == EPI_BIAS || epi->kind == EPI_SCALE) {
+         const float *v = extra[nextra++];
          int64_t channels, inner;
          biasLayout(p, &channels, &inner);
-         for (int64_t e = 0; e < total; e++)
-            out[e] = (float)((double)out[e] + bias[(e / inner) % channels]);
+         for (int64_t e = 0; e < total; e++) {
+            double c = v[(e / inner) % channels];
+            out[e] = (float)(epi->kind == EPI_BIAS ? (double)out[e] + c : (double)out[e] * c);
+         }
          continue;
       }
-      if (epi->kind == EPI_ADD) {
-         const float *residual = extra[nextra++];
+      if (epi->kind == EPI_ADD || epi->kind == EPI_MUL) {
+         const float *t = extra[nextra++];
          for (int64_t e = 0; e < total; e++)
-            out[e] = (float)((double)out[e] + residual[e]);
+            out[e] = (float)(epi->kind == EPI_ADD ? (double)out[e] + t[e] : (double)out[e] * t[e]);
+         continue;
+      }
+      if (epi->kind == EPI_CHANNEL_MUL) {
+         /* s[n, c] over each h x w plane of the N x C x H x W output */
+         const float *sc = extra[nextra++];
+         int64_t shape[TE_MAX_DIMS];
+         Op_outputShape(p, shape);
+         int64_t plane = shape[2] * shape[3];
+         for (int64_t e = 0; e < total; e++)
+            out[e] = (float)((double)out[e] * sc[e / plane]);
          continue;
       }
       for (int64_t e = 0; e < total; e++)
@@ -253,6 +371,21 @@ void Ref_run(const OpParams *p, const float *const *inputs, float *out) {
    case OP_LAYER_NORM:
       Ref_layerNorm(p, inputs[0], inputs[1], inputs[2], out);
       break;
+   case OP_CONV2D_TRANSPOSE:
+      Ref_conv2dTranspose(p, inputs[0], inputs[1], out);
+      break;
+   case OP_RESIZE2D:
+      Ref_resize2d(p, inputs[0], out);
+      break;
+   case OP_CONCAT:
+      Ref_concat(p, inputs, out);
+      break;
+   case OP_ELEMENTWISE: {
+      int64_t total = outputElements(p);
+      for (int64_t e = 0; e < total; e++)
+         out[e] = inputs[0][e];
+      break;
+   }
    case OP_KIND_COUNT:
       return;
    }

@@ -18,8 +18,12 @@ void Ref_adaptiveAvgPool2d(const OpParams *p, const float *data, float *out);
 void Ref_softmax(const OpParams *p, const float *x, float *out);
 void Ref_layerNorm(const OpParams *p, const float *x, const float *gamma, const float *beta,
                    float *out);
+void Ref_conv2dTranspose(const OpParams *p, const float *data, const float *kernel, float *out);
+void Ref_resize2d(const OpParams *p, const float *data, float *out);
+/* inputs[0..ninputs-1], each of the output's shape but its concat_len along the axis. */
+void Ref_concat(const OpParams *p, const float *const *inputs, float *out);
 /* Applies p's epilogue in place; extra[i] is the i-th tensor the epilogue reads
- * (bias, residual), in epilogue order. */
+ * (bias, residual, scale, ...), in epilogue order. */
 void Ref_epilogue(const OpParams *p, const float *const *extra, float *out);
 
 /* The whole task: inputs[i] as in Op_inputShape, output as in Op_outputShape. */
