@@ -3,7 +3,9 @@
 # writes imports to the tasks, weights and FLOPs of its task file; `import` writes a
 # task file that loads back to the same tasks, with the graph, which the loader checks;
 # the import's summary counts what it read, folded, recognised and fused; the passes keep the graph's
-# values (run --simplify); a model with an open dimension needs --input, names it, and
+# values (run --simplify), a BatchNorm no conv takes becoming a Mul and an Add fused with its
+# neighbours; an opset-6 per-channel Add is a conv's bias; a 100000-node chain imports in
+# bounded time; a model with an open dimension needs --input, names it, and
 # then tunes with --batch, resumes without the flag (the session keeps it) and replays;
 # as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
@@ -13,10 +15,12 @@
 # transformer
 networks="resnet_50 mobilenet_v2 bert_base resnet_18 wide_resnet_50 resnext_50 bert_tiny vit_b_16 mobilenet_v3 densenet_121 inception_v3 deeplabv3_r50 detr_r50"
 [ -n "${PTUI_TESTS_QUICK:-}" ] && networks="resnet_50 mobilenet_v3 bert_tiny"
-echo "1..$((30 + 2 * $(echo $networks | wc -w)))"
+densenet=$(echo " $networks " | grep -c ' densenet_121 ')
+echo "1..$((37 + 2 * $(echo $networks | wc -w) + 2 * densenet))"
 
 /usr/bin/python3 "$src/tests/onnx/make-small" "$tmp" 2>"$tmp/make.err"
-ok "tests/onnx/make-small writes its models" [ $? -eq 0 -a -s "$tmp/small.onnx" -a -s "$tmp/decomposed.onnx" ]
+ok "tests/onnx/make-small writes its models" [ $? -eq 0 -a -s "$tmp/small.onnx" -a -s "$tmp/decomposed.onnx" -a \
+   -s "$tmp/batchnorm.onnx" -a -s "$tmp/legacy_bias.onnx" -a -s "$tmp/legacy_bias/output_0.pb" ]
 
 # rows NETWORK FILE: the --list table's rows without the ID column, sorted
 rows() {
@@ -33,6 +37,15 @@ for net in $networks; do
       '[ "$1" -eq 0 ] && [ -s "$2" ] && cmp -s "$2" "$3"' _ "$made" "$tmp/$net.onnx.rows" "$tmp/$net.task.rows"
    ok "$net: the totals line is the task file's" [ "$("$bin" --list "$tmp/$net.onnx" 2>/dev/null | tail -n1)" = \
       "$("$bin" --list "$src/models/$net.task" | tail -n1)" ]
+   if [ "$net" = densenet_121 ]; then
+      "$bin" import "$tmp/$net.onnx" -o "$tmp/$net.task" 2>"$tmp/$net.err"
+      ok "densenet_121: the BatchNorms no conv takes (after each Concat) are counted as Mul and Add, none left" \
+         sh -c '[ "$(sed -n 1p "$1")" = "import: 431 nodes read (opset 13), 0 folded as constants (0 Constant nodes), 0 removed (Dropout, Identity), 59 BatchNorms folded into convs, 62 others as a Mul and an Add" ] &&
+                ! grep -q "not a task" "$1"' _ "$tmp/$net.err"
+      ok "densenet_121: each fuses with the Concat before it and the Relu after it" sh -c \
+         '[ "$(sed -n "s/^    - {ops: \"\([^\"]*\)\".*/\1/p" "$1" | sort | uniq -c | tr -s " ")" = " 62 Concat, Mul, Add, Relu
+ 1 Flatten" ]' _ "$tmp/$net.task"
+   fi
    [ "$net" = resnet_50 ] || rm -f "$tmp/$net.onnx"
 done
 ok "the global pool is named as the task files name it" grep -q 'adaptive_avg_pool2d  *1x2048x7x7 -> 1x1' "$tmp/resnet_50.onnx.rows"
@@ -97,6 +110,60 @@ ok "the recognised patterns compute the decomposed ones" [ "$rc" -eq 0 ]
 "$bin" run "$tmp/small.onnx" --input image=2x3x16x16 --output-data "$tmp/d2" >/dev/null 2>&1 &&
    run run "$tmp/small.onnx" --simplify --test-data "$tmp/d2" --rtol 1e-4 --atol 1e-6
 ok "the folded BatchNorms compute the unfolded ones" [ "$rc" -eq 0 ]
+
+# ---- a BatchNormalization that no conv takes: SimplifyInference's x * scale + shift ----
+run --list "$tmp/batchnorm.onnx"
+ok "BatchNorms after a Concat and after a Flatten become a Mul and an Add each, counted" [ "$rc" -eq 0 -a \
+   "$(sed -n 1p "$tmp/out")" = "import: 8 nodes read (opset 13), 0 folded as constants (0 Constant nodes), 0 removed (Dropout, Identity), 0 BatchNorms folded into convs, 2 others as a Mul and an Add" ]
+"$bin" import "$tmp/batchnorm.onnx" -o "$tmp/batchnorm.task" 2>"$tmp/batchnorm.err"
+ok "the Mul and the Add fuse with the Concat and the Relu, and with the Flatten, reading per-channel constants" sh -c \
+   'grep -qxF "    - {ops: \"Concat, Mul, Add, Relu\", name: \"concat, bn, relu\", inputs: [\"conv.out\", \"x\", \"bn.out.bn_scale\", \"bn.out.bn_shift\"], outputs: [\"relu\"]}" "$1" &&
+    grep -qxF "    - {ops: \"Flatten, Mul, Add\", name: \"flatten, bn2\", inputs: [\"gap\", \"y.bn_scale\", \"y.bn_shift\"], outputs: [\"y\"]}" "$1" &&
+    grep -qxF "    - {name: \"bn.out.bn_scale\", kind: weight, shape: [7, 1, 1]}" "$1" &&
+    ! grep -q "not a task" "$2"' _ "$tmp/batchnorm.task" "$tmp/batchnorm.err"
+mkdir "$tmp/d3"
+"$bin" run "$tmp/batchnorm.onnx" --output-data "$tmp/d3" >/dev/null 2>&1 &&
+   run run "$tmp/batchnorm.onnx" --simplify --test-data "$tmp/d3" --rtol 1e-5 --atol 1e-6
+ok "the Mul and the Add compute the BatchNorms" [ "$rc" -eq 0 ]
+
+# ---- a per-channel bias written before opset 7: Add with broadcast 1 and axis 1 ----
+"$bin" import "$tmp/legacy_bias.onnx" -o "$tmp/legacy_bias.task" 2>"$tmp/legacy_bias.err"
+ok "an opset-6 Add of a [C] bias along axis 1 is the conv's bias epilogue" sh -c \
+   '[ "$(grep -c "^  - {op: " "$1")" -eq 1 ] &&
+    grep -qxF "  - {op: conv2d, input: [3, 8, 8], filters: 4, kernel: 3, stride: 1, pad: 1, epilogue: [bias, relu], weight: 1, name: \"conv\"}" "$1" &&
+    grep -qxF "    - {task: 0, name: \"conv, bias, relu\", inputs: [\"x\", \"w\", \"b\"], outputs: [\"y\"]}" "$1"' _ "$tmp/legacy_bias.task"
+run run "$tmp/legacy_bias.onnx" --test-data "$tmp/legacy_bias" --rtol 1e-5 --atol 1e-5
+ok "the opset-6 model runs to numpy's conv + bias + relu" [ "$rc" -eq 0 ]
+
+# ---- a chain of 100000 nodes and a residual around it: the conv's post-dominator is
+# the Add 100001 nodes on, and no walk of the import recurses or goes quadratic ----
+/usr/bin/python3 - "$tmp/chain.onnx" <<'EOF' 2>"$tmp/make.err"
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+n = 100000
+nodes = [helper.make_node("Conv", ["x", "w"], ["conv"], name="conv")]
+for i in range(n):
+    nodes.append(helper.make_node("Relu", ["conv" if i == 0 else "r%d" % (i - 1)], ["r%d" % i], name="relu%d" % i))
+nodes.append(helper.make_node("Add", ["r%d" % (n - 1), "conv"], ["y"], name="add"))
+graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 4, 4])],
+                          [numpy_helper.from_array(np.full((2, 2, 1, 1), 0.5, np.float32), "w")])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+EOF
+timeout 60 "$bin" --list "$tmp/chain.onnx" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok "a Conv, a chain of 100000 Relus and a residual Add import within a minute" [ "$rc" -eq 0 ]
+# the conv's paths to the Add hold more than Relay's 256 nodes: it stays alone; the Relus
+# and the Add fill groups of 256 (100001 = 390 * 256 + 161)
+ok "the conv stays alone and the rest fuses into 391 groups of at most 256 nodes" sh -c \
+   '[ "$(sed -n 1,5p "$1")" = "import: 100002 nodes read (opset 13), 0 folded as constants (0 Constant nodes), 0 removed (Dropout, Identity), 0 BatchNorms folded into convs
+import: patterns recognised: 0 LayerNorm, 0 GELU, 0 hardswish, 0 hardsigmoid (0 nodes)
+import: 100002 nodes fused into 392 groups: 1 task occurrences, 391 elementwise or layout groups (not tasks), 0 without a task op
+import: 1 tasks, weights summing to 1; 4 weight elements" ] && [ "$(awk "/^ *[0-9]+  /{ \$1 = \"\"; print }" "$1")" = " conv2d 1x2x4x4 -> 2x4x4, 1x1 s1 p0 - 1 128 128" ]' _ "$tmp/out"
 
 # ---- an open dimension ----
 run --list "$tmp/small.onnx"

@@ -514,6 +514,10 @@ static void test_resize2d_every_mode(void **state) {
    assert_int_equal(Op_scaleFraction(1.0 / 3.0, &num, &den), 0);
    assert_int_equal(num, 1);
    assert_int_equal(den, 3);
+   /* a model's float32 0.6 is 3/5 */
+   assert_int_equal(Op_scaleFraction((double)0.6f, &num, &den), 0);
+   assert_int_equal(num, 3);
+   assert_int_equal(den, 5);
    assert_int_equal(Op_scaleFraction(0.1234567, &num, &den), -1);
    assert_int_equal(Op_scaleFraction(0, &num, &den), -1);
 }

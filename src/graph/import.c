@@ -103,6 +103,23 @@ static bool pair(const GNode *n, const char *name, int64_t def, int64_t *v) {
    return true;
 }
 
+/* Op `kind` over the N x C x H x W input x. */
+static void nchwOp(OpParams *p, OpKind kind, const GTensor *x) {
+   Op_defaults(p, kind);
+   p->batch = x->dims[0];
+   p->in_c = x->dims[1];
+   p->in_h = x->dims[2];
+   p->in_w = x->dims[3];
+}
+
+/* A convolution's own bias input, as its first epilogue stage. */
+static void convBias(const Mapper *m, const GNode *n, OpParams *p) {
+   if (GNode_input(m->g, n, 2)) {
+      p->epilogue[0].kind = EPI_BIAS;
+      p->nepilogue = 1;
+   }
+}
+
 static bool mapConv(Mapper *m, const GNode *n, OpParams *p) {
    const GTensor *x = GNode_input(m->g, n, 0), *w = GNode_input(m->g, n, 1);
    if (x->ndim != 4)
@@ -112,21 +129,47 @@ static bool mapConv(Mapper *m, const GNode *n, OpParams *p) {
       return refuse(m, n, "strides or dilations not of 2 values");
    if (!windowPads(m, n, x, k, s, d, pads))
       return false;
-   Op_defaults(p, OP_CONV2D);
-   p->batch = x->dims[0];
-   p->in_c = x->dims[1];
-   p->in_h = x->dims[2];
-   p->in_w = x->dims[3];
+   nchwOp(p, OP_CONV2D, x);
    p->out_c = w->dims[0];
    p->kernel_h = k[0], p->kernel_w = k[1];
    p->stride_h = s[0], p->stride_w = s[1];
    p->dilation_h = d[0], p->dilation_w = d[1];
    p->pad_top = pads[0], p->pad_left = pads[1], p->pad_bottom = pads[2], p->pad_right = pads[3];
    p->groups = GNode_attrInt(n, "group", 1);
-   if (GNode_input(m->g, n, 2)) {
-      p->epilogue[0].kind = EPI_BIAS;
-      p->nepilogue = 1;
+   convBias(m, n, p);
+   return true;
+}
+
+static bool mapConvTranspose(Mapper *m, const GNode *n, OpParams *p) {
+   const GTensor *x = GNode_input(m->g, n, 0), *w = GNode_input(m->g, n, 1);
+   if (x->ndim != 4)
+      return refuse(m, n, "a transposed convolution over %d spatial axes; the op library has conv2d_transpose only",
+                    x->ndim - 2);
+   ConvTransposeWindow win;
+   char *why = NULL;
+   if (Graph_convTransposeWindow(m->g, n, &win, &why) < 0) {
+      bool r = refuse(m, n, "%s", why);
+      free(why);
+      return r;
    }
+   nchwOp(p, OP_CONV2D_TRANSPOSE, x);
+   p->groups = GNode_attrInt(n, "group", 1);
+   p->out_c = w->dims[1] * p->groups;
+   p->kernel_h = w->dims[2], p->kernel_w = w->dims[3];
+   p->stride_h = win.stride[0], p->stride_w = win.stride[1];
+   p->dilation_h = win.dilation[0], p->dilation_w = win.dilation[1];
+   int64_t pad[2][2], outPad[2];
+   for (int a = 0; a < 2; a++) {
+      /* an output_shape past the full output is padding at the end: output padding */
+      pad[a][0] = win.padBegin[a];
+      pad[a][1] = win.padEnd[a] < 0 ? 0 : win.padEnd[a];
+      outPad[a] = win.outputPad[a] + (win.padEnd[a] < 0 ? -win.padEnd[a] : 0);
+      if (pad[a][0] < 0)
+         return refuse(m, n, "an output that starts before the full output (pad %lld)", (long long)pad[a][0]);
+   }
+   p->pad_top = pad[0][0], p->pad_bottom = pad[0][1], p->pad_left = pad[1][0], p->pad_right = pad[1][1];
+   p->output_pad_h = outPad[0], p->output_pad_w = outPad[1];
+   convBias(m, n, p);
    return true;
 }
 
@@ -194,12 +237,8 @@ static bool mapPool(Mapper *m, const GNode *n, OpParams *p, bool isMax) {
    if (!windowPads(m, n, x, k, s, d, pads))
       return false;
    bool include = GNode_attrInt(n, "count_include_pad", 0) != 0;
-   Op_defaults(p, isMax ? OP_MAX_POOL2D : OP_AVG_POOL2D);
-   p->batch = x->dims[0];
-   p->in_c = x->dims[1];
+   nchwOp(p, isMax ? OP_MAX_POOL2D : OP_AVG_POOL2D, x);
    p->out_c = x->dims[1];
-   p->in_h = x->dims[2];
-   p->in_w = x->dims[3];
    p->kernel_h = k[0], p->kernel_w = k[1];
    p->stride_h = s[0], p->stride_w = s[1];
    p->pad_top = pads[0], p->pad_left = pads[1], p->pad_bottom = pads[2], p->pad_right = pads[3];
@@ -284,6 +323,8 @@ static bool mapAnchor(Mapper *m, const GNode *n, OpParams *p) {
    const char *t = n->opType;
    if (strcmp(t, "Conv") == 0)
       return mapConv(m, n, p);
+   if (strcmp(t, "ConvTranspose") == 0)
+      return mapConvTranspose(m, n, p);
    if (strcmp(t, "MatMul") == 0)
       return mapMatMul(m, n, p);
    if (strcmp(t, "Gemm") == 0)
@@ -298,11 +339,8 @@ static bool mapAnchor(Mapper *m, const GNode *n, OpParams *p) {
       /* the op library builds global_avg_pool2d and adaptive_avg_pool2d to 1x1 from one
        * DAG; the task files and the shipped checkpoints know the pool of a PyTorch model
        * (TVM's PyTorch frontend) as the latter, so a model's pool is named as they name it */
-      Op_defaults(p, OP_ADAPTIVE_AVG_POOL2D);
-      p->batch = x->dims[0];
-      p->in_c = p->out_c = x->dims[1];
-      p->in_h = x->dims[2];
-      p->in_w = x->dims[3];
+      nchwOp(p, OP_ADAPTIVE_AVG_POOL2D, x);
+      p->out_c = x->dims[1];
       p->out_h = p->out_w = 1;
       return true;
    }
@@ -320,19 +358,33 @@ static bool constantOf(const Graph *g, int t, double *v) {
    return true;
 }
 
-/* Whether a constant is a per-channel bias of the anchor's output y: C values along
- * the channel axis (NCHW: axis 1; matrix products: the last). */
-static bool isChannelBias(const GTensor *c, const GTensor *y, const OpParams *p) {
+/* Whether node n's input tensor `other` is a constant per channel of the anchor's
+ * output y (n's other input): C values along the channel axis (NCHW: axis 1; matrix
+ * products: the last), lined up with y's axes as n broadcasts it: numpy's trailing
+ * alignment, or before opset 7 broadcast 1's from `axis` (a [C] bias with axis 1 after
+ * a Conv). */
+static bool isChannelBias(const Graph *g, const GNode *n, int other, const GTensor *y, const OpParams *p) {
+   const GTensor *c = &g->t[other];
    if (!c->data || c->ndim > y->ndim)
       return false;
-   int axis = p->kind == OP_CONV2D ? 1 : y->ndim - 1;
-   int off = y->ndim - c->ndim;
-   for (int i = 0; i < c->ndim; i++) {
+   int ndim = c->ndim;
+   const int64_t *dims = c->dims;
+   int64_t padded[GRAPH_MAX_DIMS];
+   if (n->nin == 2 && n->in[1] == other && GraphOp_paddedInput1(g, n, padded)) {
+      ndim = y->ndim;
+      dims = padded;
+   }
+   /* the op's channel axis: 1 (NCHW), or its last, which is the tensor's last too
+    * when a matrix product's rows are several axes of the tensor */
+   int64_t os[TE_MAX_DIMS];
+   int axis = Op_channelAxis(p) == Op_outputShape(p, os) - 1 ? y->ndim - 1 : Op_channelAxis(p);
+   int off = y->ndim - ndim;
+   for (int i = 0; i < ndim; i++) {
       int ya = i + off;
-      if (ya == axis ? c->dims[i] != y->dims[ya] : c->dims[i] != 1)
+      if (ya == axis ? dims[i] != y->dims[ya] : dims[i] != 1)
          return false;
    }
-   return c->ndim > axis - off && axis - off >= 0;
+   return ndim > axis - off && axis - off >= 0;
 }
 
 /* Whether two shapes are equal once leading 1s are dropped. */
@@ -359,19 +411,45 @@ static bool mapEpilogue(Mapper *m, const GNode *n, int cur, OpParams *p) {
    memset(&e, 0, sizeof e);
    const char *t = n->opType;
    const GTensor *y = &g->t[cur];
-   if (strcmp(t, "Add") == 0 && n->nin == 2) {
-      int other = n->in[0] == cur ? n->in[1] : n->in[0];
-      const GTensor *o = &g->t[other];
+   int other = n->nin == 2 ? (n->in[0] == cur ? n->in[1] : n->in[0]) : -1;
+   if (other == cur && other >= 0)
+      return refuse(m, n, "%s of the chain's value with itself", t);
+   const GTensor *o = other >= 0 ? &g->t[other] : NULL;
+   if (strcmp(t, "Add") == 0 && o) {
       bool hasBias = false;
       for (int i = 0; i < p->nepilogue; i++)
          hasBias |= p->epilogue[i].kind == EPI_BIAS;
-      if (!hasBias && p->kind != OP_SOFTMAX && p->kind != OP_LAYER_NORM && o->data && isChannelBias(o, y, p))
+      if (!hasBias && p->kind != OP_SOFTMAX && p->kind != OP_LAYER_NORM && o->data && isChannelBias(g, n, other, y, p))
          e.kind = EPI_BIAS;
       else if (GTensor_elems(o) == GTensor_elems(y) && sameDims(o, y))
          e.kind = EPI_ADD;   /* a residual, or a constant of the output's shape */
       else
          return refuse(m, n, "an add of a %s the epilogue cannot read (bias per channel or a tensor of the "
                        "output's shape)", o->data ? "constant" : "broadcast tensor");
+   } else if (strcmp(t, "Mul") == 0 && o) {
+      double v;
+      bool nc = y->ndim == 4 && o->ndim == 4 && o->dims[0] == y->dims[0] && o->dims[1] == y->dims[1] &&
+                o->dims[2] == 1 && o->dims[3] == 1;
+      if (constantOf(g, other, &v)) {
+         e.kind = EPI_MUL_CONST;
+         e.value = v;
+      } else if (o->data && p->kind != OP_SOFTMAX && p->kind != OP_LAYER_NORM && isChannelBias(g, n, other, y, p)) {
+         e.kind = EPI_SCALE;
+      } else if (GTensor_elems(o) == GTensor_elems(y) && sameDims(o, y)) {
+         e.kind = EPI_MUL;
+      } else if (nc && y->dims[2] * y->dims[3] > 1) {
+         e.kind = EPI_CHANNEL_MUL;   /* a squeeze-excitation's scale */
+      } else {
+         return refuse(m, n, "a multiply by a %s the epilogue cannot read (a constant, a scale per channel, a "
+                       "tensor of the output's shape or one per image and channel)",
+                       o->data ? "constant" : "broadcast tensor");
+      }
+   } else if (strcmp(t, "Div") == 0 && o && n->in[0] == cur) {
+      double v;
+      if (!constantOf(g, other, &v) || v == 0.0)
+         return refuse(m, n, "a divide by something other than a nonzero scalar constant");
+      e.kind = EPI_DIV_CONST;
+      e.value = v;
    } else if (strcmp(t, "Relu") == 0) {
       e.kind = EPI_RELU;
    } else if (strcmp(t, "Clip") == 0) {
@@ -419,6 +497,197 @@ static bool mapEpilogue(Mapper *m, const GNode *n, int cur, OpParams *p) {
    return true;
 }
 
+/* mapEpilogue, and then the tensor the new stage reads (bias, add, mul, ...) added to
+ * the op's inputs and the chain's value moved to the node's output. */
+static bool mapEpilogueInputs(Mapper *m, const GNode *n, int *cur, OpParams *p, int *opIn, int *nopIn) {
+   if (!mapEpilogue(m, n, *cur, p))
+      return false;
+   if (Epilogue_readsTensor(p->epilogue[p->nepilogue - 1].kind))
+      for (int q = 0; q < n->nin && *nopIn < OP_MAX_INPUTS; q++)
+         if (n->in[q] >= 0 && n->in[q] != *cur)
+            opIn[(*nopIn)++] = n->in[q];
+   *cur = n->out[0];
+   return true;
+}
+
+/* ---- groups without a complex op: --include-simple-tasks ---- */
+
+/* Ops that only relabel their input's elements: a group of them alone moves no data
+ * (TVM's VM runs such reshape-only functions as views, with no kernel). */
+static bool isView(const GNode *n) {
+   static const char *const views[] = { "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity" };
+   for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+      if (strcmp(n->opType, views[i]) == 0)
+         return true;
+   return false;
+}
+
+static void shapedOp(OpParams *p, OpKind kind, const GTensor *t) {
+   Op_defaults(p, kind);
+   p->ndim = t->ndim;
+   memcpy(p->shape, t->dims, (size_t)t->ndim * sizeof *p->shape);
+}
+
+static bool mapConcat(Mapper *m, const GNode *n, OpParams *p) {
+   const GTensor *y = &m->g->t[n->out[0]];
+   if (y->ndim < 1 || y->ndim > TE_MAX_DIMS)
+      return refuse(m, n, "a concatenation of rank-%d tensors; concat takes 1 to %d dimensions", y->ndim,
+                    TE_MAX_DIMS);
+   if (n->nin > OP_MAX_CONCAT)
+      return refuse(m, n, "a concatenation of %d inputs; concat takes at most %d", n->nin, OP_MAX_CONCAT);
+   int64_t axis = GNode_attrInt(n, "axis", 1);
+   if (axis < 0)
+      axis += y->ndim;
+   shapedOp(p, OP_CONCAT, y);
+   p->concat_axis = (int)axis;
+   p->ninputs = 0;
+   for (int q = 0; q < n->nin; q++) {
+      const GTensor *x = GNode_input(m->g, n, q);
+      if (!x || x->dtype != GT_FLOAT)
+         return refuse(m, n, "input %d is %s; tasks are float32", q, x ? GType_name(x->dtype) : "missing");
+      if (x->dims[axis] == 0)
+         continue;   /* an empty input adds nothing */
+      p->concat_len[p->ninputs++] = x->dims[axis];
+   }
+   return true;
+}
+
+static bool mapResize(Mapper *m, const GNode *n, OpParams *p) {
+   GraphResize2d r;
+   char *why = NULL;
+   if (Graph_resize2d(m->g, n, &r, &why) < 0) {
+      bool b = refuse(m, n, "%s", why);
+      free(why);
+      return b;
+   }
+   int mode = ResizeMode_fromName(r.mode), coord = ResizeCoord_fromName(r.coord);
+   int rounding = ResizeRounding_fromName(r.nearest);
+   if (mode < 0)
+      return refuse(m, n, "mode '%s'; resize2d is nearest or linear", r.mode);
+   if (coord < 0)
+      return refuse(m, n, "coordinate_transformation_mode '%s'; resize2d takes half_pixel, pytorch_half_pixel, "
+                    "align_corners and asymmetric", r.coord);
+   const GTensor *x = GNode_input(m->g, n, 0);
+   nchwOp(p, OP_RESIZE2D, x);
+   p->out_h = r.out[0], p->out_w = r.out[1];
+   p->resize_mode = (ResizeMode)mode;
+   p->coord = (ResizeCoord)coord;
+   p->rounding = (ResizeRounding)(rounding < 0 ? ROUND_PREFER_FLOOR : rounding);
+   for (int a = 0; a < 2; a++) {
+      /* the scale the model gave, where it is not out / in */
+      if (r.scale[a] * (double)r.in[a] == (double)r.out[a])
+         continue;
+      if (coord == COORD_ALIGN_CORNERS || coord == COORD_PYTORCH_HALF_PIXEL)
+         return refuse(m, n, "scale %g of %lld is not a whole %lld; %s needs out / in", r.scale[a],
+                       (long long)r.in[a], (long long)r.out[a], r.coord);
+      if (Op_scaleFraction(r.scale[a], &p->scale_num[a], &p->scale_den[a]) < 0)
+         return refuse(m, n, "scale %.9g is not a fraction p/q with q <= 4096 (in float32)", r.scale[a]);
+   }
+   return true;
+}
+
+/* The head of a simple task: the node that starts it (a concat, a resize, or the first
+ * elementwise stage on the tensor it reads). *cur gets the tensor the chain goes on
+ * from; opIn the head's own inputs. */
+static bool mapSimpleHead(Mapper *m, const GNode *n, OpParams *p, int *cur, int *opIn, int *nopIn) {
+   *nopIn = 0;
+   if (strcmp(n->opType, "Concat") == 0) {
+      if (!mapConcat(m, n, p))
+         return false;
+      for (int q = 0; q < n->nin; q++)
+         if (n->in[q] >= 0 && m->g->t[n->in[q]].dims[p->concat_axis] > 0)
+            opIn[(*nopIn)++] = n->in[q];
+      *cur = n->out[0];
+      return true;
+   }
+   if (strcmp(n->opType, "Resize") == 0 || strcmp(n->opType, "Upsample") == 0) {
+      if (!mapResize(m, n, p))
+         return false;
+      opIn[(*nopIn)++] = n->in[0];
+      *cur = n->out[0];
+      return true;
+   }
+   const GraphOp *row = GraphOp_get(n->op);
+   if (row && row->pattern == PAT_INJECTIVE)
+      return refuse(m, n, "the op library has no task op for %s (a layout change)", n->opType);
+   /* an elementwise stage on the input of its output's shape that is not a constant */
+   const GTensor *y = &m->g->t[n->out[0]];
+   int data = -1;
+   for (int q = 0; q < n->nin && data < 0; q++) {
+      const GTensor *x = GNode_input(m->g, n, q);
+      if (x && !x->data && x->ndim == y->ndim && GTensor_elems(x) == GTensor_elems(y))
+         data = n->in[q];
+   }
+   if (data < 0)
+      return refuse(m, n, "%s reads no tensor of its output's shape; no task op starts with it", n->opType);
+   if (y->ndim < 1 || y->ndim > TE_MAX_DIMS)
+      return refuse(m, n, "a rank-%d tensor; elementwise takes 1 to %d dimensions", y->ndim, TE_MAX_DIMS);
+   shapedOp(p, OP_ELEMENTWISE, y);
+   opIn[(*nopIn)++] = data;
+   *cur = data;
+   return mapEpilogueInputs(m, n, cur, p, opIn, nopIn);
+}
+
+typedef enum { SIMPLE_TASK, SIMPLE_VIEW, SIMPLE_REFUSED } SimpleResult;
+
+/* One segment of a group that has no complex op, from members[*at]: its head and the
+ * epilogue stages that follow on its value. *at moves past the segment, whose nodes go
+ * to seg. */
+static SimpleResult mapSimpleSegment(Mapper *m, const int *members, int nm, int *at, OpParams *p,
+                                     int *opIn, int *nopIn, int *seg, int *nseg) {
+   const Graph *g = m->g;
+   *nseg = 0;
+   int start = *at;
+   if (isView(&g->n[members[start]])) {
+      while (*at < nm && isView(&g->n[members[*at]]))
+         seg[(*nseg)++] = members[(*at)++];
+      return SIMPLE_VIEW;
+   }
+   seg[(*nseg)++] = members[(*at)++];
+   int cur;
+   if (!mapSimpleHead(m, &g->n[members[start]], p, &cur, opIn, nopIn))
+      return SIMPLE_REFUSED;
+   while (*at < nm) {
+      const GNode *n = &g->n[members[*at]];
+      bool reads = false;
+      for (int q = 0; q < n->nin; q++)
+         reads |= n->in[q] == cur;
+      /* a stage that is not on the chain starts the next segment */
+      if (!reads || isView(n) || !mapEpilogueInputs(m, n, &cur, p, opIn, nopIn)) {
+         free(m->reason);
+         m->reason = NULL;
+         break;
+      }
+      seg[(*nseg)++] = members[(*at)++];
+   }
+   return SIMPLE_TASK;
+}
+
+int Import_mapNode(const Graph *g, const GNode *n, OpParams *p, char **cause) {
+   Mapper m = { g, NULL, 1 };
+   bool ok;
+   if (strcmp(n->opType, "Concat") == 0)
+      ok = mapConcat(&m, n, p);
+   else if (strcmp(n->opType, "Resize") == 0 || strcmp(n->opType, "Upsample") == 0)
+      ok = mapResize(&m, n, p);
+   else
+      ok = mapAnchor(&m, n, p);
+   const char *field = NULL;
+   char *why = NULL;
+   if (ok && Op_finish(p, &field, &why) < 0) {
+      refuse(&m, n, "%s", why);
+      free(why);
+      ok = false;
+   }
+   if (ok)
+      return 0;
+   if (cause)
+      *cause = m.reason;
+   else
+      free(m.reason);
+   return -1;
+}
+
 /* ---- tasks ---- */
 
 typedef struct {
@@ -429,6 +698,11 @@ typedef struct {
 } Found;
 
 static void addName(char **names, const char *name) {
+   /* the nodes a pass made of one (a BatchNorm's Mul and Add) name it once */
+   size_t have = *names ? strlen(*names) : 0, len = strlen(name);
+   if (have >= len && strcmp(*names + have - len, name) == 0 &&
+       (have == len || (have >= len + 2 && strncmp(*names + have - len - 2, ", ", 2) == 0)))
+      return;
    char *more = *names ? xAsprintf("%s, %s", *names, name) : xStrdup(name);
    free(*names);
    *names = more;
@@ -459,19 +733,25 @@ static void appendLine(char **text, const char *line) {
 
 /* The network's batch: the leading dimension every task shares, so the task file's
  * per-sample shapes times it give the tasks'. 1 when they disagree. */
+/* A task's leading dimension, and whether it must be the batch itself (NCHW ops,
+ * concat and elementwise) rather than a multiple of it (rows of a matrix product or
+ * a normalization). */
+static int64_t leadingDim(const OpParams *p, bool *strict) {
+   *strict = false;
+   switch (p->kind) {
+   case OP_DENSE: return p->m;
+   case OP_BATCH_MATMUL: return p->b;
+   case OP_SOFTMAX: case OP_LAYER_NORM: return p->shape[0];
+   case OP_CONCAT: case OP_ELEMENTWISE: *strict = true; return p->shape[0];
+   default: *strict = true; return p->batch;
+   }
+}
+
 static int64_t commonBatch(const Found *f, int n) {
    int64_t batch = 0;
    for (int i = 0; i < n; i++) {
-      const OpParams *p = &f[i].op;
-      int64_t b;
-      switch (p->kind) {
-      case OP_DENSE: b = p->m; break;
-      case OP_BATCH_MATMUL: b = p->b; break;
-      case OP_SOFTMAX: case OP_LAYER_NORM: b = p->shape[0]; break;
-      default: b = p->batch; break;
-      }
-      bool nchw = p->kind != OP_DENSE && p->kind != OP_BATCH_MATMUL && p->kind != OP_SOFTMAX &&
-                  p->kind != OP_LAYER_NORM;
+      bool nchw;
+      int64_t b = leadingDim(&f[i].op, &nchw);
       if (nchw) {
          if (batch && batch != b)
             return 1;
@@ -481,10 +761,8 @@ static int64_t commonBatch(const Found *f, int n) {
    if (!batch)
       return 1;
    for (int i = 0; i < n; i++) {
-      const OpParams *p = &f[i].op;
-      int64_t b = p->kind == OP_DENSE ? p->m : p->kind == OP_BATCH_MATMUL ? p->b
-                : (p->kind == OP_SOFTMAX || p->kind == OP_LAYER_NORM) ? p->shape[0] : p->batch;
-      if (b % batch != 0)
+      bool nchw;
+      if (leadingDim(&f[i].op, &nchw) % batch != 0)
          return 1;
    }
    return batch;
@@ -534,13 +812,6 @@ static int compareUnits(const void *a, const void *b) {
    return ((const Unit *)a)->last - ((const Unit *)b)->last;
 }
 
-static bool inUnit(const Unit *u, int node) {
-   for (int i = 0; i < u->n; i++)
-      if (u->nodes[i] == node)
-         return true;
-   return false;
-}
-
 static int netTensor(NetGraph *ng, const Graph *g, int t) {
    int at = NetGraph_findTensor(ng, g->t[t].name);
    if (at >= 0)
@@ -554,6 +825,23 @@ static int netTensor(NetGraph *ng, const Graph *g, int t) {
 /* The network's graph: one node per unit, in order, with the tensors that cross units. */
 static NetGraph *buildNetGraph(const Graph *g, Unit *units, int nunits) {
    qsort(units, (size_t)nunits, sizeof *units, compareUnits);
+   /* each node's unit, and the unit that reads each tensor (-2: more than one), so that
+    * whether a tensor leaves its unit takes no walk over the graph */
+   int *unitOf = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
+   int *readBy = xMalloc(sizeof(int) * (size_t)(g->ntensors ? g->ntensors : 1));
+   for (int r = 0; r < g->nnodes; r++)
+      unitOf[r] = -1;
+   for (int u = 0; u < nunits; u++)
+      for (int k = 0; k < units[u].n; k++)
+         unitOf[units[u].nodes[k]] = u;
+   for (int t = 0; t < g->ntensors; t++)
+      readBy[t] = -1;
+   for (int r = 0; r < g->nnodes; r++)
+      for (int a = 0; a < g->n[r].nin; a++) {
+         int t = g->n[r].in[a];
+         if (t >= 0)
+            readBy[t] = readBy[t] == -1 || readBy[t] == unitOf[r] ? unitOf[r] : -2;
+      }
    NetGraph *ng = xMalloc(sizeof *ng);
    NetGraph_init(ng);
    for (int i = 0; i < g->ninputs; i++)
@@ -583,7 +871,7 @@ static NetGraph *buildNetGraph(const Graph *g, Unit *units, int nunits) {
          }
          for (int q = 0; un->task < 0 && q < n->nin; q++) {
             int t = n->in[q];
-            if (t < 0 || (g->t[t].producer >= 0 && inUnit(un, g->t[t].producer)))
+            if (t < 0 || (g->t[t].producer >= 0 && unitOf[g->t[t].producer] == u))
                continue;
             int nt = netTensor(ng, g, t);
             bool seen = false;
@@ -602,11 +890,7 @@ static NetGraph *buildNetGraph(const Graph *g, Unit *units, int nunits) {
             int t = n->out[q];
             if (t < 0)
                continue;
-            bool outside = g->t[t].isOutput;
-            for (int r = 0; r < g->nnodes && !outside; r++)
-               if (!inUnit(un, r))
-                  for (int a = 0; a < g->n[r].nin; a++)
-                     outside |= g->n[r].in[a] == t;
+            bool outside = g->t[t].isOutput || readBy[t] == -2 || (readBy[t] >= 0 && readBy[t] != u);
             if (!outside)
                continue;
             if (nout == cap) {
@@ -626,14 +910,76 @@ static NetGraph *buildNetGraph(const Graph *g, Unit *units, int nunits) {
    }
    free(in);
    free(out);
+   free(unitOf);
+   free(readBy);
    return ng;
 }
 
-static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char **cause) {
+/* The task of op p, merged with an earlier one of the same workload: its index in found. */
+static int addFound(Found **foundp, int *nfound, int *cap, const OpParams *p, const char *name) {
+   char key[TASK_KEY_MAX];
+   Op_key(p, key, sizeof key);
+   int at = -1;
+   for (int i = 0; i < *nfound; i++)
+      if (strcmp((*foundp)[i].key, key) == 0)
+         at = i;
+   if (at < 0 && *nfound == *cap) {
+      *cap *= 2;
+      *foundp = xReallocArray(*foundp, (size_t)*cap, sizeof **foundp);
+      memset(*foundp + *nfound, 0, (size_t)(*cap - *nfound) * sizeof **foundp);
+   }
+   Found *found = *foundp;
+   if (at < 0) {
+      at = (*nfound)++;
+      found[at].op = *p;
+      snprintf(found[at].key, sizeof found[at].key, "%s", key);
+   }
+   found[at].weight++;
+   addName(&found[at].names, name);
+   return at;
+}
+
+/* A group without a complex op, cut into segments that are each a task (a concat, a
+ * resize or elementwise stages, each with the stages that follow on its value), a view
+ * or ops the op library has no task for. */
+static void simpleGroup(Mapper *m, const int *members, int nm, ImportSummary *sum, Found **found, int *nfound,
+                        int *capFound, Unit **units, int *nunits, int *seg) {
+   int opIn[OP_MAX_INPUTS + 4];
+   for (int at = 0; at < nm;) {
+      OpParams p;
+      int nopIn = 0, nseg = 0;
+      SimpleResult r = mapSimpleSegment(m, members, nm, &at, &p, opIn, &nopIn, seg, &nseg);
+      const char *field = NULL;
+      char *why = NULL;
+      if (r == SIMPLE_TASK && Op_finish(&p, &field, &why) < 0) {
+         refuse(m, &m->g->n[seg[0]], "%s", why);
+         free(why);
+         r = SIMPLE_REFUSED;
+      }
+      if (r == SIMPLE_VIEW) {
+         sum->views++;
+         addUnit(units, nunits, seg, nseg, -1, NULL, 0);
+      } else if (r == SIMPLE_REFUSED) {
+         sum->simpleGroups++;
+         appendLine(&sum->unmapped, m->reason);
+         free(m->reason);
+         m->reason = NULL;
+         addUnit(units, nunits, seg, nseg, -1, NULL, 0);
+      } else {
+         sum->simpleTasks++;
+         int t = addFound(found, nfound, capFound, &p, m->g->n[seg[0]].name);
+         addUnit(units, nunits, seg, nseg, t, opIn, nopIn);
+      }
+   }
+}
+
+static int extractTasks(Network *net, const Graph *g, const ImportOptions *opt, ImportSummary *sum,
+                        char **cause) {
    int *groupOf = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
    int ngroups = Graph_fuse(g, groupOf);
    sum->groups = ngroups;
-   Found *found = xCalloc((size_t)(ngroups ? ngroups : 1), sizeof *found);
+   int capFound = ngroups ? ngroups : 1;
+   Found *found = xCalloc((size_t)capFound, sizeof *found);
    int nfound = 0;
    Mapper m = { g, NULL, 1 };
    if (g->ninputs > 0 && g->t[g->inputs[0]].ndim >= 1 && g->t[g->inputs[0]].dims[0] > 0)
@@ -656,6 +1002,10 @@ static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char *
             if (op && op->pattern == PAT_COMM_REDUCE)
                reduces = true;
          }
+      if (anchor < 0 && !reduces && opt && opt->simpleTasks) {
+         simpleGroup(&m, members, nm, sum, &found, &nfound, &capFound, &units, &nunits, chain);
+         continue;
+      }
       if (anchor < 0) {
          if (reduces) {
             sum->unmappedGroups++;
@@ -697,7 +1047,7 @@ static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char *
          bool reads = false;
          for (int q = 0; q < n->nin; q++)
             reads |= n->in[q] == cur;
-         if (!ok || cut || ni < anchor || !reads || !mapEpilogue(&m, n, cur, &p)) {
+         if (!ok || cut || ni < anchor || !reads || !mapEpilogueInputs(&m, n, &cur, &p, opIn, &nopIn)) {
             if (ok && !cut && !m.reason)
                m.reason = xAsprintf("node '%s' (%s): not on the chain after '%s'", n->name, n->opType, an->name);
             cut = ok;
@@ -705,20 +1055,19 @@ static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char *
             continue;
          }
          chain[nchain++] = ni;
-         /* bias and add read a tensor; a clip's bounds are constants of the stage */
-         EpilogueKind ek = p.epilogue[p.nepilogue - 1].kind;
-         for (int q = 0; (ek == EPI_BIAS || ek == EPI_ADD) && q < n->nin && nopIn < OP_MAX_INPUTS; q++)
-            if (n->in[q] >= 0 && n->in[q] != cur)
-               opIn[nopIn++] = n->in[q];
-         cur = n->out[0];
       }
-      if (ok && cut) {
+      if (ok && cut && opt && opt->simpleTasks) {
+         /* the rest is mapped below, as tasks of its own */
+         free(m.reason);
+         m.reason = NULL;
+      } else if (ok && cut) {
          char *line = xAsprintf("%s: runs after the task of '%s', not fused into it", m.reason, an->name);
          appendLine(&sum->unmapped, line);
          free(line);
          free(m.reason);
          m.reason = NULL;
-         sum->simpleGroups++;
+         if (!opt || !opt->simpleTasks)
+            sum->simpleGroups++;
       }
       const char *field = NULL;
       char *why = NULL;
@@ -736,21 +1085,12 @@ static int extractTasks(Network *net, const Graph *g, ImportSummary *sum, char *
          continue;
       }
       sum->taskGroups++;
-      char key[TASK_KEY_MAX];
-      Op_key(&p, key, sizeof key);
-      int at = -1;
-      for (int i = 0; i < nfound; i++)
-         if (strcmp(found[i].key, key) == 0)
-            at = i;
-      if (at < 0) {
-         at = nfound++;
-         found[at].op = p;
-         snprintf(found[at].key, sizeof found[at].key, "%s", key);
-      }
-      found[at].weight++;
-      addName(&found[at].names, an->name);
+      int at = addFound(&found, &nfound, &capFound, &p, an->name);
       addUnit(&units, &nunits, chain, nchain, at, opIn, nopIn);
-      addUnit(&units, &nunits, rest, nrest, -1, NULL, 0);
+      if (opt && opt->simpleTasks)
+         simpleGroup(&m, rest, nrest, sum, &found, &nfound, &capFound, &units, &nunits, chain);
+      else
+         addUnit(&units, &nunits, rest, nrest, -1, NULL, 0);
    }
    free(members);
    free(chain);
@@ -825,7 +1165,7 @@ int Import_onnx(Network *net, const char *path, const ImportOptions *opt, Import
       Graph_compact(&g);
       Graph_simplify(&g, &sum->passes);
       sum->nodesFused = g.nnodes;
-      rc = extractTasks(net, &g, sum, cause);
+      rc = extractTasks(net, &g, opt, sum, cause);
    }
    Graph_done(&g);
    if (rc < 0) {
@@ -842,12 +1182,18 @@ void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out) 
            s->constants, p->removed, p->bnFolded);
    if (p->affineFolded)
       fprintf(out, ", and %d per-channel Mul and Add", p->affineFolded);
+   if (p->bnSimplified)
+      fprintf(out, ", %d others as a Mul and an Add", p->bnSimplified);
    fputc('\n', out);
    fprintf(out, "import: patterns recognised: %d LayerNorm, %d GELU, %d hardswish, %d hardsigmoid (%d nodes)\n",
            p->layerNorms, p->gelus, p->hardSwishes, p->hardSigmoids, p->nodesReplaced);
    fprintf(out, "import: %d nodes fused into %d groups: %d task occurrences, %d elementwise or layout groups "
            "(not tasks), %d without a task op\n", s->nodesFused, s->groups, s->taskGroups, s->simpleGroups,
            s->unmappedGroups);
+   if (s->simpleTasks || s->views)
+      fprintf(out, "import: simple tasks: %d occurrence%s of concat, resize2d and elementwise tasks; %d view%s "
+              "(reshape only, no kernel)\n", s->simpleTasks, s->simpleTasks == 1 ? "" : "s", s->views,
+              s->views == 1 ? "" : "s");
    fprintf(out, "import: %d tasks, weights summing to %lld; %lld weight elements\n", net->ntasks,
            (long long)Network_totalWeight(net), (long long)s->weightElems);
    if (s->unmapped) {
@@ -861,15 +1207,21 @@ void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out) 
    }
 }
 
-int ImportOptions_parseInputs(const char *inputs, OnnxInputDims **dims, int *n, char **cause) {
+int ImportOptions_parseInputs(const char *inputs, OnnxInputDims **dims, int *n, bool *simpleTasks,
+                              char **cause) {
    *dims = NULL;
    *n = 0;
+   *simpleTasks = false;
    if (!inputs || !*inputs)
       return 0;
    char *copy = xStrdup(inputs);
    int rc = 0;
    char *save = NULL;
    for (char *item = strtok_r(copy, ";", &save); item && rc == 0; item = strtok_r(NULL, ";", &save)) {
+      if (strcmp(item, IMPORT_SIMPLE_TASKS) == 0) {
+         *simpleTasks = true;
+         continue;
+      }
       *dims = xReallocArray(*dims, (size_t)*n + 1, sizeof **dims);
       rc = OnnxInputDims_parse(&(*dims)[*n], item, cause);
       if (rc == 0)
@@ -883,7 +1235,8 @@ int Import_onnxInputs(Network *net, const char *path, const char *inputs, Import
    ImportOptions opt;
    OnnxInputDims *dims;
    int n;
-   if (ImportOptions_parseInputs(inputs, &dims, &n, cause) < 0) {
+   bool simple;
+   if (ImportOptions_parseInputs(inputs, &dims, &n, &simple, cause) < 0) {
       memset(net, 0, sizeof *net);
       memset(sum, 0, sizeof *sum);
       for (int i = 0; i < n; i++)
@@ -893,6 +1246,7 @@ int Import_onnxInputs(Network *net, const char *path, const char *inputs, Import
    }
    opt.dims = dims;
    opt.ndims = n;
+   opt.simpleTasks = simple;
    int rc = Import_onnx(net, path, &opt, sum, cause);
    for (int i = 0; i < n; i++)
       OnnxInputDims_done(&dims[i]);

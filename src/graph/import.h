@@ -15,7 +15,12 @@
 typedef struct ImportOptions_ {
    const OnnxInputDims *dims;   /* --input NAME=DIMS */
    int ndims;
+   bool simpleTasks;            /* --include-simple-tasks */
 } ImportOptions;
+
+/* The import options as one string, as sessions keep them: "NAME=DIMS;NAME=DIMS", with
+ * this item among them for --include-simple-tasks. */
+#define IMPORT_SIMPLE_TASKS "include-simple-tasks"
 
 /* What the import did, for --list and `import`. */
 typedef struct ImportSummary_ {
@@ -28,6 +33,9 @@ typedef struct ImportSummary_ {
    int groups;                  /* fused groups (kernels) */
    int taskGroups;              /* of which occurrences of a task */
    int simpleGroups;            /* elementwise and layout groups: not tasks */
+   int simpleTasks;             /* of the groups without a complex op, the tasks made of them
+                                 * (--include-simple-tasks; a group may give several) */
+   int views;                   /* reshape-only groups: views, no kernel */
    int unmappedGroups;          /* groups with a complex op the op library lacks */
    int64_t weightElems;         /* elements of the weights */
    char *unmapped;              /* one line per unmapped group ("node 'x' (Op): reason"), or NULL */
@@ -44,6 +52,12 @@ int Import_onnx(Network *net, const char *path, const ImportOptions *opt, Import
  * NULL); kept in net->inputs. */
 int Import_onnxInputs(Network *net, const char *path, const char *inputs, ImportSummary *sum, char **cause);
 
+/* The op one node maps to on its own, as the import maps it when it heads a group: a
+ * complex op (Conv, ConvTranspose, MatMul, Gemm, the pools, Softmax,
+ * LayerNormalization) with its own bias, or a Concat, Resize or Upsample; the node's
+ * shapes inferred. Finished with Op_finish. 0, or -1 with *cause. */
+int Import_mapNode(const Graph *g, const GNode *n, OpParams *p, char **cause);
+
 /* Whether path names an ONNX model (by its extension). */
 bool Import_isOnnx(const char *path);
 
@@ -52,7 +66,9 @@ bool Import_isOnnx(const char *path);
  * net->inputs. */
 int Model_load(Network *net, const char *path, const char *inputs, char **cause);
 
-/* Parses "NAME=DIMS;NAME=DIMS" into *dims (caller frees each and the array). */
-int ImportOptions_parseInputs(const char *inputs, OnnxInputDims **dims, int *n, char **cause);
+/* Parses "NAME=DIMS;NAME=DIMS" into *dims (caller frees each and the array), and
+ * *simpleTasks from IMPORT_SIMPLE_TASKS among them. */
+int ImportOptions_parseInputs(const char *inputs, OnnxInputDims **dims, int *n, bool *simpleTasks,
+                              char **cause);
 
 #endif

@@ -39,6 +39,26 @@ typedef struct GraphOp_ {
 
 /* The row for op type `name` at `opset`; NULL when none. *known tells whether some row
  * has that name (so the opset alone is out of range). */
+/* A 2-D ConvTranspose node's window as its attributes give it (pads, output_padding,
+ * output_shape, auto_pad): per spatial axis the stride, dilation, the pads at the
+ * beginning and end (the end one negative when output_shape reaches past the full
+ * output), the output padding and the output size. */
+typedef struct {
+   int64_t stride[2], dilation[2], padBegin[2], padEnd[2], outputPad[2], out[2];
+} ConvTransposeWindow;
+int Graph_convTransposeWindow(const Graph *g, const GNode *n, ConvTransposeWindow *w, char **cause);
+
+/* A Resize or Upsample node of an N x C x H x W tensor as its attributes and inputs
+ * give it: ONNX's names of its mode, coordinate_transformation_mode and nearest_mode
+ * (Upsample's and Resize-10's rounding named as floor or ceil), and for H and W the
+ * sizes and the scale the coordinates use. */
+typedef struct {
+   const char *mode, *coord, *nearest;
+   int64_t in[2], out[2];
+   double scale[2];
+} GraphResize2d;
+int Graph_resize2d(const Graph *g, const GNode *n, GraphResize2d *r, char **cause);
+
 const GraphOp *GraphOp_find(const char *name, int opset, bool *known);
 const GraphOp *GraphOp_get(int row);
 int GraphOp_row(const GraphOp *op);
@@ -46,5 +66,11 @@ int GraphOp_count(void);
 
 /* Whether `name` is listed in the row's attrs. */
 bool GraphOp_acceptsAttr(const GraphOp *op, const char *name);
+
+/* Input 1's dimensions as a two-input node of a shaped graph broadcasts them onto input
+ * 0, padded with 1s to input 0's rank, where the rule is older than numpy's (before
+ * opset 7: broadcast 1 lines them up from `axis`; a PRelu slope of one value a channel
+ * goes along axis 1); false where numpy's trailing alignment applies. */
+bool GraphOp_paddedInput1(const Graph *g, const GNode *n, int64_t *dims);
 
 #endif

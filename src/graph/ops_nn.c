@@ -125,7 +125,7 @@ static double *outBuffer(const GTensor *t) {
 
 enum { PAD_NOTSET, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID };
 
-static int autoPad(Graph *g, GNode *n, char **cause, int *kind) {
+static int autoPad(const Graph *g, const GNode *n, char **cause, int *kind) {
    const char *s = GNode_attrString(n, "auto_pad", "NOTSET");
    if (strcmp(s, "NOTSET") == 0)
       *kind = PAD_NOTSET;
@@ -148,7 +148,7 @@ static int autoPad(Graph *g, GNode *n, char **cause, int *kind) {
 
 /* An INTS attribute of `want` values, each from `min` to MAX_WINDOW_VALUE, or `def`
  * everywhere. */
-static int intsAttr(Graph *g, GNode *n, char **cause, const char *name, int want, int64_t def,
+static int intsAttr(const Graph *g, const GNode *n, char **cause, const char *name, int want, int64_t def,
                     int64_t min, int64_t *out) {
    int count;
    const int64_t *v = GNode_attrInts(n, name, &count);
@@ -396,7 +396,7 @@ static int convEval(Graph *g, GNode *n, char **cause) {
 
 /* The transposed window: kernel, strides, dilations and the pads that the output size
  * (from pads, output_shape or auto_pad) implies. out is the output's spatial size. */
-static int convTransposeWindow(Graph *g, GNode *n, char **cause, const GTensor *x,
+static int convTransposeWindow(const Graph *g, const GNode *n, char **cause, const GTensor *x,
                                const GTensor *w, Window *win) {
    int nsp = x->ndim - 2;
    memset(win, 0, sizeof *win);
@@ -459,6 +459,26 @@ static int convTransposeWindow(Graph *g, GNode *n, char **cause, const GTensor *
       if (win->out[a] < 1)
          return Graph_nodeError(g, n, cause, "the output would be %lld wide on spatial axis %d",
                                 (long long)win->out[a], a);
+   }
+   return 0;
+}
+
+int Graph_convTransposeWindow(const Graph *g, const GNode *n, ConvTransposeWindow *out, char **cause) {
+   const GTensor *x = GNode_input(g, n, 0), *w = GNode_input(g, n, 1);
+   if (!x || !w || x->ndim != 4 || w->ndim != 4)
+      return Graph_nodeError(g, n, cause, "not a 2-D transposed convolution");
+   Window win;
+   if (convTransposeWindow(g, n, cause, x, w, &win) < 0)
+      return -1;
+   for (int a = 0; a < 2; a++) {
+      out->stride[a] = win.s[a];
+      out->dilation[a] = win.d[a];
+      out->padBegin[a] = win.pb[a];
+      out->padEnd[a] = win.pe[a];
+      out->out[a] = win.out[a];
+      /* what output_padding (or output_shape) adds past the last full window */
+      out->outputPad[a] = win.out[a] - (win.s[a] * (win.in[a] - 1) + (win.k[a] - 1) * win.d[a] + 1 -
+                                        win.pb[a] - win.pe[a]);
    }
    return 0;
 }
@@ -1518,6 +1538,43 @@ static int resizePlan(Graph *g, GNode *n, char **cause, ResizePlan *p) {
          p->scale[a] = x->dims[a] ? (double)p->out[a] / (double)x->dims[a] : 1.0;
          p->length[a] = (double)p->out[a];
       }
+   }
+   return 0;
+}
+
+int Graph_resize2d(const Graph *g, const GNode *n, GraphResize2d *r, char **cause) {
+   /* resizePlan reads the node and its inputs and changes nothing: it runs on copies
+    * of the two headers, which point at the same tensors */
+   Graph gc = *g;
+   GNode nc = *n;
+   ResizePlan p;
+   if (resizePlan(&gc, &nc, cause, &p) < 0)
+      return -1;
+   if (p.rank != 4)
+      return Graph_nodeError(g, n, cause, "a resize of a rank-%d tensor; resize2d takes N x C x H x W", p.rank);
+   if (p.out[0] != p.in[0] || p.out[1] != p.in[1])
+      return Graph_nodeError(g, n, cause, "a resize of the batch or channel axis; resize2d resizes H and W");
+   static const char *const modes[] = { "nearest", "linear", "cubic" };
+   static const char *const coords[] = {
+      "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
+      "tf_half_pixel_for_nn", "tf_crop_and_resize",
+   };
+   static const char *const nearests[] = { "round_prefer_floor", "round_prefer_ceil", "floor", "ceil" };
+   r->mode = modes[p.mode];
+   r->coord = coords[p.coord];
+   if (p.nearest == NM_SIMPLE) {
+      /* floor when enlarging, ceil when shrinking: one rounding for both axes */
+      bool up = p.scale[2] >= 1.0, upW = p.scale[3] >= 1.0;
+      if (up != upW && p.mode == RS_NEAREST)
+         return Graph_nodeError(g, n, cause, "a nearest resize that enlarges one axis and shrinks the other");
+      r->nearest = up ? "floor" : "ceil";
+   } else {
+      r->nearest = nearests[p.nearest];
+   }
+   for (int a = 0; a < 2; a++) {
+      r->in[a] = p.in[a + 2];
+      r->out[a] = p.out[a + 2];
+      r->scale[a] = p.scale[a + 2];
    }
    return 0;
 }

@@ -662,7 +662,7 @@ static bool legacyBroadcast(const Graph *g, const GNode *n) {
 
 /* Input 1's dimensions under the rule above, padded with 1s to input 0's rank, so that
  * numpy broadcasting of the padded shape onto input 0's computes it. */
-static int legacyDims(Graph *g, GNode *n, char **cause, int64_t *dims) {
+static int legacyDims(const Graph *g, const GNode *n, char **cause, int64_t *dims) {
    const GTensor *a = GNode_input(g, n, 0), *b = GNode_input(g, n, 1);
    int64_t on = GNode_attrInt(n, "broadcast", 0);
    char sa[128], sb[128];
@@ -713,7 +713,7 @@ static int legacyDims(Graph *g, GNode *n, char **cause, int64_t *dims) {
 /* Whether input 1 broadcasts by an older rule than numpy's, and then its dimensions padded
  * to input 0's rank: the rule above, or PRelu's before opset 7, where a slope of one value
  * a channel applies along axis 1. */
-static int paddedInput1(Graph *g, GNode *n, char **cause, bool *padded, int64_t *dims) {
+static int paddedInput1(const Graph *g, const GNode *n, char **cause, bool *padded, int64_t *dims) {
    *padded = false;
    if (legacyBroadcast(g, n)) {
       *padded = true;
@@ -727,6 +727,11 @@ static int paddedInput1(Graph *g, GNode *n, char **cause, bool *padded, int64_t 
          dims[d] = d == 1 ? slope->dims[0] : 1;
    }
    return 0;
+}
+
+bool GraphOp_paddedInput1(const Graph *g, const GNode *n, int64_t *dims) {
+   bool padded;
+   return paddedInput1(g, n, NULL, &padded, dims) == 0 && padded;
 }
 
 static int inferBinary(Graph *g, GNode *n, char **cause) {

@@ -268,6 +268,144 @@ static int foldBatchNorms(Graph *g) {
    return folded;
 }
 
+/* ---- a BatchNormalization that no Conv took, as x * scale + shift: Relay's
+ * SimplifyInference ---- */
+
+/* A new float32 weight tensor named from `stem`, of the given shape, zeroed. */
+static int newWeight(Graph *g, const char *stem, int ndim, const int64_t *dims) {
+   int t = Graph_newTensor(g, stem);
+   GTensor_setShape(&g->t[t], GT_FLOAT, ndim, dims);
+   g->t[t].role = GT_WEIGHT;
+   GTensor_alloc(&g->t[t]);
+   return t;
+}
+
+/* For BatchNormalization node i, the constants scale = gamma / sqrt(var + eps) and
+ * shift = beta - mean * scale, shaped to broadcast onto its input: C x 1 x ... (one
+ * value a channel, along axis 1) or, where spatial 0 gives values an element of a
+ * sample, C x D1 x ..., as the node's reference reads them. False, making nothing,
+ * when the node is not one to rewrite. */
+static bool batchNormAffine(Graph *g, int i, int *scale, int *shift) {
+   const GNode *bn = &g->n[i];
+   if (!isOp(bn, "BatchNormalization") || bn->nin != 5 || bn->nout < 1 || bn->out[0] < 0)
+      return false;
+   for (int k = 1; k < bn->nout; k++)
+      if (bn->out[k] >= 0)
+         return false;
+   const GTensor *x = GNode_input(g, bn, 0);
+   if (!x || x->dtype != GT_FLOAT || x->ndim < 2 || x->dims[1] < 1)
+      return false;
+   int64_t c = x->dims[1], inner = 1;
+   bool perElement = false;
+   for (int k = 1; k < 5; k++) {
+      const GTensor *p = GNode_input(g, bn, k);
+      if (!p || !p->data || !GType_isFloat(p->dtype))
+         return false;
+      perElement |= GTensor_elems(p) != c;
+   }
+   int64_t dims[GRAPH_MAX_DIMS];
+   dims[0] = c;
+   for (int a = 2; a < x->ndim; a++) {
+      if (perElement && x->dims[a] < 0)
+         return false;
+      dims[a - 1] = perElement ? x->dims[a] : 1;
+      inner = Graph_mulDims(inner, dims[a - 1]);
+   }
+   for (int k = 1; k < 5; k++) {
+      int64_t e = GTensor_elems(GNode_input(g, bn, k));
+      if (e != c && e != Graph_mulDims(c, inner))
+         return false;
+   }
+   int rank = x->ndim - 1;
+   char stem[256];
+   snprintf(stem, sizeof stem, "%s.bn_scale", g->t[bn->out[0]].name);
+   *scale = newWeight(g, stem, rank, dims);
+   snprintf(stem, sizeof stem, "%s.bn_shift", g->t[bn->out[0]].name);
+   *shift = newWeight(g, stem, rank, dims);
+   /* tensors again: adding tensors may move them */
+   const GTensor *p[5];
+   for (int k = 1; k < 5; k++)
+      p[k] = GNode_input(g, bn, k);
+   double eps = GNode_attrFloat(bn, "epsilon", 1e-5);
+   float *sd = g->t[*scale].data, *hd = g->t[*shift].data;
+   for (int64_t ch = 0; ch < c; ch++)
+      for (int64_t e = 0; e < inner; e++) {
+         double v[5];
+         for (int k = 1; k < 5; k++)
+            v[k] = GTensor_get(p[k], GTensor_elems(p[k]) == c ? ch : ch * inner + e);
+         double s = v[1] / sqrt(v[4] + eps);
+         sd[ch * inner + e] = (float)s;
+         hd[ch * inner + e] = (float)(v[2] - v[3] * s);
+      }
+   return true;
+}
+
+/* Each BatchNormalization left becomes a Mul by its scale and an Add of its shift in its
+ * place, both with its name as their origin. The nodes move once, for all of them. */
+static int simplifyBatchNorms(Graph *g) {
+   int *scale = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
+   int *shift = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
+   int count = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      scale[i] = -1;
+      if (batchNormAffine(g, i, &scale[i], &shift[i]))
+         count++;
+   }
+   if (count == 0) {
+      free(scale);
+      free(shift);
+      return 0;
+   }
+   /* room for each Add right after its Mul */
+   int old = g->nnodes;
+   GNode *nodes = xCalloc((size_t)(old + count), sizeof *nodes);
+   int *at = xMalloc(sizeof(int) * (size_t)old);
+   for (int i = 0, k = 0; i < old; i++) {
+      at[i] = k;
+      nodes[k++] = g->n[i];
+      k += scale[i] >= 0;
+   }
+   free(g->n);
+   g->n = nodes;
+   g->nnodes = g->capnodes = old + count;
+   for (int t = 0; t < g->ntensors; t++)
+      if (g->t[t].producer >= 0)
+         g->t[t].producer = at[g->t[t].producer];
+   for (int i = 0; i < old; i++) {
+      if (scale[i] < 0)
+         continue;
+      int mi = at[i], y = g->n[mi].out[0];
+      char stem[256];
+      snprintf(stem, sizeof stem, "%s.bn_scaled", g->t[y].name);
+      int mid = Graph_newTensor(g, stem);
+      const GTensor *x = GNode_input(g, &g->n[mi], 0);
+      GTensor_setShape(&g->t[mid], x->dtype, x->ndim, x->dims);
+      int mulIn[2] = { g->n[mi].in[0], scale[i] };
+      rewriteNode(g, mi, "Mul", 14, 2, mulIn, &mi, 1);
+      g->n[mi].out[0] = mid;
+      g->t[mid].producer = mi;
+      GNode *add = &g->n[mi + 1];
+      add->name = xStrdup(g->n[mi].name);
+      add->opType = xStrdup("Add");
+      add->op = GraphOp_row(GraphOp_find("Add", 14, NULL));
+      if (add->op < 0)
+         fatal("the graph op table has no Add at opset 14");
+      add->nin = 2;
+      add->in = xMalloc(2 * sizeof(int));
+      add->in[0] = mid;
+      add->in[1] = shift[i];
+      add->nout = 1;
+      add->out = xMalloc(sizeof(int));
+      add->out[0] = y;
+      add->origin = xStrdup(g->n[mi].origin);
+      g->t[y].producer = mi + 1;
+   }
+   free(at);
+   free(scale);
+   free(shift);
+   return count;
+}
+
 /* ---- a per-channel constant Mul or Add after a Conv (a frozen BatchNorm as
  * x * scale + shift, as DETR exports it) folded into its weights and bias, as Relay's
  * FoldScaleAxis does ---- */
@@ -660,6 +798,7 @@ void Graph_simplify(Graph *g, PassCounts *counts) {
    memset(counts, 0, sizeof *counts);
    counts->removed = removeInferenceOnly(g);
    counts->bnFolded = foldBatchNorms(g);
+   counts->bnSimplified = simplifyBatchNorms(g);
    /* a Mul and then an Add: each pass over the nodes folds the first into the conv */
    for (int k; (k = foldChannelAffine(g)) > 0;)
       counts->affineFolded += k;

@@ -1,6 +1,7 @@
 /* The graph passes that run between shape inference and fusion, as Relay runs them
  * before task extraction: inference-only ops removed (Dropout, Identity), BatchNorm
- * folded into the convolution before it, and decomposed patterns recognised as the one
+ * folded into the convolution before it (any other rewritten as x * scale + shift,
+ * as SimplifyInference does), and decomposed patterns recognised as the one
  * operator they compute (LayerNorm from ReduceMean/Sub/Pow/Sqrt/Div, GELU from Erf,
  * hardswish and hardsigmoid from Add/Clip/Div/Mul, hardswish from x * HardSigmoid(x)). Each pass keeps the graph runnable
  * and equal in value: the reference executor gives the same outputs before and after. */
@@ -12,6 +13,7 @@
 typedef struct PassCounts_ {
    int removed;         /* Dropout and Identity nodes */
    int bnFolded;        /* BatchNormalization nodes folded into a Conv */
+   int bnSimplified;    /* the others, each rewritten as a per-channel Mul and Add */
    int affineFolded;    /* per-channel constant Mul and Add nodes folded into a Conv */
    int layerNorms;      /* patterns recognised, by kind */
    int gelus;

@@ -33,11 +33,32 @@ void NetGraph_done(NetGraph *g) {
    }
    free(g->t);
    free(g->n);
+   free(g->nameIndex);
    memset(g, 0, sizeof *g);
 }
 
+/* FNV-1a */
+static uint32_t nameHash(const char *s) {
+   uint32_t h = 2166136261u;
+   for (; *s; s++)
+      h = (h ^ (uint8_t)*s) * 16777619u;
+   return h;
+}
+
+static void indexTensor(NetGraph *g, int i) {
+   uint32_t mask = (uint32_t)g->indexCap - 1;
+   for (uint32_t h = nameHash(g->t[i].name) & mask;; h = (h + 1) & mask)
+      if (!g->nameIndex[h]) {
+         g->nameIndex[h] = i + 1;
+         return;
+      }
+}
+
 int NetGraph_addTensor(NetGraph *g, const char *name, NetTensorKind kind, int ndim, const int64_t *dims) {
-   g->t = xReallocArray(g->t, (size_t)g->ntensors + 1, sizeof *g->t);
+   if (g->ntensors == g->captensors) {
+      g->captensors = g->captensors ? 2 * g->captensors : 16;
+      g->t = xReallocArray(g->t, (size_t)g->captensors, sizeof *g->t);
+   }
    NetTensor *t = &g->t[g->ntensors];
    memset(t, 0, sizeof *t);
    t->name = xStrdup(name);
@@ -45,19 +66,35 @@ int NetGraph_addTensor(NetGraph *g, const char *name, NetTensorKind kind, int nd
    t->ndim = ndim;
    for (int i = 0; i < ndim && i < NETGRAPH_MAX_DIMS; i++)
       t->dims[i] = dims[i];
-   return g->ntensors++;
+   int at = g->ntensors++;
+   if (2 * g->ntensors > g->indexCap) {
+      g->indexCap = g->indexCap ? 2 * g->indexCap : 64;
+      free(g->nameIndex);
+      g->nameIndex = xCalloc((size_t)g->indexCap, sizeof *g->nameIndex);
+      for (int i = 0; i < g->ntensors; i++)
+         indexTensor(g, i);
+   } else {
+      indexTensor(g, at);
+   }
+   return at;
 }
 
 int NetGraph_findTensor(const NetGraph *g, const char *name) {
-   for (int i = 0; i < g->ntensors; i++)
-      if (strcmp(g->t[i].name, name) == 0)
-         return i;
+   if (!g->indexCap)
+      return -1;
+   uint32_t mask = (uint32_t)g->indexCap - 1;
+   for (uint32_t h = nameHash(name) & mask; g->nameIndex[h]; h = (h + 1) & mask)
+      if (strcmp(g->t[g->nameIndex[h] - 1].name, name) == 0)
+         return g->nameIndex[h] - 1;
    return -1;
 }
 
 int NetGraph_addNode(NetGraph *g, int task, const char *ops, const char *name, int nin, const int *in,
                      int nout, const int *out) {
-   g->n = xReallocArray(g->n, (size_t)g->nnodes + 1, sizeof *g->n);
+   if (g->nnodes == g->capnodes) {
+      g->capnodes = g->capnodes ? 2 * g->capnodes : 16;
+      g->n = xReallocArray(g->n, (size_t)g->capnodes, sizeof *g->n);
+   }
    NetNode *n = &g->n[g->nnodes];
    memset(n, 0, sizeof *n);
    n->task = task;

@@ -36,10 +36,12 @@ typedef struct NetNode_ {
 } NetNode;
 
 typedef struct NetGraph_ {
-   int ntensors;
+   int ntensors, captensors;
    NetTensor *t;
-   int nnodes;
+   int nnodes, capnodes;
    NetNode *n;
+   int *nameIndex;            /* open addressing over the tensors' names: index + 1, 0 empty */
+   int indexCap;              /* a power of two, at least twice ntensors */
 } NetGraph;
 
 const char *NetTensorKind_name(NetTensorKind k);

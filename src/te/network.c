@@ -219,7 +219,7 @@ static int readScale(Loader *L, yaml_node_t *v, OpParams *p) {
          return -1;
       if (Op_scaleFraction(scale, &p->scale_num[i], &p->scale_den[i]) < 0)
          return YamlDoc_error(d, item, L->cause,
-                              "scale %.17g is not a fraction p/q with q <= 4096; expected a ratio such as 2, 0.5 or 1.5",
+                              "scale %.17g is not a fraction p/q with q <= 4096 (in float32); expected a ratio such as 2, 0.5 or 1.5",
                               scale);
    }
    return 0;
@@ -566,9 +566,10 @@ static int readGraphNode(Loader *L, yaml_node_t *v, Network *net, bool *written,
    const char *ops = NULL, *name = "";
    if (taskNode && YamlDoc_int(d, taskNode, "task", 0, net->ntasks - 1, &task, L->cause) < 0)
       return -1;
-   if (opsNode && YamlDoc_string(d, opsNode, "ops", 1024, &ops, L->cause) < 0)
+   /* a group has at most 256 ops (graph/fuse.c), each named in the list */
+   if (opsNode && YamlDoc_string(d, opsNode, "ops", 16384, &ops, L->cause) < 0)
       return -1;
-   if (YamlDoc_get(d, v, "name") && YamlDoc_string(d, YamlDoc_get(d, v, "name"), "name", 4096, &name, L->cause) < 0)
+   if (YamlDoc_get(d, v, "name") && YamlDoc_string(d, YamlDoc_get(d, v, "name"), "name", 65536, &name, L->cause) < 0)
       return -1;
    int *in = NULL, *out = NULL, nin, nout;
    int rc = readNameList(L, YamlDoc_get(d, v, "inputs"), "inputs", g, &in, &nin);

@@ -100,7 +100,7 @@ int Op_scaleFraction(double scale, int64_t *num, int64_t *den) {
    for (int64_t q = 1; q <= 4096; q++) {
       double pn = scale * (double)q;
       int64_t n = (int64_t)llround(pn);
-      if (n >= 1 && (double)n / (double)q == scale) {
+      if (n >= 1 && (float)((double)n / (double)q) == (float)scale) {
          int64_t g = gcd64(n, q);
          *num = n / g;
          *den = q / g;

@@ -129,8 +129,8 @@ const char *ResizeRounding_name(ResizeRounding r);
 int ResizeMode_fromName(const char *name);
 int ResizeCoord_fromName(const char *name);
 int ResizeRounding_fromName(const char *name);
-/* The scale num/den as a fraction with den <= 4096 whose quotient is exactly `scale`
- * in double; -1 when there is none. */
+/* The scale num/den as a fraction with den <= 4096 whose quotient is `scale` in
+ * float32 (a model's scales are float32: 0.6 is 3/5); -1 when there is none. */
 int Op_scaleFraction(double scale, int64_t *num, int64_t *den);
 /* x through an elementwise epilogue that reads no tensor (relu to sigmoid, mul_const,
  * div_const), in double; x itself for the stages that read a tensor instead. */

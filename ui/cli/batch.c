@@ -184,6 +184,7 @@ int Cli_tune(int argc, char **argv) {
       { "max-error", required_argument, NULL, O_MAX_ERROR },
       { "error-split", required_argument, NULL, O_ERROR_SPLIT },
       { "input", required_argument, NULL, CLI_OPT_INPUT },
+      { "include-simple-tasks", no_argument, NULL, CLI_OPT_SIMPLE_TASKS },
       { NULL, 0, NULL, 0 },
    };
    /* messages name the mode the user asked for */
@@ -218,6 +219,9 @@ int Cli_tune(int argc, char **argv) {
          break;
       case CLI_OPT_INPUT:
          bad = Cli_addModelInput(cmd, optarg);
+         break;
+      case CLI_OPT_SIMPLE_TASKS:
+         Cli_addSimpleTasks();
          break;
       case O_TRIALS:
          bad = Cli_parseCount(cmd, "--trials", optarg, 1, 100000000L, &trials);

@@ -70,13 +70,20 @@ int Cli_parseSize(const char *cmd, const char *what, const char *text, double *o
 /* --input NAME=DIMS, shared by every command that reads a model: Cli_getopt takes it
  * itself (checking it) and keeps each for Cli_loadNetwork. */
 #define CLI_OPT_INPUT 0x1001
+#define CLI_OPT_SIMPLE_TASKS 0x1002
+/* with --include-simple-tasks, which Cli_getopt takes the same way */
 #define CLI_INPUT_OPTION                                                                              \
    { "input", CLI_OPT_INPUT, "NAME=DIMS",                                                             \
      "an ONNX model's input NAME with its dimensions, e.g. --input input=1x3x224x224 (repeat for each " \
-     "input the model leaves open)" }
+     "input the model leaves open)" },                                                                 \
+   { "include-simple-tasks", CLI_OPT_SIMPLE_TASKS, NULL,                                               \
+     "make an ONNX model's elementwise, concat and resize groups tasks too (TVM's include_simple_tasks)" }
 /* Adds an --input to those the model is read with; 0, or EXIT_USAGE after reporting. */
 int Cli_addModelInput(const char *cmd, const char *text);
-/* The --input flags given, "NAME=DIMS;NAME=DIMS", or NULL. */
+/* Adds --include-simple-tasks to the import options. */
+void Cli_addSimpleTasks(void);
+/* The --input flags given, "NAME=DIMS;NAME=DIMS" (with IMPORT_SIMPLE_TASKS for
+ * --include-simple-tasks), or NULL. */
 const char *Cli_modelInputs(void);
 /* Loads a task file or an ONNX model (looked up as Paths_findTaskFile does), with the
  * --input flags given; 0 or EXIT_INPUT. */

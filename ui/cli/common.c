@@ -64,6 +64,16 @@ int Cli_addModelInput(const char *cmd, const char *text) {
    return 0;
 }
 
+void Cli_addSimpleTasks(void) {
+   if (modelInputs && strstr(modelInputs, IMPORT_SIMPLE_TASKS))
+      return;
+   if (!modelInputs)
+      atexit(freeModelInputs);
+   char *more = xAsprintf("%s%s%s", modelInputs ? modelInputs : "", modelInputs ? ";" : "", IMPORT_SIMPLE_TASKS);
+   free(modelInputs);
+   modelInputs = more;
+}
+
 const char *Cli_modelInputs(void) {
    return modelInputs;
 }
@@ -80,8 +90,10 @@ int Cli_getopt(const CliCommand *cmd, int argc, char **argv) {
    options[n] = (struct option){ NULL, 0, NULL, 0 };
    opterr = 0;
    int c = getopt_long(argc, argv, ":h", options, NULL);
-   while (c == CLI_OPT_INPUT) {
-      if (Cli_addModelInput(cmd->name, optarg))
+   while (c == CLI_OPT_INPUT || c == CLI_OPT_SIMPLE_TASKS) {
+      if (c == CLI_OPT_SIMPLE_TASKS)
+         Cli_addSimpleTasks();
+      else if (Cli_addModelInput(cmd->name, optarg))
          return CLI_OPT_BAD;
       c = getopt_long(argc, argv, ":h", options, NULL);
    }

@@ -123,7 +123,9 @@ static void usage(FILE *out) {
       "             layout), --input-data DIR and --output-data DIR read and write it\n"
       "\n"
       "  Every command that takes FILE.task also takes MODEL.onnx, with --input NAME=DIMS\n"
-      "  for each input whose dimensions the model leaves open (e.g. input=1x3x224x224).\n"
+      "  for each input whose dimensions the model leaves open (e.g. input=1x3x224x224)\n"
+      "  and --include-simple-tasks to make its concat, resize and elementwise groups\n"
+      "  tasks too.\n"
       "\n"
       "  FILE.task              tune the network on the workbench: the task table,\n"
       "                         curves, draft-vs-verify panel, log and a readline console\n"
@@ -283,6 +285,7 @@ static int dispatch(int argc, char **argv) {
    static const struct option options[] = {
       { "list", required_argument, NULL, 'l' },
       { "input", required_argument, NULL, CLI_OPT_INPUT },
+      { "include-simple-tasks", no_argument, NULL, CLI_OPT_SIMPLE_TASKS },
       { "list-devices", no_argument, NULL, OPT_LIST_DEVICES },
       { "devices", required_argument, NULL, OPT_DEVICES },
       { "help", no_argument, NULL, 'h' },
@@ -307,6 +310,9 @@ static int dispatch(int argc, char **argv) {
       case CLI_OPT_INPUT:
          if (Cli_addModelInput(NULL, optarg))
             return EXIT_USAGE;
+         break;
+      case CLI_OPT_SIMPLE_TASKS:
+         Cli_addSimpleTasks();
          break;
       case 'h':
          usage(stdout);
