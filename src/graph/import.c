@@ -33,6 +33,7 @@ typedef struct {
    const Graph *g;
    char *reason;          /* why a group maps to no task */
    int64_t batch;         /* the first input's leading dimension: the network's batch */
+   uint64_t transposed;   /* the op inputs read with their last two axes swapped */
 } Mapper;
 
 static bool refuse(Mapper *m, const GNode *n, const char *fmt, ...) ATTR_FORMAT(3, 4);
@@ -178,11 +179,14 @@ static bool mapMatMul(Mapper *m, const GNode *n, OpParams *p) {
    if (a->ndim < 1 || b->ndim < 1)
       return refuse(m, n, "a scalar operand");
    int64_t kA = a->dims[a->ndim - 1];
+   /* dense and batch_matmul read B as [n, k]: a MatMul's [k, n] transposed */
    if (b->ndim <= 2) {
       Op_defaults(p, OP_DENSE);
       p->k = kA;
       p->n = b->ndim == 2 ? b->dims[1] : 1;
       p->m = kA ? GTensor_elems(a) / kA : 0;
+      if (b->ndim == 2)
+         m->transposed |= 2;
       return true;
    }
    if (a->ndim != b->ndim)
@@ -197,6 +201,7 @@ static bool mapMatMul(Mapper *m, const GNode *n, OpParams *p) {
    p->m = a->dims[a->ndim - 2];
    p->k = kA;
    p->n = b->dims[b->ndim - 1];
+   m->transposed |= 2;
    return true;
 }
 
@@ -209,6 +214,7 @@ static bool mapGemm(Mapper *m, const GNode *n, OpParams *p) {
    p->m = a->dims[ta ? 1 : 0];
    p->k = a->dims[ta ? 0 : 1];
    p->n = b->dims[tb ? 0 : 1];
+   m->transposed |= (ta ? 1u : 0u) | (tb ? 0u : 2u);
    if (c) {
       int64_t ce = GTensor_elems(c);
       if (ce == p->n && c->dims[c->ndim - 1] == p->n)
@@ -664,7 +670,7 @@ static SimpleResult mapSimpleSegment(Mapper *m, const int *members, int nm, int 
 }
 
 int Import_mapNode(const Graph *g, const GNode *n, OpParams *p, char **cause) {
-   Mapper m = { g, NULL, 1 };
+   Mapper m = { g, NULL, 1, 0 };
    bool ok;
    if (strcmp(n->opType, "Concat") == 0)
       ok = mapConcat(&m, n, p);
@@ -785,13 +791,16 @@ typedef struct {
    int *in;
    int nin;
    int last;             /* the highest node index: units run in this order */
+   uint64_t transposed;  /* as ImportUnit's */
 } Unit;
 
-static void addUnit(Unit **units, int *nunits, const int *nodes, int n, int task, const int *in, int nin) {
+static void addUnit(Unit **units, int *nunits, const int *nodes, int n, int task, const int *in, int nin,
+                    uint64_t transposed) {
    if (n == 0)
       return;
    *units = xReallocArray(*units, (size_t)*nunits + 1, sizeof **units);
    Unit *u = &(*units)[(*nunits)++];
+   u->transposed = transposed;
    u->nodes = xMalloc(sizeof(int) * (size_t)n);
    memcpy(u->nodes, nodes, sizeof(int) * (size_t)n);
    u->n = n;
@@ -958,30 +967,32 @@ static void simpleGroup(Mapper *m, const int *members, int nm, ImportSummary *su
       }
       if (r == SIMPLE_VIEW) {
          sum->views++;
-         addUnit(units, nunits, seg, nseg, -1, NULL, 0);
+         addUnit(units, nunits, seg, nseg, -1, NULL, 0, 0);
       } else if (r == SIMPLE_REFUSED) {
          sum->simpleGroups++;
          appendLine(&sum->unmapped, m->reason);
          free(m->reason);
          m->reason = NULL;
-         addUnit(units, nunits, seg, nseg, -1, NULL, 0);
+         addUnit(units, nunits, seg, nseg, -1, NULL, 0, 0);
       } else {
          sum->simpleTasks++;
          int t = addFound(found, nfound, capFound, &p, m->g->n[seg[0]].name);
-         addUnit(units, nunits, seg, nseg, t, opIn, nopIn);
+         addUnit(units, nunits, seg, nseg, t, opIn, nopIn, 0);
       }
    }
 }
 
+/* The tasks of the fused groups into net; with keep, the units too (in execution
+ * order, as net->graph's nodes). */
 static int extractTasks(Network *net, const Graph *g, const ImportOptions *opt, ImportSummary *sum,
-                        char **cause) {
+                        ImportedModel *keep, char **cause) {
    int *groupOf = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
    int ngroups = Graph_fuse(g, groupOf);
    sum->groups = ngroups;
    int capFound = ngroups ? ngroups : 1;
    Found *found = xCalloc((size_t)capFound, sizeof *found);
    int nfound = 0;
-   Mapper m = { g, NULL, 1 };
+   Mapper m = { g, NULL, 1, 0 };
    if (g->ninputs > 0 && g->t[g->inputs[0]].ndim >= 1 && g->t[g->inputs[0]].dims[0] > 0)
       m.batch = g->t[g->inputs[0]].dims[0];
    int *members = xMalloc(sizeof(int) * (size_t)(g->nnodes ? g->nnodes : 1));
@@ -1023,11 +1034,12 @@ static int extractTasks(Network *net, const Graph *g, const ImportOptions *opt, 
          } else {
             sum->simpleGroups++;
          }
-         addUnit(&units, &nunits, members, nm, -1, NULL, 0);
+         addUnit(&units, &nunits, members, nm, -1, NULL, 0, 0);
          continue;
       }
       OpParams p;
       const GNode *an = &g->n[anchor];
+      m.transposed = 0;
       bool ok = mapAnchor(&m, an, &p);
       /* the op's inputs in its order: the anchor's own, then each epilogue tensor */
       int nopIn = 0;
@@ -1081,16 +1093,16 @@ static int extractTasks(Network *net, const Graph *g, const ImportOptions *opt, 
          appendLine(&sum->unmapped, m.reason);
          free(m.reason);
          m.reason = NULL;
-         addUnit(&units, &nunits, members, nm, -1, NULL, 0);
+         addUnit(&units, &nunits, members, nm, -1, NULL, 0, 0);
          continue;
       }
       sum->taskGroups++;
       int at = addFound(&found, &nfound, &capFound, &p, an->name);
-      addUnit(&units, &nunits, chain, nchain, at, opIn, nopIn);
+      addUnit(&units, &nunits, chain, nchain, at, opIn, nopIn, m.transposed);
       if (opt && opt->simpleTasks)
          simpleGroup(&m, rest, nrest, sum, &found, &nfound, &capFound, &units, &nunits, chain);
       else
-         addUnit(&units, &nunits, rest, nrest, -1, NULL, 0);
+         addUnit(&units, &nunits, rest, nrest, -1, NULL, 0, 0);
    }
    free(members);
    free(chain);
@@ -1136,43 +1148,87 @@ static int extractTasks(Network *net, const Graph *g, const ImportOptions *opt, 
    for (int i = 0; i < nfound; i++)
       free(found[i].names);
    free(found);
-   for (int i = 0; i < nunits; i++) {
-      free(units[i].nodes);
-      free(units[i].in);
+   if (rc == 0 && keep) {
+      keep->units = xCalloc((size_t)(nunits ? nunits : 1), sizeof *keep->units);
+      keep->nunits = nunits;
+      for (int i = 0; i < nunits; i++) {
+         ImportUnit *k = &keep->units[i];
+         k->task = units[i].task;
+         k->nodes = units[i].nodes;
+         k->n = units[i].n;
+         k->in = units[i].in;
+         k->nin = units[i].nin;
+         k->transposed = units[i].transposed;
+      }
+   } else {
+      for (int i = 0; i < nunits; i++) {
+         free(units[i].nodes);
+         free(units[i].in);
+      }
    }
    free(units);
    return rc;
 }
 
-int Import_onnx(Network *net, const char *path, const ImportOptions *opt, ImportSummary *sum,
-                char **cause) {
+/* The import; with keep, the graph and the units are kept in it (keep->g is g). */
+static int importOnnx(Network *net, Graph *gp, const char *path, const ImportOptions *opt, ImportSummary *sum,
+                      ImportedModel *keep, char **cause) {
    memset(net, 0, sizeof *net);
    memset(sum, 0, sizeof *sum);
-   Graph g;
-   int rc = Onnx_load(&g, path, opt ? opt->dims : NULL, opt ? opt->ndims : 0, false, cause);
+   Graph local;
+   Graph *g = gp ? gp : &local;
+   int rc = Onnx_load(g, path, opt ? opt->dims : NULL, opt ? opt->ndims : 0, false, cause);
    if (rc == 0) {
-      sum->opset = g.opset;
-      for (int i = 0; i < g.ntensors; i++)
-         if (g.t[i].role == GT_WEIGHT)
-            sum->weightElems += GTensor_elems(&g.t[i]);
-      sum->nodesRead = g.nnodes + g.constantNodes;
-      sum->constants = g.constantNodes;
-      rc = Graph_prepare(&g, true, cause);
+      sum->opset = g->opset;
+      for (int i = 0; i < g->ntensors; i++)
+         if (g->t[i].role == GT_WEIGHT)
+            sum->weightElems += GTensor_elems(&g->t[i]);
+      sum->nodesRead = g->nnodes + g->constantNodes;
+      sum->constants = g->constantNodes;
+      rc = Graph_prepare(g, true, cause);
    }
    if (rc == 0) {
-      for (int i = 0; i < g.nnodes; i++)
-         sum->folded += g.n[i].dead;
-      Graph_compact(&g);
-      Graph_simplify(&g, &sum->passes);
-      sum->nodesFused = g.nnodes;
-      rc = extractTasks(net, &g, opt, sum, cause);
+      for (int i = 0; i < g->nnodes; i++)
+         sum->folded += g->n[i].dead;
+      Graph_compact(g);
+      Graph_simplify(g, &sum->passes);
+      sum->nodesFused = g->nnodes;
+      rc = extractTasks(net, g, opt, sum, keep, cause);
    }
-   Graph_done(&g);
+   if (!gp || rc < 0)
+      Graph_done(g);
    if (rc < 0) {
       Network_done(net);
       Graph_escapeControls(cause);
    }
    return rc;
+}
+
+int Import_onnx(Network *net, const char *path, const ImportOptions *opt, ImportSummary *sum,
+                char **cause) {
+   return importOnnx(net, NULL, path, opt, sum, NULL, cause);
+}
+
+int Import_model(ImportedModel *m, const char *path, const ImportOptions *opt, char **cause) {
+   memset(m, 0, sizeof *m);
+   int rc = importOnnx(&m->net, &m->g, path, opt, &m->sum, m, cause);
+   if (rc < 0) {
+      ImportSummary_done(&m->sum);
+      memset(m, 0, sizeof *m);
+   }
+   return rc;
+}
+
+void ImportedModel_done(ImportedModel *m) {
+   for (int i = 0; i < m->nunits; i++) {
+      free(m->units[i].nodes);
+      free(m->units[i].in);
+   }
+   free(m->units);
+   Network_done(&m->net);
+   Graph_done(&m->g);
+   ImportSummary_done(&m->sum);
+   memset(m, 0, sizeof *m);
 }
 
 void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out) {

@@ -48,6 +48,33 @@ void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out);
 int Import_onnx(Network *net, const char *path, const ImportOptions *opt, ImportSummary *sum,
                 char **cause);
 
+/* One kernel of an imported network, as net.graph's node of the same index runs it:
+ * the graph's nodes it computes and, for a task's occurrence, the graph tensors the
+ * op reads in its input order (transposed: bit i set where the op reads input i with
+ * its last two axes swapped, as dense and batch_matmul take a MatMul's B). */
+typedef struct ImportUnit_ {
+   int task;                    /* -1: the nodes run as graph ops */
+   int *nodes;
+   int n;
+   int *in;
+   int nin;
+   uint64_t transposed;
+} ImportUnit;
+
+/* A model imported with what running it needs: the network, the graph after the
+ * passes (weights, shapes, and the ops of the groups that are not tasks) and the
+ * units, in execution order. */
+typedef struct ImportedModel_ {
+   Network net;
+   Graph g;
+   ImportUnit *units;
+   int nunits;
+   ImportSummary sum;
+} ImportedModel;
+
+int Import_model(ImportedModel *m, const char *path, const ImportOptions *opt, char **cause);
+void ImportedModel_done(ImportedModel *m);
+
 /* Import_onnx with the input dimensions as Model_load takes them ("NAME=DIMS;...", or
  * NULL); kept in net->inputs. */
 int Import_onnxInputs(Network *net, const char *path, const char *inputs, ImportSummary *sum, char **cause);

@@ -16,6 +16,8 @@
 
 #include "graph/exec.h"
 #include "graph/graph.h"
+#include "graph/import.h"
+#include "graph/netrun.h"
 #include "graph/onnx.h"
 #include "graph/passes.h"
 #include "util/rng.h"
@@ -42,12 +44,18 @@ static const CliOption runOptions[] = {
      "run the graph as the import leaves it for fusion (BatchNorm folded into the convolutions, Dropout and "
      "Identity removed, LayerNorm, GELU, hardswish and hardsigmoid as one node each): its outputs should "
      "equal the model's" },
+   { "tasks", 'T', NULL,
+     "run the network as the import's kernels, in their order: each task occurrence on its op's C reference "
+     "(the op, its parameters and epilogue as the task file has them), the other groups on the graph's ops; "
+     "print the plan and the activations' memory plan (one arena by liveness, against the lower bound)" },
+   { "include-simple-tasks", 'E', NULL,
+     "with --tasks, import the model's concat, resize and elementwise groups as tasks too" },
    { NULL, 0, NULL, NULL },
 };
 
 static const CliCommand runCommand = {
    "run",
-   "MODEL.onnx [--input NAME=DIMS]... [--input-data DIR] [--output-data DIR]\n[--test-data DIR] [--rtol R] "
+   "MODEL.onnx [--input NAME=DIMS]... [--tasks [--include-simple-tasks]] [--input-data DIR]\n[--output-data DIR] [--test-data DIR] [--rtol R] "
    "[--atol A] [--seed N]",
    "Run the model's graph on the CPU with the C reference of each operator (after constant folding), and "
    "print each output's shape and its error against the expected output when --test-data gives one. Exit "
@@ -64,7 +72,7 @@ typedef struct RunArgs_ {
    const char *inputData, *outputData, *testData;
    double rtol, atol;
    long seed;
-   bool simplify;
+   bool simplify, tasks, simpleTasks;
 } RunArgs;
 
 static void argsDone(RunArgs *a) {
@@ -110,6 +118,8 @@ static int parseArgs(int argc, char **argv, RunArgs *a) {
             return EXIT_USAGE;
          break;
       case 'S': a->simplify = true; break;
+      case 'T': a->tasks = true; break;
+      case 'E': a->simpleTasks = true; break;
       }
    }
    if (argc - optind != 1)
@@ -117,6 +127,10 @@ static int parseArgs(int argc, char **argv, RunArgs *a) {
    a->model = argv[optind];
    if (a->inputData && a->testData)
       return Cli_usage("run", "--input-data and --test-data both give the inputs: use one");
+   if (a->tasks && a->simplify)
+      return Cli_usage("run", "--tasks runs the imported network, which is simplified already: leave out --simplify");
+   if (a->simpleTasks && !a->tasks)
+      return Cli_usage("run", "--include-simple-tasks shapes the tasks that --tasks runs: give --tasks too");
    return 0;
 }
 
@@ -278,7 +292,99 @@ static int compareOutput(const GTensor *got, const char *path, const RunArgs *a,
    return rc;
 }
 
+/* Writes and compares the outputs g holds, as the options ask. */
+static int finishOutputs(const Graph *g, const RunArgs *a, char **cause) {
+   int rc = 0;
+   for (int i = 0; rc == 0 && i < g->noutputs; i++) {
+      const GTensor *out = &g->t[g->outputs[i]];
+      if (a->outputData) {
+         char *path = xAsprintf("%s/output_%d.pb", a->outputData, i);
+         rc = Onnx_writeTensor(path, out, out->name, cause);
+         free(path);
+      }
+      if (rc == 0 && a->testData) {
+         char *path = xAsprintf("%s/output_%d.pb", a->testData, i);
+         if (!fileExists(path))
+            rc = setCause(cause, "%s: missing; the model has %d outputs", path, g->noutputs);
+         else
+            rc = compareOutput(out, path, a, cause);
+         free(path);
+      } else if (rc == 0) {
+         char dims[256];
+         GTensor_dimsText(out, dims, sizeof dims);
+         char *name = shownName(out->name);
+         printf("output %s: %s %s\n", name, dims, GType_name(out->dtype));
+         free(name);
+      }
+   }
+   if (rc == 0 && a->testData) {
+      char *path = xAsprintf("%s/output_%d.pb", a->testData, g->noutputs);
+      if (fileExists(path))
+         rc = setCause(cause, "%s holds more output_N.pb files than the model's %d outputs", a->testData,
+                       g->noutputs);
+      free(path);
+   }
+   return rc;
+}
+
+static int writeInputs(const Graph *g, const RunArgs *a, char **cause) {
+   int rc = 0;
+   for (int i = 0; a->outputData && rc == 0 && i < g->ninputs; i++) {
+      const GTensor *in = &g->t[g->inputs[i]];
+      char *path = xAsprintf("%s/input_%d.pb", a->outputData, i);
+      rc = Onnx_writeTensor(path, in, in->name, cause);
+      free(path);
+   }
+   return rc;
+}
+
+static void printBytes(int64_t b) {
+   if (b >= 1 << 20)
+      printf("%.1f MiB", (double)b / (1 << 20));
+   else
+      printf("%.1f KiB", (double)b / 1024);
+}
+
+/* The network as the import's kernels (--tasks). */
+static int runKernels(const RunArgs *a, char **cause) {
+   ImportOptions opt = { a->dims, a->ndims, a->simpleTasks };
+   ImportedModel m;
+   int rc = Import_model(&m, a->model, &opt, cause);
+   if (rc < 0)
+      return -1;
+   if (a->inputData || a->testData)
+      rc = readInputs(&m.g, a->inputData ? a->inputData : a->testData, cause);
+   if (rc == 0) {
+      randomInputs(&m.g, a->seed);
+      rc = writeInputs(&m.g, a, cause);
+   }
+   if (rc == 0) {
+      int occurrences = 0;
+      for (int u = 0; u < m.nunits; u++)
+         occurrences += m.units[u].task >= 0;
+      NetMemoryPlan plan;
+      NetMemoryPlan_build(&plan, &m);
+      printf("plan: %d kernels: %d occurrences of %d tasks (op C references), %d groups of graph ops\n",
+             m.nunits, occurrences, m.net.ntasks, m.nunits - occurrences);
+      printf("memory: %d activations in one arena of ", plan.planned);
+      printBytes(plan.peak);
+      printf(" (%.3fx the liveness lower bound, ", plan.lowerBound ? (double)plan.peak / (double)plan.lowerBound : 1.0);
+      printBytes(plan.lowerBound);
+      printf("; ");
+      printBytes(plan.unshared);
+      printf(" without reuse)\n");
+      NetMemoryPlan_done(&plan);
+      rc = NetRun_execute(&m, NetRun_reference, NULL, cause);
+   }
+   if (rc == 0)
+      rc = finishOutputs(&m.g, a, cause);
+   ImportedModel_done(&m);
+   return rc;
+}
+
 static int runModel(const RunArgs *a, char **cause) {
+   if (a->tasks)
+      return runKernels(a, cause);
    Graph g;
    bool fromData = a->inputData || a->testData;
    int rc = Onnx_load(&g, a->model, a->dims, a->ndims, fromData, cause);
@@ -294,44 +400,12 @@ static int runModel(const RunArgs *a, char **cause) {
    if (rc == 0) {
       randomInputs(&g, a->seed);
       /* the inputs too, so that the folder is a whole test_data_set */
-      for (int i = 0; a->outputData && rc == 0 && i < g.ninputs; i++) {
-         const GTensor *in = &g.t[g.inputs[i]];
-         char *path = xAsprintf("%s/input_%d.pb", a->outputData, i);
-         rc = Onnx_writeTensor(path, in, in->name, cause);
-         free(path);
-      }
+      rc = writeInputs(&g, a, cause);
    }
    if (rc == 0)
       rc = Graph_execute(&g, false, cause);
-   for (int i = 0; rc == 0 && i < g.noutputs; i++) {
-      const GTensor *out = &g.t[g.outputs[i]];
-      if (a->outputData) {
-         char *path = xAsprintf("%s/output_%d.pb", a->outputData, i);
-         rc = Onnx_writeTensor(path, out, out->name, cause);
-         free(path);
-      }
-      if (rc == 0 && a->testData) {
-         char *path = xAsprintf("%s/output_%d.pb", a->testData, i);
-         if (!fileExists(path))
-            rc = setCause(cause, "%s: missing; the model has %d outputs", path, g.noutputs);
-         else
-            rc = compareOutput(out, path, a, cause);
-         free(path);
-      } else if (rc == 0) {
-         char dims[256];
-         GTensor_dimsText(out, dims, sizeof dims);
-         char *name = shownName(out->name);
-         printf("output %s: %s %s\n", name, dims, GType_name(out->dtype));
-         free(name);
-      }
-   }
-   if (rc == 0 && a->testData) {
-      char *path = xAsprintf("%s/output_%d.pb", a->testData, g.noutputs);
-      if (fileExists(path))
-         rc = setCause(cause, "%s holds more output_N.pb files than the model's %d outputs", a->testData,
-                       g.noutputs);
-      free(path);
-   }
+   if (rc == 0)
+      rc = finishOutputs(&g, a, cause);
    Graph_done(&g);
    return rc;
 }

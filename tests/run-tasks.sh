@@ -1,0 +1,67 @@
+#!/bin/sh
+# `run --tasks`: a model run as the import's kernels, each task occurrence on its op's C
+# reference and the other groups on the graph's ops, gives the graph's own outputs
+# (the graph reference that ONNX's backend tests check); the memory plan of the
+# activations meets the liveness lower bound; as TAP.
+. "${PTUI_SRCDIR:-.}/tests/tap.sh"
+
+# the shipped networks at reduced sizes (the C references are plain loops); a quick
+# subset under PTUI_TESTS_QUICK
+networks="resnet_18:--image-size=64 mobilenet_v3:--image-size=64 bert_tiny:--seq-len=16 densenet_121:--image-size=64 inception_v3:--image-size=96 deeplabv3_r50:--image-size=64 vit_b_16:--image-size=64 detr_r50:--image-size=64 resnet_50:--image-size=64 mobilenet_v2:--image-size=64 wide_resnet_50:--image-size=32 resnext_50:--image-size=32 bert_base:--seq-len=8"
+[ -n "${PTUI_TESTS_QUICK:-}" ] && networks="resnet_18:--image-size=64 mobilenet_v3:--image-size=64 bert_tiny:--seq-len=16"
+echo "1..$((9 + $(echo $networks | wc -w)))"
+
+/usr/bin/python3 "$src/tests/onnx/make-ops" "$tmp" 2>"$tmp/make.err" &&
+   /usr/bin/python3 "$src/tests/onnx/make-small" "$tmp" 2>>"$tmp/make.err"
+ok "tests/onnx/make-ops and make-small write their models" [ $? -eq 0 -a -s "$tmp/unet.onnx" -a -s "$tmp/small.onnx" ]
+
+# same MODEL DIR [FLAGS]: the kernels' outputs equal the graph's on the same inputs
+same() {
+   model=$1 dir=$2
+   shift 2
+   mkdir -p "$dir"
+   "$bin" run "$model" "$@" --output-data "$dir" >/dev/null 2>"$dir.err" &&
+      "$bin" run "$model" --tasks "$@" --test-data "$dir" --rtol 1e-3 --atol 1e-5 >"$dir.out" 2>>"$dir.err"
+}
+
+same "$tmp/unet.onnx" "$tmp/unet"
+ok "a U-Net step run as its 7 kernels equals the graph" sh -c '[ "$1" -eq 0 ] &&
+   grep -qx "plan: 7 kernels: 5 occurrences of 5 tasks (op C references), 2 groups of graph ops" "$2" &&
+   grep -q "^output y: 1x4x32x32 float32, .*: ok$" "$2"' _ $? "$tmp/unet.out"
+# the activations, each unit's output in order: r1 8 KiB (read last by the concat, unit
+# 4), p1 2 KiB (1-2), r2 4 KiB (2-3), ur 8 KiB (3-4), cat 16 KiB (4-5), h 4 KiB (5-6), y
+# 16 KiB (an output: to the end); at the concat r1 + ur + cat = 32 KiB are live, the most
+# at any unit; 58 KiB in all
+ok "its memory plan meets the liveness bound worked out by hand" grep -qxF \
+   "memory: 7 activations in one arena of 32.0 KiB (1.000x the liveness lower bound, 32.0 KiB; 58.0 KiB without reuse)" \
+   "$tmp/unet.out"
+"$bin" run "$tmp/unet.onnx" --tasks --include-simple-tasks --test-data "$tmp/unet" --rtol 1e-3 --atol 1e-5 >"$tmp/unet2.out" 2>&1
+ok "with --include-simple-tasks every kernel is a task, and the outputs stay the graph's" sh -c '[ "$1" -eq 0 ] &&
+   grep -qx "plan: 7 kernels: 7 occurrences of 7 tasks (op C references), 0 groups of graph ops" "$2"' _ $? "$tmp/unet2.out"
+mkdir "$tmp/se"
+"$bin" run "$tmp/se.onnx" --output-data "$tmp/se" >/dev/null 2>&1 &&
+   "$bin" run "$tmp/se.onnx" --tasks --include-simple-tasks --test-data "$tmp/se" --rtol 1e-3 --atol 1e-5 >"$tmp/se.out" 2>&1
+ok "a squeeze-excitation block's channel_mul, add and mul_const task computes the graph's" sh -c '[ "$1" -eq 0 ] &&
+   grep -qx "plan: 6 kernels: 6 occurrences of 6 tasks (op C references), 0 groups of graph ops" "$2"' _ $? "$tmp/se.out"
+same "$tmp/small.onnx" "$tmp/small" --input image=2x3x16x16
+ok "a batch of 2 through the residual net, --input fixing the open batch" [ $? -eq 0 ]
+same "$tmp/batchnorm.onnx" "$tmp/bn"
+ok "BatchNorms after a Concat and a Flatten, run as graph ops, and the convs as tasks" [ $? -eq 0 ]
+same "$tmp/legacy_bias.onnx" "$tmp/legacy"
+ok "an opset-6 conv with its broadcast bias" [ $? -eq 0 ]
+
+run run "$tmp/unet.onnx" --include-simple-tasks
+ok "run refuses --include-simple-tasks without --tasks" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = \
+   "pruner-tui run: --include-simple-tasks shapes the tasks that --tasks runs: give --tasks too" ]
+
+for spec in $networks; do
+   net=${spec%%:*}
+   /usr/bin/python3 "$src/models/onnx/make-onnx" "$net" "$tmp/$net.onnx" ${spec#*:} --no-check -q 2>"$tmp/make.err"
+   same "$tmp/$net.onnx" "$tmp/$net"
+   rc=$?
+   ok "$net (${spec#*:}) run as its kernels equals the graph: $(grep -h '^memory' "$tmp/$net.out" 2>/dev/null | sed 's/ in one arena of.*(\([0-9.]*x\) the liveness.*/, \1 the liveness lower bound/')" \
+      [ "$rc" -eq 0 ]
+   rm -rf "$tmp/$net.onnx" "$tmp/$net"
+done
+
+[ "$failed" -eq 0 ]
