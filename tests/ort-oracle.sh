@@ -97,6 +97,16 @@ EOF
 
 # check NAME MODEL [RUN OPTIONS...]: runs MODEL on both and compares them, one TAP line;
 # what failed and the time of each step as comments
+# judge WHAT DIR: the TAP line of compare DIR, the notes after it
+judge() {
+   compare "$2" >"$tmp/compare.out" 2>&1
+   set -- "$1" $(sed -n 1p "$tmp/compare.out")
+   what=$1 verdict=${2:-}
+   shift $(($# > 1 ? 2 : 1))
+   ok "$what relative RMS error against ONNX Runtime <= $bound: $*" [ "$verdict" = ok ]
+   sed -n '2,$s/^/# /p' "$tmp/compare.out"
+}
+
 check() {
    name=$1 model=$2; shift 2
    extra="$*"
@@ -117,12 +127,7 @@ check() {
       return
    fi
    ort_s=$(since "$t")
-   compare "$d" >"$tmp/compare.out" 2>&1
-   set -- $(sed -n 1p "$tmp/compare.out")
-   verdict=${1:-}
-   [ $# -gt 0 ] && shift
-   ok "$name: relative RMS error against ONNX Runtime <= $bound: $*" [ "$verdict" = ok ]
-   sed -n '2,$s/^/# /p' "$tmp/compare.out"
+   judge "$name:" "$d"
    # the same inputs through the import's kernels (run --tasks): the tasks' ops as the
    # task file has them, against ONNX Runtime's outputs
    mkdir "$d/tasks"
@@ -130,12 +135,7 @@ check() {
    t=$(now)
    if "$bin" run "$model" $extra --tasks --input-data "$d" --output-data "$d/tasks" >"$tmp/tasks.out" 2>"$tmp/tasks.err"; then
       tasks_s=$(since "$t")
-      compare "$d/tasks" >"$tmp/compare.out" 2>&1
-      set -- $(sed -n 1p "$tmp/compare.out")
-      verdict=${1:-}
-      [ $# -gt 0 ] && shift
-      ok "$name: run as its kernels (--tasks), relative RMS error against ONNX Runtime <= $bound: $*" [ "$verdict" = ok ]
-      sed -n '2,$s/^/# /p' "$tmp/compare.out"
+      judge "$name: run as its kernels (--tasks)," "$d/tasks"
       sed -n 's/^/# /p' "$tmp/tasks.out" | grep -v "^# output"
    else
       tasks_s=-
