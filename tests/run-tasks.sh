@@ -2,14 +2,16 @@
 # `run --tasks`: a model run as the import's kernels, each task occurrence on its op's C
 # reference and the other groups on the graph's ops, gives the graph's own outputs
 # (the graph reference that ONNX's backend tests check); the memory plan of the
-# activations meets the liveness lower bound; as TAP.
+# activations meets the liveness lower bound; `run --session` runs the tasks on the
+# kernels of a tuning session's best states (the CPU executor), an unmeasured task on
+# the default schedule, with the same outputs; as TAP.
 . "${PTUI_SRCDIR:-.}/tests/tap.sh"
 
 # three of the shipped networks at reduced sizes (the C references are plain loops):
 # convolutions, hardswish and squeeze-excitation, a transformer; tests/ort-oracle.sh
 # runs all of them as their kernels against ONNX Runtime
 networks="resnet_18:--image-size=64 mobilenet_v3:--image-size=64 bert_tiny:--seq-len=16"
-echo "1..$((9 + $(echo $networks | wc -w)))"
+echo "1..$((15 + $(echo $networks | wc -w)))"
 
 /usr/bin/python3 "$src/tests/onnx/make-ops" "$tmp" 2>"$tmp/make.err" &&
    /usr/bin/python3 "$src/tests/onnx/make-small" "$tmp" 2>>"$tmp/make.err"
@@ -53,6 +55,36 @@ ok "an opset-6 conv with its broadcast bias" [ $? -eq 0 ]
 run run "$tmp/unet.onnx" --include-simple-tasks
 ok "run refuses --include-simple-tasks without --tasks" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = \
    "pruner-tui run: --include-simple-tasks shapes the tasks that --tasks runs: give --tasks too" ]
+
+# ---- the tuned states ----
+"$bin" "$tmp/unet.onnx" --batch --trials 30 --no-compile --session "$tmp/unet.jsonl" >/dev/null 2>&1
+run run "$tmp/unet.onnx" --session "$tmp/unet.jsonl" --test-data "$tmp/unet" --rtol 1e-4 --atol 1e-5
+ok "the U-Net on its session's best states, on the CPU executor, equals the graph" sh -c '[ "$1" -eq 0 ] &&
+   grep -qx "plan: 7 kernels: 5 occurrences of 5 tasks (tuned states on the CPU executor), 2 groups of graph ops" "$2" &&
+   grep -qx "states: 5 of 5 tasks from $3 (each its best measure on h100_sxm, simulated)" "$2" &&
+   grep -q "^sum of the task bests, by weight: [0-9.]* ms$" "$2"' _ "$rc" "$tmp/out" "$tmp/unet.jsonl"
+# the same session without task 4's measures
+grep -v '"event":"measure","round":[0-9]*,"t":[0-9.e-]*,"task":4,' "$tmp/unet.jsonl" >"$tmp/unet-4.jsonl"
+run run "$tmp/unet.onnx" --session "$tmp/unet-4.jsonl" --test-data "$tmp/unet" --rtol 1e-4 --atol 1e-5
+ok "a task the session never measured runs on the default schedule, named" sh -c '[ "$1" -eq 0 ] &&
+   grep -qx "states: 4 of 5 tasks from $3 (each its best measure on h100_sxm, simulated); on the default schedule, untuned: task 4" "$2" &&
+   grep -q "^sum of the task bests, by weight: [0-9.]* ms (the untuned tasks not counted)$" "$2"' _ "$rc" "$tmp/out" "$tmp/unet-4.jsonl"
+run run "$tmp/se.onnx" --session "$tmp/unet.jsonl"
+ok "another model's session is refused, naming the first task that differs" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = \
+   "pruner-tui run: $tmp/unet.jsonl: task 0 is conv2d_n1_c3_h16_w16_k8_g1_r3x3_s1x1_p1,1,1,1_d1x1+bias+relu in the session but conv2d_n2_c8_h6_w6_k8_g1_r3x3_s1x1_p1,1,1,1_d1x1+bias+relu in $tmp/se.onnx" ]
+run run "$tmp/unet.onnx" --session "$tmp/missing.jsonl"
+ok "a missing session is named" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = "pruner-tui run: $tmp/missing.jsonl: No such file or directory" ]
+/usr/bin/python3 "$src/models/onnx/make-onnx" bert_tiny "$tmp/bert.onnx" --seq-len 16 --no-check -q 2>"$tmp/make.err"
+mkdir "$tmp/bert"
+"$bin" run "$tmp/bert.onnx" --output-data "$tmp/bert" >/dev/null 2>&1
+"$bin" "$tmp/bert.onnx" --batch --trials 40 --no-compile --session "$tmp/bert.jsonl" >/dev/null 2>&1
+run run "$tmp/bert.onnx" --session "$tmp/bert.jsonl" --test-data "$tmp/bert" --rtol 1e-3 --atol 1e-5
+ok "bert_tiny on its tuned states (dense, batch_matmul, softmax, layer_norm kernels) equals the graph" sh -c \
+   '[ "$1" -eq 0 ] && grep -qx "states: 8 of 8 tasks from $3 (each its best measure on h100_sxm, simulated)" "$2"' \
+   _ "$rc" "$tmp/out" "$tmp/bert.jsonl"
+run run "$tmp/unet.onnx" --session "$tmp/unet.jsonl" --simplify
+ok "--session with --simplify is refused" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = \
+   "pruner-tui run: --session runs the imported network, which is simplified already: leave out --simplify" ]
 
 for spec in $networks; do
    net=${spec%%:*}

@@ -183,12 +183,11 @@ void NetMemoryPlan_done(NetMemoryPlan *p) {
    memset(p, 0, sizeof *p);
 }
 
-int NetRun_reference(void *ctx, int unit, const Task *task, const float *const *inputs, float *out,
-                     char **cause) {
+int NetRun_reference(void *ctx, int unit, const Task *task, float *const *inputs, float *out, char **cause) {
    (void)ctx;
    (void)unit;
    (void)cause;
-   Ref_run(&task->op, inputs, out);
+   Ref_run(&task->op, (const float *const *)inputs, out);
    return 0;
 }
 
@@ -221,7 +220,7 @@ static int runTask(ImportedModel *m, int u, const Liveness *lv, NetTaskRunner ru
    if (un->nin != Op_numInputs(&task->op))
       return setCause(cause, "kernel %d (task %d): %d tensors for the op's %d inputs", u, un->task, un->nin,
                       Op_numInputs(&task->op));
-   const float *inputs[OP_MAX_INPUTS];
+   float *inputs[OP_MAX_INPUTS];
    float *copies[OP_MAX_INPUTS];
    int ncopies = 0, rc = 0;
    for (int i = 0; i < un->nin && rc == 0; i++) {

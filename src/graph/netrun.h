@@ -32,13 +32,12 @@ void NetMemoryPlan_build(NetMemoryPlan *p, const ImportedModel *m);
 void NetMemoryPlan_done(NetMemoryPlan *p);
 
 /* Computes one task occurrence: out = the task's op over inputs (Op_inputShape order,
- * float32). 0, or -1 with *cause. */
-typedef int (*NetTaskRunner)(void *ctx, int unit, const Task *task, const float *const *inputs, float *out,
+ * float32; read, never written). 0, or -1 with *cause. */
+typedef int (*NetTaskRunner)(void *ctx, int unit, const Task *task, float *const *inputs, float *out,
                              char **cause);
 
 /* The runner that calls the op's C reference (te/ref.h). */
-int NetRun_reference(void *ctx, int unit, const Task *task, const float *const *inputs, float *out,
-                     char **cause);
+int NetRun_reference(void *ctx, int unit, const Task *task, float *const *inputs, float *out, char **cause);
 
 /* Runs m on its inputs' data (every graph input must hold data): the outputs hold
  * theirs after, the activations are freed after their last reader. 0, or -1 with

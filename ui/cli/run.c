@@ -19,6 +19,7 @@
 #include "graph/import.h"
 #include "graph/netrun.h"
 #include "graph/onnx.h"
+#include "tune/program.h"
 #include "graph/passes.h"
 #include "util/rng.h"
 #include "util/xalloc.h"
@@ -49,13 +50,17 @@ static const CliOption runOptions[] = {
      "(the op, its parameters and epilogue as the task file has them), the other groups on the graph's ops; "
      "print the plan and the activations' memory plan (one arena by liveness, against the lower bound)" },
    { "include-simple-tasks", 'E', NULL,
-     "with --tasks, import the model's concat, resize and elementwise groups as tasks too" },
+     "with --tasks or --session, import the model's concat, resize and elementwise groups as tasks too" },
+   { "session", 'e', "FILE",
+     "run the tasks (as --tasks does) on the kernels of the states the session FILE found best for them, on "
+     "the CPU executor, so that the tuned schedules compute the network; a task the session did not measure "
+     "runs on the default schedule (a kernel per stage) and is named" },
    { NULL, 0, NULL, NULL },
 };
 
 static const CliCommand runCommand = {
    "run",
-   "MODEL.onnx [--input NAME=DIMS]... [--tasks [--include-simple-tasks]] [--input-data DIR]\n[--output-data DIR] [--test-data DIR] [--rtol R] "
+   "MODEL.onnx [--input NAME=DIMS]... [--tasks | --session FILE] [--include-simple-tasks]\n[--input-data DIR] [--output-data DIR] [--test-data DIR] [--rtol R] "
    "[--atol A] [--seed N]",
    "Run the model's graph on the CPU with the C reference of each operator (after constant folding), and "
    "print each output's shape and its error against the expected output when --test-data gives one. Exit "
@@ -69,7 +74,7 @@ typedef struct RunArgs_ {
    const char *model;
    OnnxInputDims dims[RUN_MAX_INPUTS];
    int ndims;
-   const char *inputData, *outputData, *testData;
+   const char *inputData, *outputData, *testData, *session;
    double rtol, atol;
    long seed;
    bool simplify, tasks, simpleTasks;
@@ -120,6 +125,7 @@ static int parseArgs(int argc, char **argv, RunArgs *a) {
       case 'S': a->simplify = true; break;
       case 'T': a->tasks = true; break;
       case 'E': a->simpleTasks = true; break;
+      case 'e': a->session = optarg; a->tasks = true; break;
       }
    }
    if (argc - optind != 1)
@@ -128,7 +134,8 @@ static int parseArgs(int argc, char **argv, RunArgs *a) {
    if (a->inputData && a->testData)
       return Cli_usage("run", "--input-data and --test-data both give the inputs: use one");
    if (a->tasks && a->simplify)
-      return Cli_usage("run", "--tasks runs the imported network, which is simplified already: leave out --simplify");
+      return Cli_usage("run", "%s runs the imported network, which is simplified already: leave out --simplify",
+                       a->session ? "--session" : "--tasks");
    if (a->simpleTasks && !a->tasks)
       return Cli_usage("run", "--include-simple-tasks shapes the tasks that --tasks runs: give --tasks too");
    return 0;
@@ -345,6 +352,33 @@ static void printBytes(int64_t b) {
       printf("%.1f KiB", (double)b / 1024);
 }
 
+/* The tasks on the session's best states, on the CPU executor (--session). */
+static int runTuned(ImportedModel *m, const char *session, char **cause) {
+   DeviceSet devices;
+   if (Cli_loadDevices(&devices, NULL)) {
+      DeviceSet_done(&devices);
+      return setCause(cause, "devices.yaml, which gives the session's device's limits, does not load");
+   }
+   TunedProgram prog;
+   int rc = TunedProgram_fromSession(&prog, &m->net, session, &devices, cause);
+   DeviceSet_done(&devices);
+   if (rc < 0)
+      return -1;
+   double sum = 0;
+   printf("states: %d of %d tasks from %s (each its best measure on %s%s)", prog.tuned, prog.ntasks, session,
+          prog.device, prog.simulated ? ", simulated" : "");
+   int untuned = 0;
+   for (int i = 0; i < prog.ntasks; i++) {
+      sum += (double)m->net.tasks[i].weight * prog.tasks[i].latency;
+      if (prog.tasks[i].event < 0)
+         printf("%s%d", untuned++ ? ", " : "; on the default schedule, untuned: task ", i);
+   }
+   printf("\nsum of the task bests, by weight: %.3f ms%s\n", sum * 1e3, untuned ? " (the untuned tasks not counted)" : "");
+   rc = NetRun_execute(m, TunedProgram_runTask, &prog, cause);
+   TunedProgram_done(&prog);
+   return rc;
+}
+
 /* The network as the import's kernels (--tasks). */
 static int runKernels(const RunArgs *a, char **cause) {
    ImportOptions opt = { a->dims, a->ndims, a->simpleTasks };
@@ -364,8 +398,8 @@ static int runKernels(const RunArgs *a, char **cause) {
          occurrences += m.units[u].task >= 0;
       NetMemoryPlan plan;
       NetMemoryPlan_build(&plan, &m);
-      printf("plan: %d kernels: %d occurrences of %d tasks (op C references), %d groups of graph ops\n",
-             m.nunits, occurrences, m.net.ntasks, m.nunits - occurrences);
+      printf("plan: %d kernels: %d occurrences of %d tasks (%s), %d groups of graph ops\n", m.nunits, occurrences,
+             m.net.ntasks, a->session ? "tuned states on the CPU executor" : "op C references", m.nunits - occurrences);
       printf("memory: %d activations in one arena of ", plan.planned);
       printBytes(plan.peak);
       printf(" (%.3fx the liveness lower bound, ", plan.lowerBound ? (double)plan.peak / (double)plan.lowerBound : 1.0);
@@ -374,7 +408,10 @@ static int runKernels(const RunArgs *a, char **cause) {
       printBytes(plan.unshared);
       printf(" without reuse)\n");
       NetMemoryPlan_done(&plan);
-      rc = NetRun_execute(&m, NetRun_reference, NULL, cause);
+      if (a->session)
+         rc = runTuned(&m, a->session, cause);
+      else
+         rc = NetRun_execute(&m, NetRun_reference, NULL, cause);
    }
    if (rc == 0)
       rc = finishOutputs(&m.g, a, cause);
