@@ -27,6 +27,7 @@ eval|eval --records $T/records.jsonl --network tests/data/tiny2.task --model $T/
 export|export $T/session.jsonl --records $T/export.jsonl --curve $T/curve.csv --kernels $T/kernels
 import|import fuzz/corpus/onnx/small.onnx -o $T/small.task
 run|run fuzz/corpus/onnx/decomposed.onnx --simplify
+tasks|run fuzz/corpus/onnx/small.onnx --tasks --include-simple-tasks
 '
 
 srcdir=${PTUI_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}

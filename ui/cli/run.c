@@ -398,8 +398,10 @@ static int runKernels(const RunArgs *a, char **cause) {
          occurrences += m.units[u].task >= 0;
       NetMemoryPlan plan;
       NetMemoryPlan_build(&plan, &m);
-      printf("plan: %d kernels: %d occurrences of %d tasks (%s), %d groups of graph ops\n", m.nunits, occurrences,
-             m.net.ntasks, a->session ? "tuned states on the CPU executor" : "op C references", m.nunits - occurrences);
+      int groups = m.nunits - occurrences;
+      printf("plan: %d kernels: %d occurrences of %d tasks (%s), %d group%s of graph ops\n", m.nunits, occurrences,
+             m.net.ntasks, a->session ? "tuned states on the CPU executor" : "op C references", groups,
+             groups == 1 ? "" : "s");
       printf("memory: %d activations in one arena of ", plan.planned);
       printBytes(plan.peak);
       printf(" (%.3fx the liveness lower bound, ", plan.lowerBound ? (double)plan.peak / (double)plan.lowerBound : 1.0);
