@@ -51,6 +51,8 @@ static const CliOption runOptions[] = {
      "print the plan and the activations' memory plan (one arena by liveness, against the lower bound)" },
    { "include-simple-tasks", 'E', NULL,
      "with --tasks or --session, import the model's concat, resize and elementwise groups as tasks too" },
+   { "plan", 'P', NULL,
+     "with --tasks or --session, print the plan and the memory plan and stop: nothing runs" },
    { "session", 'e', "FILE",
      "run the tasks (as --tasks does) on the kernels of the states the session FILE found best for them, on "
      "the CPU executor, so that the tuned schedules compute the network; a task the session did not measure "
@@ -60,7 +62,7 @@ static const CliOption runOptions[] = {
 
 static const CliCommand runCommand = {
    "run",
-   "MODEL.onnx [--input NAME=DIMS]... [--tasks | --session FILE] [--include-simple-tasks]\n[--input-data DIR] [--output-data DIR] [--test-data DIR] [--rtol R] "
+"MODEL.onnx [--input NAME=DIMS]... [--tasks | --session FILE] [--include-simple-tasks] [--plan]\n[--input-data DIR] [--output-data DIR] [--test-data DIR] [--rtol R] "
    "[--atol A] [--seed N]",
    "Run the model's graph on the CPU with the C reference of each operator (after constant folding), and "
    "print each output's shape and its error against the expected output when --test-data gives one. Exit "
@@ -77,7 +79,7 @@ typedef struct RunArgs_ {
    const char *inputData, *outputData, *testData, *session;
    double rtol, atol;
    long seed;
-   bool simplify, tasks, simpleTasks;
+   bool simplify, tasks, simpleTasks, planOnly;
 } RunArgs;
 
 static void argsDone(RunArgs *a) {
@@ -125,6 +127,7 @@ static int parseArgs(int argc, char **argv, RunArgs *a) {
       case 'S': a->simplify = true; break;
       case 'T': a->tasks = true; break;
       case 'E': a->simpleTasks = true; break;
+      case 'P': a->planOnly = true; break;
       case 'e': a->session = optarg; a->tasks = true; break;
       }
    }
@@ -136,6 +139,10 @@ static int parseArgs(int argc, char **argv, RunArgs *a) {
    if (a->tasks && a->simplify)
       return Cli_usage("run", "%s runs the imported network, which is simplified already: leave out --simplify",
                        a->session ? "--session" : "--tasks");
+   if (a->planOnly && !a->tasks)
+      return Cli_usage("run", "--plan prints the plan of --tasks or --session: give one of them");
+   if (a->planOnly && (a->inputData || a->testData || a->outputData))
+      return Cli_usage("run", "--plan runs nothing: leave out --input-data, --test-data and --output-data");
    if (a->simpleTasks && !a->tasks)
       return Cli_usage("run", "--include-simple-tasks shapes the tasks that --tasks runs: give --tasks too");
    return 0;
@@ -410,12 +417,10 @@ static int runKernels(const RunArgs *a, char **cause) {
       printBytes(plan.unshared);
       printf(" without reuse)\n");
       NetMemoryPlan_done(&plan);
-      if (a->session)
-         rc = runTuned(&m, a->session, cause);
-      else
-         rc = NetRun_execute(&m, NetRun_reference, NULL, cause);
+      if (!a->planOnly)
+         rc = a->session ? runTuned(&m, a->session, cause) : NetRun_execute(&m, NetRun_reference, NULL, cause);
    }
-   if (rc == 0)
+   if (rc == 0 && !a->planOnly)
       rc = finishOutputs(&m.g, a, cause);
    ImportedModel_done(&m);
    return rc;
