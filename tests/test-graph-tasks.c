@@ -33,7 +33,9 @@ static int constFloats(Graph *g, const char *name, int count, const float *value
    GTensor *t = &g->t[i];
    GTensor_setShape(t, GT_FLOAT, 1, (int64_t[]){ count });
    t->role = GT_WEIGHT;
-   memcpy(GTensor_alloc(t), values, sizeof(float) * (size_t)count);
+   float *data = GTensor_alloc(t);
+   for (int k = 0; k < count; k++)
+      data[k] = values[k];
    return i;
 }
 
