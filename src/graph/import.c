@@ -49,6 +49,21 @@ static bool refuse(Mapper *m, const GNode *n, const char *fmt, ...) {
    return false;
 }
 
+/* refuse with a reason another layer made (freed here). */
+static bool refuseWith(Mapper *m, const GNode *n, char *why) {
+   refuse(m, n, "%s", why);
+   free(why);
+   return false;
+}
+
+/* Op_finish of the op node n maps to: false, refused with its reason, when the op
+ * library will not take the parameters. */
+static bool finishOp(Mapper *m, const GNode *n, OpParams *p) {
+   const char *field = NULL;
+   char *why = NULL;
+   return Op_finish(p, &field, &why) == 0 || refuseWith(m, n, why);
+}
+
 /* Saturating: an empty tensor's other dimensions may multiply past int64 (Op_finish
  * then refuses the size). */
 static int64_t prodDims(const GTensor *t, int from, int to) {
@@ -148,11 +163,8 @@ static bool mapConvTranspose(Mapper *m, const GNode *n, OpParams *p) {
                     x->ndim - 2);
    ConvTransposeWindow win;
    char *why = NULL;
-   if (Graph_convTransposeWindow(m->g, n, &win, &why) < 0) {
-      bool r = refuse(m, n, "%s", why);
-      free(why);
-      return r;
-   }
+   if (Graph_convTransposeWindow(m->g, n, &win, &why) < 0)
+      return refuseWith(m, n, why);
    nchwOp(p, OP_CONV2D_TRANSPOSE, x);
    p->groups = GNode_attrInt(n, "group", 1);
    p->out_c = w->dims[1] * p->groups;
@@ -496,9 +508,7 @@ static bool mapEpilogue(Mapper *m, const GNode *n, int cur, OpParams *p) {
    char *why = NULL;
    if (Op_checkEpilogue(p, p->nepilogue - 1, &why) < 0) {
       p->nepilogue--;
-      bool r = refuse(m, n, "%s", why);
-      free(why);
-      return r;
+      return refuseWith(m, n, why);
    }
    return true;
 }
@@ -561,11 +571,8 @@ static bool mapConcat(Mapper *m, const GNode *n, OpParams *p) {
 static bool mapResize(Mapper *m, const GNode *n, OpParams *p) {
    GraphResize2d r;
    char *why = NULL;
-   if (Graph_resize2d(m->g, n, &r, &why) < 0) {
-      bool b = refuse(m, n, "%s", why);
-      free(why);
-      return b;
-   }
+   if (Graph_resize2d(m->g, n, &r, &why) < 0)
+      return refuseWith(m, n, why);
    int mode = ResizeMode_fromName(r.mode), coord = ResizeCoord_fromName(r.coord);
    int rounding = ResizeRounding_fromName(r.nearest);
    if (mode < 0)
@@ -678,14 +685,7 @@ int Import_mapNode(const Graph *g, const GNode *n, OpParams *p, char **cause) {
       ok = mapResize(&m, n, p);
    else
       ok = mapAnchor(&m, n, p);
-   const char *field = NULL;
-   char *why = NULL;
-   if (ok && Op_finish(p, &field, &why) < 0) {
-      refuse(&m, n, "%s", why);
-      free(why);
-      ok = false;
-   }
-   if (ok)
+   if (ok && finishOp(&m, n, p))
       return 0;
    if (cause)
       *cause = m.reason;
@@ -958,13 +958,8 @@ static void simpleGroup(Mapper *m, const int *members, int nm, ImportSummary *su
       OpParams p;
       int nopIn = 0, nseg = 0;
       SimpleResult r = mapSimpleSegment(m, members, nm, &at, &p, opIn, &nopIn, seg, &nseg);
-      const char *field = NULL;
-      char *why = NULL;
-      if (r == SIMPLE_TASK && Op_finish(&p, &field, &why) < 0) {
-         refuse(m, &m->g->n[seg[0]], "%s", why);
-         free(why);
+      if (r == SIMPLE_TASK && !finishOp(m, &m->g->n[seg[0]], &p))
          r = SIMPLE_REFUSED;
-      }
       if (r == SIMPLE_VIEW) {
          sum->views++;
          addUnit(units, nunits, seg, nseg, -1, NULL, 0, 0);
@@ -1081,13 +1076,8 @@ static int extractTasks(Network *net, const Graph *g, const ImportOptions *opt, 
          if (!opt || !opt->simpleTasks)
             sum->simpleGroups++;
       }
-      const char *field = NULL;
-      char *why = NULL;
-      if (ok && Op_finish(&p, &field, &why) < 0) {
-         refuse(&m, an, "%s", why);
-         free(why);
+      if (ok && !finishOp(&m, an, &p))
          ok = false;
-      }
       if (!ok) {
          sum->unmappedGroups++;
          appendLine(&sum->unmapped, m.reason);

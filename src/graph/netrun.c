@@ -17,9 +17,8 @@ typedef struct {
    int *unitOf;                 /* per node */
    int *def, *last;             /* per tensor */
    bool *crossing;
-   /* the planned tensors by unit: headDef[u] -> nextDef[t] -> ... (-1 ends), in tensor
-    * order; likewise by last unit */
-   int *headDef, *nextDef, *headLast, *nextLast;
+   /* the tensors each unit reads last: headLast[u] -> nextLast[t] -> ... (-1 ends) */
+   int *headLast, *nextLast;
 } Liveness;
 
 static void liveness(const ImportedModel *m, Liveness *lv) {
@@ -57,26 +56,20 @@ static void liveness(const ImportedModel *m, Liveness *lv) {
       }
    }
    size_t nu = (size_t)m->nunits + 1, nt = (size_t)(g->ntensors ? g->ntensors : 1);
-   lv->headDef = xMalloc(sizeof(int) * nu);
    lv->headLast = xMalloc(sizeof(int) * nu);
-   lv->nextDef = xMalloc(sizeof(int) * nt);
    lv->nextLast = xMalloc(sizeof(int) * nt);
    for (size_t u = 0; u < nu; u++)
-      lv->headDef[u] = lv->headLast[u] = -1;
+      lv->headLast[u] = -1;
    for (int t = g->ntensors - 1; t >= 0; t--) {
       if (lv->def[t] < 0)
          continue;
-      lv->nextDef[t] = lv->headDef[lv->def[t]];
-      lv->headDef[lv->def[t]] = t;
       lv->nextLast[t] = lv->headLast[lv->last[t]];
       lv->headLast[lv->last[t]] = t;
    }
 }
 
 static void livenessDone(Liveness *lv) {
-   free(lv->headDef);
    free(lv->headLast);
-   free(lv->nextDef);
    free(lv->nextLast);
    free(lv->unitOf);
    free(lv->def);
@@ -143,7 +136,6 @@ static void placeBySize(Item *items, int n, int64_t *offset, int64_t *peak) {
 void NetMemoryPlan_build(NetMemoryPlan *p, const ImportedModel *m) {
    const Graph *g = &m->g;
    memset(p, 0, sizeof *p);
-   p->ntensors = g->ntensors;
    p->offset = xMalloc(sizeof(int64_t) * (size_t)(g->ntensors ? g->ntensors : 1));
    p->bytes = xCalloc((size_t)(g->ntensors ? g->ntensors : 1), sizeof(int64_t));
    Liveness lv;

@@ -14,9 +14,8 @@
 #define NETRUN_ALIGN 256
 
 typedef struct NetMemoryPlan_ {
-   int ntensors;                /* the graph's tensors; offset[t] for each */
-   int64_t *offset;             /* in the arena, -1 for a tensor not planned (inputs,
-                                 * weights, the tensors inside a kernel) */
+   int64_t *offset;             /* per graph tensor: in the arena, -1 for a tensor not
+                                 * planned (inputs, weights, the tensors inside a kernel) */
    int64_t *bytes;              /* each planned tensor's size, aligned */
    int planned;                 /* how many tensors are planned */
    int64_t peak;                /* the arena's size */

@@ -715,13 +715,19 @@ static int convStage(const OpParams *p, Dag *g, const char *name, int src, int k
    return conv;
 }
 
-static int buildConv2d(const OpParams *p, Dag *g) {
+/* A convolution's two placeholders, data and kernel, in input order. */
+static void convPlaceholders(const OpParams *p, Dag *g, int *data, int *kernel) {
    int64_t s[4];
    const char *name;
    Op_inputShape(p, 0, s, &name);
-   int data = Dag_placeholder(g, "data", 4, s);
+   *data = Dag_placeholder(g, "data", 4, s);
    Op_inputShape(p, 1, s, &name);
-   int kernel = Dag_placeholder(g, "kernel", 4, s);
+   *kernel = Dag_placeholder(g, "kernel", 4, s);
+}
+
+static int buildConv2d(const OpParams *p, Dag *g) {
+   int data, kernel;
+   convPlaceholders(p, g, &data, &kernel);
    int src = hasPadding(p) ? padStage(g, data, p, 0.0) : data;
    return convStage(p, g, "conv2d_nchw", src, kernel, p->stride_h, p->stride_w);
 }
@@ -731,12 +737,9 @@ static int buildConv2d(const OpParams *p, Dag *g) {
  * channel axes swapped (kernel_transform), then a plain convolution of the two. Both
  * first stages are inlined by the sketch rules. */
 static int buildConv2dTranspose(const OpParams *p, Dag *g) {
+   int data, kernel;
+   convPlaceholders(p, g, &data, &kernel);
    int64_t s[4];
-   const char *name;
-   Op_inputShape(p, 0, s, &name);
-   int data = Dag_placeholder(g, "data", 4, s);
-   Op_inputShape(p, 1, s, &name);
-   int kernel = Dag_placeholder(g, "kernel", 4, s);
    int64_t cpg = p->in_c / p->groups, kpg = p->out_c / p->groups;
    int64_t k[2] = { p->kernel_h, p->kernel_w }, st[2] = { p->stride_h, p->stride_w };
    int64_t dil[2] = { p->dilation_h, p->dilation_w }, in[2] = { p->in_h, p->in_w };
