@@ -43,6 +43,41 @@ ok "part 5: the vendor script counted each task's bytes (conv1: 3,851,264)" \
    grep -qxF "$(printf 'task\tresnet_50\t0\tconv2d\t3851264\t-\t\t-')" "$r/vendor.tsv"
 ok "part 6: calibrate fitted and wrote its profile" [ -s "$r/calibrated.yaml" ]
 ok "part 6: on the 45 records of parts 2 and 3" grep -q "^  profile h100_sxm, 45 records:" "$s"
+# the records, in the form bench/gpu/records/ keeps them
+rd=$r/records
+ok "records: an INDEX.tsv with its columns" \
+   [ "$(head -n 1 "$rd/INDEX.tsv")" = "$(printf 'file\trecords\tgpu\tdriver\tdate\tpart\tcommand')" ]
+day=$(date -u +%Y-%m-%d)
+ok "records: part 2's 39 records in one file, named by date and device" \
+   [ "$(grep -c . "$rd/$day-dryrun-h100_sxm-correctness.jsonl")" -eq 39 ]
+ok "records: its row says the records, the device, the part and the command" grep -qxF \
+   "$(printf '%s\t39\tnone (DRY RUN: sim:h100_sxm)\tnone\t%s\t2 correctness: measure every task, --verify-every 1\tbench/gpu/run --dry-run --out %s' "$day-dryrun-h100_sxm-correctness.jsonl" "$day" "$r")" \
+   "$rd/INDEX.tsv"
+ok "records: part 4's sessions as records, 20 each" \
+   [ "$(cat "$rd/$day-dryrun-h100_sxm-resnet_18-pruner-20.jsonl" "$rd/$day-dryrun-h100_sxm-resnet_18-ansor-xgb-20.jsonl" | grep -c '"simulated":true')" -eq 40 ]
+ok "records: four files (parts 2, 3 and 4; no ncu in a dry run)" [ "$(tail -n +2 "$rd/INDEX.tsv" | wc -l)" -eq 4 ]
+"$bin" calibrate --records "$rd/$day-dryrun-h100_sxm-resnet_18-pruner-20.jsonl" --device h100_sxm --out "$tmp/cal.yaml" > "$tmp/cal.out" 2>&1
+ok "records: read back by calibrate" [ -s "$tmp/cal.yaml" ]
+"$src/bench/gpu/keep" "$r" --records-dir "$tmp/kept" --sessions-dir "$tmp/ksess" > /dev/null 2> "$tmp/e"
+ok "keep: a dry run's records are refused" grep -qxF \
+   "bench/gpu/keep: $r is a dry run's folder: its records are simulated, not a GPU's" "$tmp/e"
+# the same folder as if a GPU had written it
+cp -r "$r" "$tmp/real"
+sed -i 's/none (DRY RUN: sim:h100_sxm)/none (test)/' "$tmp/real/records/INDEX.tsv"
+"$src/bench/gpu/keep" "$tmp/real" --records-dir "$tmp/kept" --sessions-dir "$tmp/ksess" > "$tmp/k1" 2>&1
+ok "keep: exits 0" [ $? -eq 0 ]
+ok "keep: the four files and their rows" [ "$(ls "$tmp/kept"/*.jsonl | wc -l)" -eq 4 ] && \
+   [ "$(grep -c . "$tmp/kept/INDEX.tsv")" -eq 5 ]
+ok "keep: the sessions, renamed network first with the date" \
+   [ -s "$tmp/ksess/resnet_18-sim_h100_sxm-pruner-20-$(echo "$day" | tr -d -).jsonl" ]
+"$src/bench/gpu/keep" "$tmp/real" --records-dir "$tmp/kept" --sessions-dir "$tmp/ksess" > "$tmp/k2" 2>&1
+ok "keep: a second time keeps nothing twice" [ "$(grep -c '^already kept: ' "$tmp/k2")" -eq 4 ] && \
+   [ "$(grep -c . "$tmp/kept/INDEX.tsv")" -eq 5 ]
+echo '{}' >> "$tmp/real/records/$day-dryrun-h100_sxm-timing.jsonl"
+"$src/bench/gpu/keep" "$tmp/real" --records-dir "$tmp/kept" --sessions-dir "$tmp/ksess" > /dev/null 2> "$tmp/e"
+ok "keep: a kept file is never overwritten by other records" grep -qxF \
+   "bench/gpu/keep: $tmp/kept/$day-dryrun-h100_sxm-timing.jsonl exists with other records: not overwritten" "$tmp/e"
+
 ok "it ends with its time" grep -q "^bench/gpu/run: done in [0-9]* s; results in $r\$" "$s"
 
 if command -v python3 > /dev/null 2>&1; then
@@ -60,6 +95,15 @@ else
    echo "# python3 missing: bench/gpu/report not checked"
 fi
 
+# bench/gpu/sample: records of every task of the networks given, in the same form
+"$src/bench/gpu/sample" --dry-run --samples 2 --networks "bert_tiny resnet_18" --out "$tmp/smp" > "$tmp/smp.out" 2>&1
+ok "sample: exits 0" [ $? -eq 0 ]
+ok "sample: 2 states of each of bert_tiny's 8 tasks" grep -qxF "  bert_tiny: measured 16 states: 16 ok (simulated)" "$tmp/smp/summary.txt"
+ok "sample: a file and a row per network" [ "$(grep -c "	sample: measure every task of .*, --samples 2 --seed 2	" "$tmp/smp/records/INDEX.tsv")" -eq 2 ] && \
+   [ "$(grep -c . "$tmp/smp/records/$day-dryrun-h100_sxm-sample-resnet_18.jsonl")" -eq 36 ]
+"$src/bench/gpu/sample" --samples x > /dev/null 2> "$tmp/e"
+ok "sample: a bad number is refused" grep -qxF "bench/gpu/sample: 'x' is not a whole number" "$tmp/e"
+
 # a budget too small for anything: nothing starts, and it says so
 "$script" --dry-run --part 3 --budget 1 --out "$tmp/short" > /dev/null 2>&1
 ok "--budget 1: the timing part's measure is not started" \
@@ -71,6 +115,7 @@ if ldd "$bin" > /dev/null 2>&1; then
    ok "pack: exits 0" [ $? -eq 0 ]
    ok "pack: the libraries, XGBoost's among them" [ -e "$tmp/carry/lib/libxgboost.so.0" ]
    ok "pack: not the C library" [ ! -e "$tmp/carry/lib/libc.so.6" ]
+   ok "pack: the folder packed in one file" sh -c "tar tzf '$tmp/carry.tgz' | grep -qx 'carry/bin/pruner-tui'"
    PTUI_BIN="$tmp/carry/pruner-tui" "$script" --dry-run --part 1 --out "$tmp/packed" > /dev/null 2>&1
    ok "run: through pack's wrapper" grep -q "^program: $tmp/carry/pruner-tui (pruner-tui " "$tmp/packed/summary.txt"
 fi

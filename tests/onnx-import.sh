@@ -16,7 +16,7 @@
 networks="resnet_50 mobilenet_v2 bert_base resnet_18 wide_resnet_50 resnext_50 bert_tiny vit_b_16 mobilenet_v3 densenet_121 inception_v3 deeplabv3_r50 detr_r50"
 [ -n "${PTUI_TESTS_QUICK:-}" ] && networks="resnet_50 mobilenet_v3 bert_tiny"
 densenet=$(echo " $networks " | grep -c ' densenet_121 ')
-echo "1..$((37 + 2 * $(echo $networks | wc -w) + 2 * densenet))"
+echo "1..$((45 + 2 * $(echo $networks | wc -w) + 2 * densenet))"
 
 /usr/bin/python3 "$src/tests/onnx/make-small" "$tmp" 2>"$tmp/make.err"
 ok "tests/onnx/make-small writes its models" [ $? -eq 0 -a -s "$tmp/small.onnx" -a -s "$tmp/decomposed.onnx" -a \
@@ -164,6 +164,30 @@ ok "the conv stays alone and the rest fuses into 391 groups of at most 256 nodes
 import: patterns recognised: 0 LayerNorm, 0 GELU, 0 hardswish, 0 hardsigmoid (0 nodes)
 import: 100002 nodes fused into 392 groups: 1 task occurrences, 391 elementwise or layout groups (not tasks), 0 without a task op
 import: 1 tasks, weights summing to 1; 4 weight elements" ] && [ "$(awk "/^ *[0-9]+  /{ \$1 = \"\"; print }" "$1")" = " conv2d 1x2x4x4 -> 2x4x4, 1x1 s1 p0 - 1 128 128" ]' _ "$tmp/out"
+
+# ---- PyTorch's own exporters (tests/data/torch: torchvision's models, the graphs kept
+# without their weights, filled here by tests/onnx/fill-weights) ----
+# the task rows of --list without their ids, sorted, and the file's total
+rows() { "$bin" --list "$1" | tail -n +4 | awk '{ $1 = ""; print }' | sort; }
+for m in resnet50-torchscript mobilenet_v2-torchscript resnet50-dynamo; do
+   /usr/bin/python3 "$src/tests/onnx/fill-weights" "$src/tests/data/torch/$m.onnx" "$tmp/$m" 2>"$tmp/fill.err" &&
+      "$bin" import "$tmp/$m/$m.onnx" -o "$tmp/$m.task" >"$tmp/$m.import" 2>&1
+   ok "$m.onnx: filled and imported" [ $? -eq 0 ]
+done
+rows "$tmp/resnet50-torchscript.task" >"$tmp/a"
+rows "$src/models/resnet_50.task" >"$tmp/b"
+ok "torch.onnx.export's ResNet-50 gives models/resnet_50.task's 27 tasks, epilogues and weights" cmp -s "$tmp/a" "$tmp/b"
+rows "$tmp/mobilenet_v2-torchscript.task" >"$tmp/a"
+rows "$src/models/mobilenet_v2.task" >"$tmp/b"
+ok "torch.onnx.export's MobileNet-V2 gives models/mobilenet_v2.task's 32 tasks" cmp -s "$tmp/a" "$tmp/b"
+ok "the dynamo exporter's ReduceMean over H and W is recognised as the global pool" grep -qxF \
+   "import: patterns recognised: 0 LayerNorm, 0 GELU, 0 hardswish, 0 hardsigmoid, 1 global average pool (a ReduceMean over H and W) (1 nodes)" \
+   "$tmp/resnet50-dynamo.import"
+ok "... so that all of its 56 occurrences are tasks, as the TorchScript export's" grep -qxF \
+   "import: 122 nodes fused into 57 groups: 56 task occurrences, 1 elementwise or layout groups (not tasks), 0 without a task op" \
+   "$tmp/resnet50-dynamo.import"
+ok "... among them the pool" sh -c "'$bin' --list '$tmp/resnet50-dynamo.task' | grep -q '^ 25  adaptive_avg_pool2d  *1x2048x7x7 -> 1x1 '"
+rm -rf "$tmp/resnet50-torchscript" "$tmp/mobilenet_v2-torchscript" "$tmp/resnet50-dynamo"
 
 # ---- an open dimension ----
 run --list "$tmp/small.onnx"

@@ -41,7 +41,11 @@ esac
 networks="resnet_18 resnet_50 wide_resnet_50 resnext_50 mobilenet_v2 mobilenet_v3 densenet_121 inception_v3 deeplabv3_r50 vit_b_16 bert_tiny bert_base detr_r50"
 [ -n "${PTUI_TESTS_QUICK:-}" ] && networks="resnet_50 mobilenet_v3 bert_tiny"
 small="small layout decomposed batchnorm legacy_bias unet se"
-echo "1..$((1 + 2 * $(echo $small | wc -w) + 2 * $(echo $networks | wc -w)))"
+# PyTorch's own exporters' graphs of torchvision models (tests/data/torch), weights
+# filled by tests/onnx/fill-weights, at their exported 224x224
+torch="mobilenet_v2-dynamo mobilenet_v2-torchscript resnet50-dynamo resnet50-torchscript"
+[ -n "${PTUI_TESTS_QUICK:-}" ] && torch="mobilenet_v2-dynamo mobilenet_v2-torchscript"
+echo "1..$((1 + 2 * $(echo $small | wc -w) + 2 * $(echo $networks | wc -w) + 2 * $(echo $torch | wc -w)))"
 echo "# $version"
 
 now() { date +%s.%N; }
@@ -161,6 +165,17 @@ for m in $small; do
       echo "ok $((n += 1)) - legacy_bias.onnx, --tasks # SKIP ONNX Runtime has no Add before opset 7" ;;
    *) check "$m.onnx" "$tmp/$m.onnx" ;;
    esac
+done
+
+# ---- PyTorch's exports ----
+for m in $torch; do
+   if ! /usr/bin/python3 "$src/tests/onnx/fill-weights" "$src/tests/data/torch/$m.onnx" "$tmp/$m" 2>"$tmp/fill.err"; then
+      ok "$m: tests/onnx/fill-weights writes its weights" false
+      sed 's/^/# /' "$tmp/fill.err"
+      continue
+   fi
+   check "$m.onnx (PyTorch's export, 224x224)" "$tmp/$m/$m.onnx"
+   rm -rf "$tmp/$m"
 done
 
 # ---- the shipped networks, at a reduced input size ----

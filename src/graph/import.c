@@ -1231,8 +1231,12 @@ void ImportSummary_print(const ImportSummary *s, const Network *net, FILE *out) 
    if (p->bnSimplified)
       fprintf(out, ", %d others as a Mul and an Add", p->bnSimplified);
    fputc('\n', out);
-   fprintf(out, "import: patterns recognised: %d LayerNorm, %d GELU, %d hardswish, %d hardsigmoid (%d nodes)\n",
-           p->layerNorms, p->gelus, p->hardSwishes, p->hardSigmoids, p->nodesReplaced);
+   fprintf(out, "import: patterns recognised: %d LayerNorm, %d GELU, %d hardswish, %d hardsigmoid", p->layerNorms,
+           p->gelus, p->hardSwishes, p->hardSigmoids);
+   if (p->globalPools)
+      fprintf(out, ", %d global average pool%s (a ReduceMean over H and W)", p->globalPools,
+              p->globalPools == 1 ? "" : "s");
+   fprintf(out, " (%d nodes)\n", p->nodesReplaced);
    fprintf(out, "import: %d nodes fused into %d groups: %d task occurrences, %d elementwise or layout groups "
            "(not tasks), %d without a task op\n", s->nodesFused, s->groups, s->taskGroups, s->simpleGroups,
            s->unmappedGroups);

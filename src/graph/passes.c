@@ -703,6 +703,53 @@ static int recogniseLayerNorms(Graph *g, PassCounts *c) {
    return found;
 }
 
+/* ---- global average pooling as ReduceMean over H and W (torch.export's form of
+ * adaptive_avg_pool2d to 1x1): ReduceMean(x, axes {2, 3} or {-2, -1}, keepdims) of a
+ * rank-4 float x is GlobalAveragePool(x) ---- */
+
+static bool meanOverSpatialAxes(const Graph *g, const GNode *n) {
+   if (!isOp(n, "ReduceMean") || GNode_attrInt(n, "keepdims", 1) != 1)
+      return false;
+   const GTensor *x = GNode_input(g, n, 0);
+   if (!x || x->ndim != 4 || x->dtype != GT_FLOAT)
+      return false;
+   int count;
+   const int64_t *attr = GNode_attrInts(n, "axes", &count);
+   int64_t axes[2];
+   if (attr && count == 2) {
+      axes[0] = attr[0];
+      axes[1] = attr[1];
+   } else if (!attr && n->nin >= 2 && GNode_input(g, n, 1) && GNode_input(g, n, 1)->data &&
+              GTensor_elems(GNode_input(g, n, 1)) == 2) {
+      axes[0] = GTensor_getInt(GNode_input(g, n, 1), 0);
+      axes[1] = GTensor_getInt(GNode_input(g, n, 1), 1);
+   } else {
+      return false;
+   }
+   bool seen[4] = { false, false, false, false };
+   for (int i = 0; i < 2; i++) {
+      int64_t a = axes[i] < 0 ? axes[i] + 4 : axes[i];
+      if (a < 2 || a > 3 || seen[a])
+         return false;
+      seen[a] = true;
+   }
+   return true;
+}
+
+static int recogniseGlobalPools(Graph *g, PassCounts *c) {
+   int found = 0;
+   for (int i = 0; i < g->nnodes; i++) {
+      if (g->n[i].dead || !meanOverSpatialAxes(g, &g->n[i]))
+         continue;
+      int in[1] = { g->n[i].in[0] };
+      int nodes[1] = { i };
+      rewriteNode(g, i, "GlobalAveragePool", 1, 1, in, nodes, 1);
+      c->nodesReplaced++;
+      found++;
+   }
+   return found;
+}
+
 /* ---- hardswish x * clip(x + 3, 0, 6) / 6 and hardsigmoid clip(x + 3, 0, 6) / 6 ---- */
 
 /* Clip's bounds, from attributes (before opset 11) or constant inputs. */
@@ -804,6 +851,7 @@ void Graph_simplify(Graph *g, PassCounts *counts) {
       counts->affineFolded += k;
    counts->layerNorms = recogniseLayerNorms(g, counts);
    counts->gelus = recogniseGelus(g, counts);
+   counts->globalPools = recogniseGlobalPools(g, counts);
    recogniseHardActivations(g, counts);
    recogniseSigmoidSwishes(g, counts);
    Graph_compact(g);

@@ -3,7 +3,8 @@
  * folded into the convolution before it (any other rewritten as x * scale + shift,
  * as SimplifyInference does), and decomposed patterns recognised as the one
  * operator they compute (LayerNorm from ReduceMean/Sub/Pow/Sqrt/Div, GELU from Erf,
- * hardswish and hardsigmoid from Add/Clip/Div/Mul, hardswish from x * HardSigmoid(x)). Each pass keeps the graph runnable
+ * hardswish and hardsigmoid from Add/Clip/Div/Mul, hardswish from x * HardSigmoid(x),
+ * global average pooling from a ReduceMean over H and W). Each pass keeps the graph runnable
  * and equal in value: the reference executor gives the same outputs before and after. */
 #ifndef HEADER_graph_passes
 #define HEADER_graph_passes
@@ -19,6 +20,7 @@ typedef struct PassCounts_ {
    int gelus;
    int hardSwishes;
    int hardSigmoids;
+   int globalPools;     /* ReduceMean over H and W, as GlobalAveragePool */
    int nodesReplaced;   /* nodes the recognised patterns stood for */
 } PassCounts;
 
