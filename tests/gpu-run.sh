@@ -9,9 +9,9 @@ case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 script="$src/bench/gpu/run"
 export PTUI_BIN="$bin"
 
-"$script" --part 7 > "$tmp/o" 2> "$tmp/e"
-ok "--part 7 is refused with status 2" [ $? -eq 2 ]
-ok "... and says which parts there are" grep -qx "bench/gpu/run: there is no part 7 (1 to 6)" "$tmp/e"
+"$script" --part 8 > "$tmp/o" 2> "$tmp/e"
+ok "--part 8 is refused with status 2" [ $? -eq 2 ]
+ok "... and says which parts there are" grep -qx "bench/gpu/run: there is no part 8 (1 to 7)" "$tmp/e"
 "$script" --budget 5m > "$tmp/o" 2> "$tmp/e"
 ok "--budget 5m is refused: whole seconds" grep -qx "bench/gpu/run: --budget takes whole seconds, not '5m'" "$tmp/e"
 
@@ -43,6 +43,16 @@ ok "part 5: the vendor script counted each task's bytes (conv1: 3,851,264)" \
    grep -qxF "$(printf 'task\tresnet_50\t0\tconv2d\t3851264\t-\t\t-')" "$r/vendor.tsv"
 ok "part 6: calibrate fitted and wrote its profile" [ -s "$r/calibrated.yaml" ]
 ok "part 6: on the 45 records of parts 2 and 3" grep -q "^  profile h100_sxm, 45 records:" "$s"
+if /usr/bin/python3 -c 'import onnx' 2>/dev/null && [ -e "${CUDA_HOME:-/usr/local/cuda}/include/cuda.h" ]; then
+   ok "part 7: resnet_18 (64x64) exported as a library, its plan checked on the CPU" \
+      grep -q "^  checked: the plan run on the CPU equals the graph's reference (relative RMS [0-9.e-]*); build it with make -C $r/library/lib\$" "$s"
+   ok "part 7: the library built, its runtime agrees with the plan and the weights" \
+      has "  lib: 26 steps in 18 modules, arena 329728 bytes, weights 46738848 bytes: plan and weights agree"
+   ok "part 7: the weights are not kept in the results" [ ! -e "$r/library/lib/resnet_18.weights" ]
+else
+   for i in 1 2 3; do echo "ok $((n += 1)) - part 7 # SKIP no python3 onnx or no CUDA toolkit"; done
+fi
+
 # the records, in the form bench/gpu/records/ keeps them
 rd=$r/records
 ok "records: an INDEX.tsv with its columns" \

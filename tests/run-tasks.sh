@@ -11,7 +11,7 @@
 # convolutions, hardswish and squeeze-excitation, a transformer; tests/ort-oracle.sh
 # runs all of them as their kernels against ONNX Runtime
 networks="resnet_18:--image-size=64 mobilenet_v3:--image-size=64 bert_tiny:--seq-len=16"
-echo "1..$((15 + $(echo $networks | wc -w)))"
+echo "1..$((19 + $(echo $networks | wc -w)))"
 
 /usr/bin/python3 "$src/tests/onnx/make-ops" "$tmp" 2>"$tmp/make.err" &&
    /usr/bin/python3 "$src/tests/onnx/make-small" "$tmp" 2>>"$tmp/make.err"
@@ -70,8 +70,8 @@ ok "a task the session never measured runs on the default schedule, named" sh -c
    grep -qx "states: 4 of 5 tasks from $3 (each its best measure on h100_sxm, simulated); on the default schedule, untuned: task 4" "$2" &&
    grep -q "^sum of the task bests, by weight: [0-9.]* ms (the untuned tasks not counted)$" "$2"' _ "$rc" "$tmp/out" "$tmp/unet-4.jsonl"
 run run "$tmp/se.onnx" --session "$tmp/unet.jsonl"
-ok "another model's session is refused, naming the first task that differs" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = \
-   "pruner-tui run: $tmp/unet.jsonl: task 0 is conv2d_n1_c3_h16_w16_k8_g1_r3x3_s1x1_p1,1,1,1_d1x1+bias+relu in the session but conv2d_n2_c8_h6_w6_k8_g1_r3x3_s1x1_p1,1,1,1_d1x1+bias+relu in $tmp/se.onnx" ]
+ok "another model's session is refused, naming the first task it lacks" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = \
+   "pruner-tui run: $tmp/unet.jsonl: task 0 of $tmp/se.onnx, conv2d_n2_c8_h6_w6_k8_g1_r3x3_s1x1_p1,1,1,1_d1x1+bias+relu, is not among the session's tasks" ]
 run run "$tmp/unet.onnx" --session "$tmp/missing.jsonl"
 ok "a missing session is named" [ "$rc" -eq 1 -a "$(head -n1 "$tmp/err")" = "pruner-tui run: $tmp/missing.jsonl: No such file or directory" ]
 /usr/bin/python3 "$src/models/onnx/make-onnx" bert_tiny "$tmp/bert.onnx" --seq-len 16 --no-check -q 2>"$tmp/make.err"
@@ -82,6 +82,20 @@ run run "$tmp/bert.onnx" --session "$tmp/bert.jsonl" --test-data "$tmp/bert" --r
 ok "bert_tiny on its tuned states (dense, batch_matmul, softmax, layer_norm kernels) equals the graph" sh -c \
    '[ "$1" -eq 0 ] && grep -qx "states: 8 of 8 tasks from $3 (each its best measure on h100_sxm, simulated)" "$2"' \
    _ "$rc" "$tmp/out" "$tmp/bert.jsonl"
+# the same kernels compiled to native code (the default) and on the interpreter
+mkdir "$tmp/bert-native" "$tmp/bert-interp"
+run run "$tmp/bert.onnx" --session "$tmp/bert.jsonl" --input-data "$tmp/bert" --output-data "$tmp/bert-native"
+ok "bert_tiny's 8 tasks compiled to native code" grep -q "^kernels: 8 of 8 tasks compiled to native code in [0-9.]* s$" "$tmp/out"
+run run "$tmp/bert.onnx" --session "$tmp/bert.jsonl" --input-data "$tmp/bert" --output-data "$tmp/bert-interp" --interpret
+ok "--interpret runs them on the interpreter" grep -qx "kernels: on the interpreter (--interpret)" "$tmp/out"
+ok "... and gives the compiled kernels' output byte for byte" cmp -s "$tmp/bert-native/output_0.pb" "$tmp/bert-interp/output_0.pb"
+oldcc=${CC-}
+CC=/nonexistent/cc
+export CC
+run run "$tmp/bert.onnx" --session "$tmp/bert.jsonl" --test-data "$tmp/bert" --rtol 1e-3 --atol 1e-5
+if [ -n "$oldcc" ]; then CC=$oldcc; else unset CC; fi
+ok "without a C compiler the interpreter runs them, and says why" sh -c '[ "$1" -eq 0 ] &&
+   grep -q "^kernels: on the interpreter: native code: the C compiler (/nonexistent/cc) failed" "$2"' _ "$rc" "$tmp/out"
 run run "$tmp/unet.onnx" --session "$tmp/unet.jsonl" --simplify
 ok "--session with --simplify is refused" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = \
    "pruner-tui run: --session runs the imported network, which is simplified already: leave out --simplify" ]

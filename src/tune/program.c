@@ -49,13 +49,21 @@ int TunedProgram_fromSession(TunedProgram *p, const Network *net, const char *pa
    int rc = 0;
    if (h->ntasks != net->ntasks)
       rc = setCause(cause, "%s: the session has %d tasks, %s has %d", path, h->ntasks, net->path, net->ntasks);
-   for (int i = 0; rc == 0 && i < net->ntasks; i++)
-      if (strcmp(h->tasks[i], net->tasks[i].key) != 0)
-         rc = setCause(cause, "%s: task %d is %s in the session but %s in %s", path, i, h->tasks[i],
-                       net->tasks[i].key, net->path);
+   /* the network's task i is the session's task of the same key (a model's import and
+    * the task file it was written from may list them in another order) */
+   int *sessionTask = xMalloc(sizeof(int) * (size_t)(net->ntasks ? net->ntasks : 1));
+   for (int i = 0; rc == 0 && i < net->ntasks; i++) {
+      sessionTask[i] = -1;
+      for (int j = 0; j < h->ntasks && sessionTask[i] < 0; j++)
+         if (strcmp(h->tasks[j], net->tasks[i].key) == 0)
+            sessionTask[i] = j;
+      if (sessionTask[i] < 0)
+         rc = setCause(cause, "%s: task %d of %s, %s, is not among the session's tasks", path, i, net->path,
+                       net->tasks[i].key);
+   }
    int *best = NULL;
    if (rc == 0) {
-      best = xMalloc(sizeof(int) * (size_t)(net->ntasks ? net->ntasks : 1));
+      best = xMalloc(sizeof(int) * (size_t)(h->ntasks ? h->ntasks : 1));
       rc = Export_bestMeasures(&log, path, best, cause);
    }
    if (rc == 0) {
@@ -71,11 +79,12 @@ int TunedProgram_fromSession(TunedProgram *p, const Network *net, const char *pa
       p->simulated = h->simulated;
       for (int i = 0; i < net->ntasks; i++) {
          TunedTask *t = &p->tasks[i];
-         if (best[i] < 0 || rc < 0) {
+         int b = best[sessionTask[i]];
+         if (b < 0 || rc < 0) {
             defaultTask(t, &net->tasks[i].op);
             continue;
          }
-         const SessionEvent *e = &log.events[best[i]];
+         const SessionEvent *e = &log.events[b];
          SketchSet set;
          SketchSet_forOpWith(&set, &net->tasks[i].op, &Sketch_readAny);
          State state;
@@ -86,7 +95,7 @@ int TunedProgram_fromSession(TunedProgram *p, const Network *net, const char *pa
             free(why);
          } else {
             Lower_state(&set, &state, &t->ln);
-            t->event = best[i];
+            t->event = b;
             t->latency = Measure_median(e->measure.costs, e->measure.ncosts);
             p->tuned++;
          }
@@ -96,11 +105,29 @@ int TunedProgram_fromSession(TunedProgram *p, const Network *net, const char *pa
          TunedProgram_done(p);
    }
    free(best);
+   free(sessionTask);
    SessionLog_done(&log);
    return rc;
 }
 
+int TunedProgram_compile(TunedProgram *p, char **cause) {
+   NativeLib_free(p->native);
+   p->native = NULL;
+   p->compiled = 0;
+   const LoopNest **lns = xMalloc(sizeof *lns * (size_t)(p->ntasks ? p->ntasks : 1));
+   for (int i = 0; i < p->ntasks; i++)
+      lns[i] = &p->tasks[i].ln;
+   p->native = NativeLib_build(lns, p->ntasks, cause);
+   free(lns);
+   if (!p->native)
+      return -1;
+   for (int i = 0; i < p->ntasks; i++)
+      p->compiled += NativeLib_kernel(p->native, i, 0) != NULL;
+   return 0;
+}
+
 void TunedProgram_done(TunedProgram *p) {
+   NativeLib_free(p->native);
    for (int i = 0; i < p->ntasks; i++)
       LoopNest_done(&p->tasks[i].ln);
    free(p->tasks);
@@ -122,17 +149,26 @@ int TunedProgram_runTask(void *ctx, int unit, const Task *task, float *const *in
       return setCause(cause, "kernel %d (task %d): its loop nest has no output of the task's size", unit, task->id);
    float *globals[IR_MAX_BUFFERS];
    Exec_bindGlobals(ln, inputs, globals);
-   Exec *x = Exec_new(ln);
    int rc = 0;
    char *why = NULL;
-   for (int k = 0; k < ln->nkernels && rc == 0; k++)
-      rc = Exec_run(x, k, globals, NULL, 0, NULL, &why);
+   bool native = NativeLib_kernel(p->native, task->id, 0) != NULL;
+   for (int k = 0; k < ln->nkernels && native; k++)
+      if (NativeLib_kernel(p->native, task->id, k)(globals) < 0)
+         native = false;
+   if (!native) {
+      /* the interpreter: the reference, and the message of a compiled kernel's fault */
+      Exec_releaseGlobals(ln, globals);
+      Exec_bindGlobals(ln, inputs, globals);
+      Exec *x = Exec_new(ln);
+      for (int k = 0; k < ln->nkernels && rc == 0; k++)
+         rc = Exec_run(x, k, globals, NULL, 0, NULL, &why);
+      Exec_free(x);
+   }
    if (rc == 0)
       memcpy(out, globals[outBuf], sizeof(float) * (size_t)ln->buffers[outBuf].elems);
    else
       setCause(cause, "kernel %d (task %d): %s", unit, task->id, why);
    free(why);
-   Exec_free(x);
    Exec_releaseGlobals(ln, globals);
    return rc;
 }

@@ -9,6 +9,7 @@
 #include "device/device.h"
 #include "graph/netrun.h"
 #include "ir/loopnest.h"
+#include "ir/native.h"
 #include "te/network.h"
 
 typedef struct TunedTask_ {
@@ -23,6 +24,8 @@ typedef struct TunedProgram_ {
    int tuned;                   /* tasks with a state from the session */
    char *device;                /* the session's device, or NULL */
    bool simulated;
+   NativeLib *native;           /* the tasks' kernels compiled (TunedProgram_compile), or NULL */
+   int compiled;                /* tasks whose kernels are compiled */
 } TunedProgram;
 
 /* Every task on the default schedule. */
@@ -33,8 +36,15 @@ void TunedProgram_default(TunedProgram *p, const Network *net);
 int TunedProgram_fromSession(TunedProgram *p, const Network *net, const char *path, const DeviceSet *devices,
                              char **cause);
 void TunedProgram_done(TunedProgram *p);
+/* Compiles the tasks' kernels to native code (ir/native.h), so that runTask runs them
+ * compiled; a task the printer does not take stays on the interpreter. -1 with *cause
+ * when the C compiler cannot be used (runTask then interprets every task). */
+int TunedProgram_compile(TunedProgram *p, char **cause);
 
-/* A NetTaskRunner (ctx: the TunedProgram): the task's kernels over every block. */
+/* A NetTaskRunner (ctx: the TunedProgram): the task's kernels over every block,
+ * compiled where TunedProgram_compile made them, else on the interpreter; a compiled
+ * kernel that reaches outside a buffer is run again on the interpreter, whose message
+ * names the access. */
 int TunedProgram_runTask(void *ctx, int unit, const Task *task, float *const *inputs, float *out,
                          char **cause);
 

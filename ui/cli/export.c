@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tune/export.h"
+#include "tune/library.h"
 #include "util/xalloc.h"
 
 static bool isStdout(const char *path) {
@@ -40,12 +41,22 @@ static const CliOption exportOptions[] = {
      "DIR/front.json with the network's total latency per error bound and each task's choice there" },
    { "devices", 'D', "FILE", "also read GPU descriptions from FILE, for --kernels' and --front's device limits" },
    { "network", 'n', "FILE.task", "take the tasks from FILE.task instead of the session's task file" },
+   { "library", 'L', "DIR",
+     "write the tuned network as a C library over the CUDA driver API: NAME.h and NAME.c (NAME_create, NAME_run, "
+     "NAME_destroy, NAME_verify), a CUBIN and the CUDA source of each task's best state, NAME.weights, the launch "
+     "and memory plan NAME.plan, a Makefile, example.c, and a test vector (input_N.bin, expected_N.bin); the plan "
+     "is first run on the CPU and compared with the graph's reference. Needs the session's ONNX model and NVRTC; "
+     "alone, not with the other exports" },
+   { "model", 'm', "FILE.onnx", "with --library, the model the session tuned (default: the session's network file)" },
+   { "arch", 'a', "sm_NN", "with --library, the GPU architecture of the CUBINs (default: the session's device's)" },
+   { "name", 'N', "NAME", "with --library, the library's name (default: the model's file name)" },
    { NULL, 0, NULL, NULL },
 };
 
 static const CliCommand exportCommand = {
    "export",
-   "SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n[--plot FILE.svg] [--front DIR] [--devices FILE] [--network FILE.task]",
+   "SESSION [--records FILE] [--curve FILE] [--kernels DIR]\n[--plot FILE.svg] [--front DIR] [--devices FILE] [--network FILE.task]\n"
+   "(or) SESSION --library DIR [--model FILE.onnx] [--arch sm_NN] [--name NAME] [--devices FILE]",
    "Write projections of a session file (what pruner-tui --batch --session writes) without tuning: at "
    "least one of --records, --curve, --kernels, --plot and --front. '-' as FILE sends the records or the curve to "
    "standard output, and the summary lines to standard error.",
@@ -53,8 +64,9 @@ static const CliCommand exportCommand = {
 };
 
 /* 0; CLI_OPT_HELP after printing the help (exit 0); or EXIT_USAGE after reporting. */
-static int parseArgs(int argc, char **argv, ExportRequest *a, const char **devicesFile) {
+static int parseArgs(int argc, char **argv, ExportRequest *a, LibraryRequest *lib, const char **devicesFile) {
    memset(a, 0, sizeof *a);
+   memset(lib, 0, sizeof *lib);
    *devicesFile = NULL;
    optind = 1;
    int c;
@@ -69,14 +81,35 @@ static int parseArgs(int argc, char **argv, ExportRequest *a, const char **devic
       case 'f': a->front = optarg; break;
       case 'D': *devicesFile = optarg; break;
       case 'n': a->network = optarg; break;
+      case 'L': lib->dir = optarg; break;
+      case 'm': lib->model = optarg; break;
+      case 'a': lib->arch = optarg; break;
+      case 'N': lib->name = optarg; break;
       }
    }
    if (argc - optind != 1)
       return Cli_usage("export", "expected one SESSION file");
-   a->session = argv[optind];
+   a->session = lib->session = argv[optind];
+   if (lib->dir) {
+      if (a->records || a->curve || a->kernels || a->plot || a->front || a->network)
+         return Cli_usage("export", "--library goes alone: export the other projections in another call");
+      if (isStdout(lib->dir))
+         return Cli_usage("export", "--library takes a directory, not '-'");
+      if (lib->name) {
+         bool ok = (lib->name[0] >= 'A' && lib->name[0] <= 'Z') || (lib->name[0] >= 'a' && lib->name[0] <= 'z') ||
+                   lib->name[0] == '_';
+         for (const char *q = lib->name; *q && ok; q++)
+            ok = (*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_';
+         if (!ok || strlen(lib->name) > 64)
+            return Cli_usage("export", "--name '%s': expected a C identifier of at most 64 characters", lib->name);
+      }
+      return 0;
+   }
+   if (lib->model || lib->arch || lib->name)
+      return Cli_usage("export", "--model, --arch and --name go with --library");
    if (!a->records && !a->curve && !a->kernels && !a->plot && !a->front)
       return Cli_usage("export", "nothing to export: give --records FILE, --curve FILE, --kernels DIR, --plot "
-                                 "FILE.svg or --front DIR");
+                                 "FILE.svg, --front DIR or --library DIR");
    if (a->records && a->curve && isStdout(a->records) && isStdout(a->curve))
       return Cli_usage("export", "--records and --curve cannot both go to standard output ('-')");
    if (a->kernels && isStdout(a->kernels))
@@ -90,10 +123,22 @@ static int parseArgs(int argc, char **argv, ExportRequest *a, const char **devic
 
 int Cli_export(int argc, char **argv) {
    ExportRequest a;
+   LibraryRequest lib;
    const char *devicesFile;
-   int parsed = parseArgs(argc, argv, &a, &devicesFile);
+   int parsed = parseArgs(argc, argv, &a, &lib, &devicesFile);
    if (parsed)
       return parsed == CLI_OPT_HELP ? 0 : parsed;
+   if (lib.dir) {
+      DeviceSet devices;
+      if (Cli_loadDevices(&devices, devicesFile)) {
+         DeviceSet_done(&devices);
+         return EXIT_INPUT;
+      }
+      char *cause = NULL;
+      int rc = Library_export(&lib, &devices, stdout, &cause);
+      DeviceSet_done(&devices);
+      return rc < 0 ? fail(cause) : 0;
+   }
    /* the summary leaves standard output to an export written there */
    bool toStdout = (a.records && isStdout(a.records)) || (a.curve && isStdout(a.curve));
    DeviceSet devices;

@@ -21,6 +21,7 @@
 #include "graph/onnx.h"
 #include "tune/program.h"
 #include "graph/passes.h"
+#include "util/clock.h"
 #include "util/rng.h"
 #include "util/xalloc.h"
 
@@ -57,12 +58,15 @@ static const CliOption runOptions[] = {
      "run the tasks (as --tasks does) on the kernels of the states the session FILE found best for them, on "
      "the CPU executor, so that the tuned schedules compute the network; a task the session did not measure "
      "runs on the default schedule (a kernel per stage) and is named" },
+   { "interpret", 'N', NULL,
+     "with --session, run the tuned kernels on the loop-nest interpreter, the reference, instead of compiling "
+     "them to native code with the C compiler ($CC, or cc)" },
    { NULL, 0, NULL, NULL },
 };
 
 static const CliCommand runCommand = {
    "run",
-"MODEL.onnx [--input NAME=DIMS]... [--tasks | --session FILE] [--include-simple-tasks] [--plan]\n[--input-data DIR] [--output-data DIR] [--test-data DIR] [--rtol R] "
+"MODEL.onnx [--input NAME=DIMS]... [--tasks | --session FILE [--interpret]] [--include-simple-tasks] [--plan]\n[--input-data DIR] [--output-data DIR] [--test-data DIR] [--rtol R] "
    "[--atol A] [--seed N]",
    "Run the model's graph on the CPU with the C reference of each operator (after constant folding), and "
    "print each output's shape and its error against the expected output when --test-data gives one. Exit "
@@ -79,7 +83,7 @@ typedef struct RunArgs_ {
    const char *inputData, *outputData, *testData, *session;
    double rtol, atol;
    long seed;
-   bool simplify, tasks, simpleTasks, planOnly;
+   bool simplify, tasks, simpleTasks, planOnly, interpret;
 } RunArgs;
 
 static void argsDone(RunArgs *a) {
@@ -110,6 +114,7 @@ static int parseArgs(int argc, char **argv, RunArgs *a) {
          a->ndims++;
          break;
       case 'I': a->inputData = optarg; break;
+      case 'N': a->interpret = true; break;
       case 'O': a->outputData = optarg; break;
       case 't': a->testData = optarg; break;
       case 'r':
@@ -360,7 +365,7 @@ static void printBytes(int64_t b) {
 }
 
 /* The tasks on the session's best states, on the CPU executor (--session). */
-static int runTuned(ImportedModel *m, const char *session, char **cause) {
+static int runTuned(ImportedModel *m, const char *session, bool interpret, char **cause) {
    DeviceSet devices;
    if (Cli_loadDevices(&devices, NULL)) {
       DeviceSet_done(&devices);
@@ -381,6 +386,19 @@ static int runTuned(ImportedModel *m, const char *session, char **cause) {
          printf("%s%d", untuned++ ? ", " : "; on the default schedule, untuned: task ", i);
    }
    printf("\nsum of the task bests, by weight: %.3f ms%s\n", sum * 1e3, untuned ? " (the untuned tasks not counted)" : "");
+   if (interpret) {
+      printf("kernels: on the interpreter (--interpret)\n");
+   } else {
+      char *why = NULL;
+      double t0 = Clock_now();
+      if (TunedProgram_compile(&prog, &why) == 0)
+         printf("kernels: %d of %d tasks compiled to native code in %.1f s%s\n", prog.compiled, prog.ntasks,
+                Clock_now() - t0, prog.compiled < prog.ntasks ? ", the others on the interpreter" : "");
+      else
+         printf("kernels: on the interpreter: %s\n", why);
+      free(why);
+   }
+   fflush(stdout);
    rc = NetRun_execute(m, TunedProgram_runTask, &prog, cause);
    TunedProgram_done(&prog);
    return rc;
@@ -418,7 +436,7 @@ static int runKernels(const RunArgs *a, char **cause) {
       printf(" without reuse)\n");
       NetMemoryPlan_done(&plan);
       if (!a->planOnly)
-         rc = a->session ? runTuned(&m, a->session, cause) : NetRun_execute(&m, NetRun_reference, NULL, cause);
+         rc = a->session ? runTuned(&m, a->session, a->interpret, cause) : NetRun_execute(&m, NetRun_reference, NULL, cause);
    }
    if (rc == 0 && !a->planOnly)
       rc = finishOutputs(&m.g, a, cause);
