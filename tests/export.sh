@@ -62,7 +62,7 @@ ok "--help shows export's usage" grep -q "^       pruner-tui export SESSION \[--
 
 run export "$tmp/s.jsonl"
 ok "nothing to export is a usage error" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = \
-   "pruner-tui export: nothing to export: give --records FILE, --curve FILE, --kernels DIR, --plot FILE.svg or --front DIR" ]
+   "pruner-tui export: nothing to export: give --records FILE, --curve FILE, --kernels DIR, --plot FILE.svg, --front DIR or --library DIR" ]
 run export "$tmp/s.jsonl" --records - --curve -
 ok "records and curve cannot share standard output" [ "$rc" -eq 2 -a "$(head -n1 "$tmp/err")" = \
    "pruner-tui export: --records and --curve cannot both go to standard output ('-')" ]
