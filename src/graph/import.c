@@ -530,7 +530,7 @@ static bool mapEpilogueInputs(Mapper *m, const GNode *n, int *cur, OpParams *p, 
 
 /* Ops that only relabel their input's elements: a group of them alone moves no data
  * (TVM's VM runs such reshape-only functions as views, with no kernel). */
-static bool isView(const GNode *n) {
+bool Import_isView(const GNode *n) {
    static const char *const views[] = { "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity" };
    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
       if (strcmp(n->opType, views[i]) == 0)
@@ -651,8 +651,8 @@ static SimpleResult mapSimpleSegment(Mapper *m, const int *members, int nm, int 
    const Graph *g = m->g;
    *nseg = 0;
    int start = *at;
-   if (isView(&g->n[members[start]])) {
-      while (*at < nm && isView(&g->n[members[*at]]))
+   if (Import_isView(&g->n[members[start]])) {
+      while (*at < nm && Import_isView(&g->n[members[*at]]))
          seg[(*nseg)++] = members[(*at)++];
       return SIMPLE_VIEW;
    }
@@ -666,7 +666,7 @@ static SimpleResult mapSimpleSegment(Mapper *m, const int *members, int nm, int 
       for (int q = 0; q < n->nin; q++)
          reads |= n->in[q] == cur;
       /* a stage that is not on the chain starts the next segment */
-      if (!reads || isView(n) || !mapEpilogueInputs(m, n, &cur, p, opIn, nopIn)) {
+      if (!reads || Import_isView(n) || !mapEpilogueInputs(m, n, &cur, p, opIn, nopIn)) {
          free(m->reason);
          m->reason = NULL;
          break;

@@ -85,6 +85,10 @@ int Import_onnxInputs(Network *net, const char *path, const char *inputs, Import
  * shapes inferred. Finished with Op_finish. 0, or -1 with *cause. */
 int Import_mapNode(const Graph *g, const GNode *n, OpParams *p, char **cause);
 
+/* Whether n only relabels its input's elements (Reshape, Flatten, Squeeze, Unsqueeze,
+ * Identity): a group of such nodes alone is a view, with no kernel. */
+bool Import_isView(const GNode *n);
+
 /* Whether path names an ONNX model (by its extension). */
 bool Import_isOnnx(const char *path);
 

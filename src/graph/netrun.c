@@ -78,8 +78,7 @@ static void livenessDone(Liveness *lv) {
 }
 
 static int64_t alignedBytes(const GTensor *t) {
-   int64_t b = GTensor_elems(t) * (int64_t)GType_size(t->dtype);
-   return (b + NETRUN_ALIGN - 1) / NETRUN_ALIGN * NETRUN_ALIGN;
+   return NetRun_align(GTensor_elems(t) * (int64_t)GType_size(t->dtype));
 }
 
 /* Offline placement, greedy by size (as TFLite's arena planner): the largest tensor
@@ -183,16 +182,20 @@ int NetRun_reference(void *ctx, int unit, const Task *task, float *const *inputs
    return 0;
 }
 
-/* x with its last two axes swapped, in a new buffer. */
-static float *transposedCopy(const GTensor *x) {
+void NetRun_transposeInto(const GTensor *x, float *t) {
    int64_t rows = x->ndim >= 2 ? x->dims[x->ndim - 2] : 1, cols = x->dims[x->ndim - 1];
    int64_t per = rows * cols > 0 ? rows * cols : 1, mats = GTensor_elems(x) / per;
-   float *t = xMalloc(sizeof(float) * (size_t)(GTensor_elems(x) ? GTensor_elems(x) : 1));
    const float *s = x->data;
    for (int64_t b = 0; b < mats; b++)
       for (int64_t i = 0; i < rows; i++)
          for (int64_t j = 0; j < cols; j++)
             t[b * rows * cols + j * rows + i] = s[b * rows * cols + i * cols + j];
+}
+
+/* x with its last two axes swapped, in a new buffer. */
+static float *transposedCopy(const GTensor *x) {
+   float *t = xMalloc(sizeof(float) * (size_t)(GTensor_elems(x) ? GTensor_elems(x) : 1));
+   NetRun_transposeInto(x, t);
    return t;
 }
 

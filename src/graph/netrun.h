@@ -13,6 +13,15 @@
 /* Buffers are placed on this alignment (cudaMalloc's). */
 #define NETRUN_ALIGN 256
 
+/* bytes rounded up to NETRUN_ALIGN. */
+static inline int64_t NetRun_align(int64_t bytes) {
+   return (bytes + NETRUN_ALIGN - 1) / NETRUN_ALIGN * NETRUN_ALIGN;
+}
+
+/* x's float32 values with its last two axes swapped, into t (GTensor_elems(x) floats):
+ * a matrix product's input the import marked transposed. */
+void NetRun_transposeInto(const GTensor *x, float *t);
+
 typedef struct NetMemoryPlan_ {
    int64_t *offset;             /* per graph tensor: in the arena, -1 for a tensor not
                                  * planned (inputs, weights, the tensors inside a kernel) */

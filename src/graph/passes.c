@@ -561,24 +561,31 @@ static int recogniseGelus(Graph *g, PassCounts *c) {
 /* ---- LayerNorm: mean = ReduceMean(x, last axis); d = x - mean; v = ReduceMean(d^2);
  * y = d / sqrt(v + eps) [* gamma] [+ beta] ---- */
 
+/* Whether n is a ReduceMean with keepdims over exactly `want` axes, given as its
+ * attribute (before opset 18) or a constant input: into axes[0..want). */
+static bool keptMeanAxes(const Graph *g, const GNode *n, int want, int64_t *axes) {
+   if (!isOp(n, "ReduceMean") || GNode_attrInt(n, "keepdims", 1) != 1)
+      return false;
+   int count;
+   const int64_t *attr = GNode_attrInts(n, "axes", &count);
+   const GTensor *in = attr || n->nin < 2 ? NULL : GNode_input(g, n, 1);
+   if (attr && count == want) {
+      memcpy(axes, attr, sizeof *axes * (size_t)want);
+      return true;
+   }
+   if (!in || !in->data || GTensor_elems(in) != want)
+      return false;
+   for (int i = 0; i < want; i++)
+      axes[i] = GTensor_getInt(in, i);
+   return true;
+}
+
 /* Whether a ReduceMean node averages exactly the last axis of its rank-r input with
  * keepdims. */
 static bool meanOverLastAxis(const Graph *g, const GNode *n) {
-   if (!isOp(n, "ReduceMean") || GNode_attrInt(n, "keepdims", 1) != 1)
-      return false;
    const GTensor *x = GNode_input(g, n, 0);
-   int count;
-   const int64_t *axes = GNode_attrInts(n, "axes", &count);
    int64_t axis;
-   if (axes && count == 1) {
-      axis = axes[0];
-   } else if (!axes && n->nin >= 2 && GNode_input(g, n, 1) && GNode_input(g, n, 1)->data &&
-              GTensor_elems(GNode_input(g, n, 1)) == 1) {
-      axis = GTensor_getInt(GNode_input(g, n, 1), 0);
-   } else {
-      return false;
-   }
-   return x && (axis == -1 || axis == x->ndim - 1);
+   return keptMeanAxes(g, n, 1, &axis) && x && (axis == -1 || axis == x->ndim - 1);
 }
 
 static int recogniseLayerNorms(Graph *g, PassCounts *c) {
@@ -708,24 +715,10 @@ static int recogniseLayerNorms(Graph *g, PassCounts *c) {
  * rank-4 float x is GlobalAveragePool(x) ---- */
 
 static bool meanOverSpatialAxes(const Graph *g, const GNode *n) {
-   if (!isOp(n, "ReduceMean") || GNode_attrInt(n, "keepdims", 1) != 1)
-      return false;
    const GTensor *x = GNode_input(g, n, 0);
-   if (!x || x->ndim != 4 || x->dtype != GT_FLOAT)
-      return false;
-   int count;
-   const int64_t *attr = GNode_attrInts(n, "axes", &count);
    int64_t axes[2];
-   if (attr && count == 2) {
-      axes[0] = attr[0];
-      axes[1] = attr[1];
-   } else if (!attr && n->nin >= 2 && GNode_input(g, n, 1) && GNode_input(g, n, 1)->data &&
-              GTensor_elems(GNode_input(g, n, 1)) == 2) {
-      axes[0] = GTensor_getInt(GNode_input(g, n, 1), 0);
-      axes[1] = GTensor_getInt(GNode_input(g, n, 1), 1);
-   } else {
+   if (!keptMeanAxes(g, n, 2, axes) || !x || x->ndim != 4 || x->dtype != GT_FLOAT)
       return false;
-   }
    bool seen[4] = { false, false, false, false };
    for (int i = 0; i < 2; i++) {
       int64_t a = axes[i] < 0 ? axes[i] + 4 : axes[i];

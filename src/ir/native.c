@@ -5,44 +5,19 @@
 
 #include <dlfcn.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/textbuf.h"
 #include "util/xalloc.h"
-
-/* ---- a growing text ---- */
-
-typedef struct {
-   char *s;
-   size_t len, cap;
-} Src;
-
-static void add(Src *o, const char *fmt, ...) ATTR_FORMAT(2, 3);
-static void add(Src *o, const char *fmt, ...) {
-   for (;;) {
-      va_list ap;
-      va_start(ap, fmt);
-      int n = vsnprintf(o->s ? o->s + o->len : NULL, o->s ? o->cap - o->len : 0, fmt, ap);
-      va_end(ap);
-      if (n < 0)
-         fatal("native: formatting failed");
-      if (o->s && o->len + (size_t)n < o->cap) {
-         o->len += (size_t)n;
-         return;
-      }
-      o->cap = (o->cap + (size_t)n + 1) * 2;
-      o->s = xRealloc(o->s, o->cap);
-   }
-}
 
 /* ---- the printer ---- */
 
 typedef struct {
-   Src *o;
+   TextGrow *o;
    const LoopNest *ln;
    const IrKernel *kn;
    bool lane[IR_MAX_VARS];        /* LET variables with a value per thread */
@@ -53,7 +28,7 @@ typedef struct {
 } Printer;
 
 static void indent(Printer *p) {
-   add(p->o, "%*s", 3 * p->depth, "");
+   TextGrow_add(p->o, "%*s", 3 * p->depth, "");
 }
 
 /* Whether an integer expression differs between the threads of a block. */
@@ -82,27 +57,27 @@ static void expr(Printer *p, int32_t e);
 static void bufferRef(Printer *p, int b) {
    const IrBuffer *bf = &p->ln->buffers[b];
    if (bf->scope == SCOPE_LOCAL)
-      add(p->o, "b%d + t * %lld, %lld", b, (long long)bf->elems, (long long)bf->elems);
+      TextGrow_add(p->o, "b%d + t * %lld, %lld", b, (long long)bf->elems, (long long)bf->elems);
    else
-      add(p->o, "b%d, %lld", b, (long long)bf->elems);
+      TextGrow_add(p->o, "b%d, %lld", b, (long long)bf->elems);
 }
 
 static void binary(Printer *p, const char *op, const Expr *ex) {
-   add(p->o, "(");
+   TextGrow_add(p->o, "(");
    expr(p, ex->args[0]);
-   add(p->o, " %s ", op);
+   TextGrow_add(p->o, " %s ", op);
    expr(p, ex->args[1]);
-   add(p->o, ")");
+   TextGrow_add(p->o, ")");
 }
 
 static void call(Printer *p, const char *fn, const Expr *ex) {
-   add(p->o, "%s(", fn);
+   TextGrow_add(p->o, "%s(", fn);
    for (int i = 0; i < ex->nargs; i++) {
       if (i)
-         add(p->o, ", ");
+         TextGrow_add(p->o, ", ");
       expr(p, ex->args[i]);
    }
-   add(p->o, ")");
+   TextGrow_add(p->o, ")");
 }
 
 static void expr(Printer *p, int32_t e) {
@@ -110,34 +85,34 @@ static void expr(Printer *p, int32_t e) {
    bool isFloat = ex->dtype == TE_FLOAT32;
    switch ((ExprKind)ex->kind) {
    case EXPR_INT:
-      add(p->o, "((int64_t)%lld)", (long long)ex->v.i);
+      TextGrow_add(p->o, "((int64_t)%lld)", (long long)ex->v.i);
       return;
    case EXPR_FLOAT:
       if (isnan(ex->v.f))
-         add(p->o, "NAN");
+         TextGrow_add(p->o, "NAN");
       else if (isinf(ex->v.f))
-         add(p->o, "%sINFINITY", ex->v.f < 0 ? "-" : "");
+         TextGrow_add(p->o, "%sINFINITY", ex->v.f < 0 ? "-" : "");
       else
-         add(p->o, "((float)%a)", ex->v.f);
+         TextGrow_add(p->o, "((float)%a)", ex->v.f);
       return;
    case EXPR_AXIS: {
       const IrVar *v = &p->ln->vars[ex->ref];
       if (v->kind == VAR_THREAD)
-         add(p->o, "t");
+         TextGrow_add(p->o, "t");
       else if (v->kind == VAR_BLOCK)
-         add(p->o, "blk");
+         TextGrow_add(p->o, "blk");
       else if (v->kind == VAR_LET && p->lane[ex->ref])
-         add(p->o, "v%d[t]", ex->ref);
+         TextGrow_add(p->o, "v%d[t]", ex->ref);
       else
-         add(p->o, "v%d", ex->ref);
+         TextGrow_add(p->o, "v%d", ex->ref);
       return;
    }
    case EXPR_LOAD:
-      add(p->o, "ld(");
+      TextGrow_add(p->o, "ld(");
       bufferRef(p, ex->ref);
-      add(p->o, ", ");
+      TextGrow_add(p->o, ", ");
       expr(p, ex->args[0]);
-      add(p->o, ", &bad)");
+      TextGrow_add(p->o, ", &bad)");
       return;
    case EXPR_ADD: binary(p, "+", ex); return;
    case EXPR_SUB: binary(p, "-", ex); return;
@@ -154,18 +129,18 @@ static void expr(Printer *p, int32_t e) {
    case EXPR_EQ: binary(p, "==", ex); return;
    case EXPR_AND: binary(p, "&&", ex); return;
    case EXPR_SELECT:
-      add(p->o, "(");
+      TextGrow_add(p->o, "(");
       expr(p, ex->args[0]);
-      add(p->o, " ? ");
+      TextGrow_add(p->o, " ? ");
       expr(p, ex->args[1]);
-      add(p->o, " : ");
+      TextGrow_add(p->o, " : ");
       expr(p, ex->args[2]);
-      add(p->o, ")");
+      TextGrow_add(p->o, ")");
       return;
    case EXPR_CAST:
-      add(p->o, "((float)");
+      TextGrow_add(p->o, "((float)");
       expr(p, ex->args[0]);
-      add(p->o, ")");
+      TextGrow_add(p->o, ")");
       return;
    case EXPR_EXP: call(p, "expf", ex); return;
    case EXPR_ERF: call(p, "erff", ex); return;
@@ -179,16 +154,16 @@ static void expr(Printer *p, int32_t e) {
    if (!p->refused)
       setCause(p->cause, "kernel %s: expression kind %d has no C form", p->kn->name, ex->kind);
    p->refused = true;
-   add(p->o, "0");
+   TextGrow_add(p->o, "0");
 }
 
 /* A loop over the block's threads, each active one under `mask` (-1: all). */
 static void threadLoop(Printer *p, int mask) {
    indent(p);
-   add(p->o, "for (int64_t t = 0; t < %lld; t++)%s\n", (long long)p->kn->block, mask >= 0 ? "" : " {");
+   TextGrow_add(p->o, "for (int64_t t = 0; t < %lld; t++)%s\n", (long long)p->kn->block, mask >= 0 ? "" : " {");
    if (mask >= 0) {
       indent(p);
-      add(p->o, "   if (m%d[t]) {\n", mask);
+      TextGrow_add(p->o, "   if (m%d[t]) {\n", mask);
    }
    p->depth += mask >= 0 ? 2 : 1;
 }
@@ -196,7 +171,7 @@ static void threadLoop(Printer *p, int mask) {
 static void threadLoopEnd(Printer *p, int mask) {
    p->depth -= mask >= 0 ? 2 : 1;
    indent(p);
-   add(p->o, "%s}\n", mask >= 0 ? "   " : "");
+   TextGrow_add(p->o, "%s}\n", mask >= 0 ? "   " : "");
 }
 
 static void stmt(Printer *p, int32_t s, int mask) {
@@ -208,77 +183,77 @@ static void stmt(Printer *p, int32_t s, int mask) {
       return;
    case STMT_FOR:
       indent(p);
-      add(p->o, "for (int64_t v%d = 0; v%d < %lld; v%d++) {\n", st->var, st->var, (long long)st->extent, st->var);
+      TextGrow_add(p->o, "for (int64_t v%d = 0; v%d < %lld; v%d++) {\n", st->var, st->var, (long long)st->extent, st->var);
       p->depth++;
       stmt(p, st->body, mask);
       p->depth--;
       indent(p);
-      add(p->o, "}\n");
+      TextGrow_add(p->o, "}\n");
       return;
    case STMT_LET:
       if (!p->lane[st->var]) {
          indent(p);
-         add(p->o, "v%d = ", st->var);
+         TextGrow_add(p->o, "v%d = ", st->var);
          expr(p, st->value);
-         add(p->o, ";\n");
+         TextGrow_add(p->o, ";\n");
          return;
       }
       threadLoop(p, mask);
       indent(p);
-      add(p->o, "v%d[t] = ", st->var);
+      TextGrow_add(p->o, "v%d[t] = ", st->var);
       expr(p, st->value);
-      add(p->o, ";\n");
+      TextGrow_add(p->o, ";\n");
       threadLoopEnd(p, mask);
       return;
    case STMT_STORE:
       threadLoop(p, mask);
       indent(p);
-      add(p->o, "int64_t i = ");
+      TextGrow_add(p->o, "int64_t i = ");
       expr(p, st->index);
-      add(p->o, ";\n");
+      TextGrow_add(p->o, ";\n");
       indent(p);
-      add(p->o, "float x = ");
+      TextGrow_add(p->o, "float x = ");
       expr(p, st->value);
-      add(p->o, ";\n");
+      TextGrow_add(p->o, ";\n");
       indent(p);
-      add(p->o, "st(");
+      TextGrow_add(p->o, "st(");
       bufferRef(p, st->buffer);
-      add(p->o, ", i, x, &bad);\n");
+      TextGrow_add(p->o, ", i, x, &bad);\n");
       threadLoopEnd(p, mask);
       return;
    case STMT_IF:
       if (!perThread(p, st->value)) {
          indent(p);
-         add(p->o, "if (");
+         TextGrow_add(p->o, "if (");
          expr(p, st->value);
-         add(p->o, ") {\n");
+         TextGrow_add(p->o, ") {\n");
          p->depth++;
          stmt(p, st->body, mask);
          p->depth--;
          indent(p);
-         add(p->o, "}\n");
+         TextGrow_add(p->o, "}\n");
          return;
       }
       {
          int m = p->masks++;
          indent(p);
-         add(p->o, "{\n");
+         TextGrow_add(p->o, "{\n");
          p->depth++;
          indent(p);
-         add(p->o, "uint8_t m%d[%lld];\n", m, (long long)p->kn->block);
+         TextGrow_add(p->o, "uint8_t m%d[%lld];\n", m, (long long)p->kn->block);
          indent(p);
-         add(p->o, "for (int64_t t = 0; t < %lld; t++)\n", (long long)p->kn->block);
+         TextGrow_add(p->o, "for (int64_t t = 0; t < %lld; t++)\n", (long long)p->kn->block);
          indent(p);
          if (mask >= 0)
-            add(p->o, "   m%d[t] = m%d[t] && (", m, mask);
+            TextGrow_add(p->o, "   m%d[t] = m%d[t] && (", m, mask);
          else
-            add(p->o, "   m%d[t] = (", m);
+            TextGrow_add(p->o, "   m%d[t] = (", m);
          expr(p, st->value);
-         add(p->o, ") != 0;\n");
+         TextGrow_add(p->o, ") != 0;\n");
          stmt(p, st->body, m);
          p->depth--;
          indent(p);
-         add(p->o, "}\n");
+         TextGrow_add(p->o, "}\n");
       }
       return;
    case STMT_BARRIER:
@@ -287,51 +262,51 @@ static void stmt(Printer *p, int32_t s, int mask) {
    case STMT_ALLREDUCE: {
       bool max = st->reduce == REDUCE_MAX;
       indent(p);
-      add(p->o, "{\n");
+      TextGrow_add(p->o, "{\n");
       p->depth++;
       indent(p);
       if (mask >= 0)
-         add(p->o, "int64_t on = 0;\n");
+         TextGrow_add(p->o, "int64_t on = 0;\n");
       else
-         add(p->o, "int64_t on = %lld;\n", (long long)p->kn->block);
+         TextGrow_add(p->o, "int64_t on = %lld;\n", (long long)p->kn->block);
       if (mask >= 0) {
          indent(p);
-         add(p->o, "for (int64_t t = 0; t < %lld; t++)\n", (long long)p->kn->block);
+         TextGrow_add(p->o, "for (int64_t t = 0; t < %lld; t++)\n", (long long)p->kn->block);
          indent(p);
-         add(p->o, "   on += m%d[t];\n", mask);
+         TextGrow_add(p->o, "   on += m%d[t];\n", mask);
       }
       /* a reduction under a condition that splits the block: the interpreter says so */
       indent(p);
-      add(p->o, "if (on > 0 && on < %lld)\n", (long long)p->kn->block);
+      TextGrow_add(p->o, "if (on > 0 && on < %lld)\n", (long long)p->kn->block);
       indent(p);
-      add(p->o, "   bad = 1;\n");
+      TextGrow_add(p->o, "   bad = 1;\n");
       indent(p);
-      add(p->o, "else if (on > 0) {\n");
+      TextGrow_add(p->o, "else if (on > 0) {\n");
       p->depth++;
       indent(p);
-      add(p->o, "float acc = %s;\n", max ? "-INFINITY" : "0.0f");
+      TextGrow_add(p->o, "float acc = %s;\n", max ? "-INFINITY" : "0.0f");
       threadLoop(p, -1);
       indent(p);
-      add(p->o, "float x = ");
+      TextGrow_add(p->o, "float x = ");
       expr(p, st->value);
-      add(p->o, ";\n");
+      TextGrow_add(p->o, ";\n");
       indent(p);
-      add(p->o, "acc = %s;\n", max ? "fmaxf(acc, x)" : "acc + x");
+      TextGrow_add(p->o, "acc = %s;\n", max ? "fmaxf(acc, x)" : "acc + x");
       threadLoopEnd(p, -1);
       threadLoop(p, -1);
       indent(p);
-      add(p->o, "st(");
+      TextGrow_add(p->o, "st(");
       bufferRef(p, st->buffer);
-      add(p->o, ", ");
+      TextGrow_add(p->o, ", ");
       expr(p, st->index);
-      add(p->o, ", acc, &bad);\n");
+      TextGrow_add(p->o, ", acc, &bad);\n");
       threadLoopEnd(p, -1);
       p->depth--;
       indent(p);
-      add(p->o, "}\n");
+      TextGrow_add(p->o, "}\n");
       p->depth--;
       indent(p);
-      add(p->o, "}\n");
+      TextGrow_add(p->o, "}\n");
       return;
    }
    case STMT_MMA:
@@ -397,39 +372,39 @@ static void kernel(Printer *p, const char *prefix, int k) {
    memset(p->lane, 0, sizeof p->lane);
    p->masks = 0;
    markLanes(p, kn->body);
-   Src *o = p->o;
-   add(o, "\nint %s_k%d(float *const *g) {\n", prefix, k);
-   add(o, "   int bad = 0, rc = 0;\n");
+   TextGrow *o = p->o;
+   TextGrow_add(o, "\nint %s_k%d(float *const *g) {\n", prefix, k);
+   TextGrow_add(o, "   int bad = 0, rc = 0;\n");
    for (int b = 0; b < ln->nbuffers; b++) {
       const IrBuffer *bf = &ln->buffers[b];
       if (bf->scope == SCOPE_GLOBAL)
-         add(o, "   float *b%d = g[%d];\n", b, b);
+         TextGrow_add(o, "   float *b%d = g[%d];\n", b, b);
       else if (bf->kernel == k)
-         add(o, "   float *b%d = calloc(%lld, sizeof(float));\n", b,
+         TextGrow_add(o, "   float *b%d = calloc(%lld, sizeof(float));\n", b,
              (long long)bf->elems * (bf->scope == SCOPE_LOCAL ? kn->block : 1));
    }
    for (int v = 0; v < ln->nvars; v++) {
       if (ln->vars[v].kind != VAR_LET)
          continue;
       if (p->lane[v])
-         add(o, "   int64_t *v%d = calloc(%lld, sizeof(int64_t));\n", v, (long long)kn->block);
+         TextGrow_add(o, "   int64_t *v%d = calloc(%lld, sizeof(int64_t));\n", v, (long long)kn->block);
       else
-         add(o, "   int64_t v%d = 0;\n", v);
+         TextGrow_add(o, "   int64_t v%d = 0;\n", v);
    }
-   add(o, "   for (int64_t blk = 0; blk < %lld; blk++) {\n", (long long)kn->grid);
-   add(o, "      {\n");
+   TextGrow_add(o, "   for (int64_t blk = 0; blk < %lld; blk++) {\n", (long long)kn->grid);
+   TextGrow_add(o, "      {\n");
    p->depth = 3;
    stmt(p, kn->body, -1);
-   add(o, "      }\n");
-   add(o, "      if (bad) { rc = -1; break; }\n");
-   add(o, "   }\n");
+   TextGrow_add(o, "      }\n");
+   TextGrow_add(o, "      if (bad) { rc = -1; break; }\n");
+   TextGrow_add(o, "   }\n");
    for (int b = 0; b < ln->nbuffers; b++)
       if (ln->buffers[b].scope != SCOPE_GLOBAL && ln->buffers[b].kernel == k)
-         add(o, "   free(b%d);\n", b);
+         TextGrow_add(o, "   free(b%d);\n", b);
    for (int v = 0; v < ln->nvars; v++)
       if (ln->vars[v].kind == VAR_LET && p->lane[v])
-         add(o, "   free(v%d);\n", v);
-   add(o, "   return rc;\n}\n");
+         TextGrow_add(o, "   free(v%d);\n", v);
+   TextGrow_add(o, "   return rc;\n}\n");
 }
 
 char *Native_source(const LoopNest *ln, const char *prefix, char **cause) {
@@ -438,7 +413,7 @@ char *Native_source(const LoopNest *ln, const char *prefix, char **cause) {
          setCause(cause, "buffer %s holds 16-bit values: the interpreter runs it", ln->buffers[b].name);
          return NULL;
       }
-   Src o = { NULL, 0, 0 };
+   TextGrow o = { NULL, 0, 0 };
    Printer p;
    memset(&p, 0, sizeof p);
    p.o = &o;
@@ -451,7 +426,7 @@ char *Native_source(const LoopNest *ln, const char *prefix, char **cause) {
       return NULL;
    }
    if (!o.s)
-      add(&o, "%s", "");
+      TextGrow_add(&o, "%s", "");
    return o.s;
 }
 
@@ -473,8 +448,8 @@ static void removeTree(const char *dir, const char *const *names, int n) {
 }
 
 NativeLib *NativeLib_build(const LoopNest *const *lns, int n, char **cause) {
-   Src o = { NULL, 0, 0 };
-   add(&o, "%s", prologue);
+   TextGrow o = { NULL, 0, 0 };
+   TextGrow_add(&o, "%s", prologue);
    bool *made = xCalloc((size_t)(n ? n : 1), sizeof *made);
    for (int i = 0; i < n; i++) {
       char prefix[32];
@@ -484,7 +459,7 @@ NativeLib *NativeLib_build(const LoopNest *const *lns, int n, char **cause) {
       free(why);
       if (!text)
          continue;
-      add(&o, "%s", text);
+      TextGrow_add(&o, "%s", text);
       free(text);
       made[i] = true;
    }

@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,11 +13,11 @@
 #include "codegen/cuda.h"
 #include "graph/import.h"
 #include "graph/netrun.h"
-#include "ir/exec.h"
 #include "measure/nvrtc.h"
 #include "tune/program.h"
 #include "tune/session.h"
 #include "util/rng.h"
+#include "util/textbuf.h"
 #include "util/xalloc.h"
 
 #define FNV_START 14695981039346656037ULL
@@ -30,10 +29,6 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
       h *= 1099511628211ULL;
    }
    return h;
-}
-
-static int64_t align(int64_t b) {
-   return (b + NETRUN_ALIGN - 1) / NETRUN_ALIGN * NETRUN_ALIGN;
 }
 
 /* ---- the plan ---- */
@@ -72,28 +67,17 @@ static Step *addStep(Plan *p) {
    return s;
 }
 
-/* x's last two axes swapped (a transposed input of a matrix product). */
-static void transposeInto(const GTensor *x, float *t) {
-   int64_t rows = x->ndim >= 2 ? x->dims[x->ndim - 2] : 1, cols = x->dims[x->ndim - 1];
-   int64_t per = rows * cols > 0 ? rows * cols : 1, mats = GTensor_elems(x) / per;
-   const float *s = x->data;
-   for (int64_t b = 0; b < mats; b++)
-      for (int64_t i = 0; i < rows; i++)
-         for (int64_t j = 0; j < cols; j++)
-            t[b * rows * cols + j * rows + i] = s[b * rows * cols + i * cols + j];
-}
-
 /* The weights' offset of constant tensor t (transposed: its last two axes swapped),
  * added to the blob the first time. */
 static int64_t weightOffset(Plan *p, const GTensor *x, int t, bool transposed) {
    int slot = 2 * t + (transposed ? 1 : 0);
    if (p->weightOf[slot])
       return p->weightOf[slot] - 1;
-   int64_t at = align(p->weightBytes), bytes = GTensor_elems(x) * (int64_t)sizeof(float);
+   int64_t at = NetRun_align(p->weightBytes), bytes = GTensor_elems(x) * (int64_t)sizeof(float);
    p->weights = xRealloc(p->weights, (size_t)(at + bytes > 0 ? at + bytes : 1));
    memset(p->weights + p->weightBytes, 0, (size_t)(at - p->weightBytes));
    if (transposed)
-      transposeInto(x, (float *)(void *)(p->weights + at));
+      NetRun_transposeInto(x, (float *)(void *)(p->weights + at));
    else
       memcpy(p->weights + at, x->data, (size_t)bytes);
    p->weightBytes = at + bytes;
@@ -134,14 +118,6 @@ static int tensorSource(Plan *p, const ImportedModel *m, const NetMemoryPlan *mp
    return 0;
 }
 
-static bool isViewOp(const char *op) {
-   static const char *const views[] = { "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", NULL };
-   for (int i = 0; views[i]; i++)
-      if (strcmp(op, views[i]) == 0)
-         return true;
-   return false;
-}
-
 static int buildPlan(Plan *p, const ImportedModel *m, const TunedProgram *prog, char **cause) {
    const Graph *g = &m->g;
    NetMemoryPlan mp;
@@ -150,7 +126,7 @@ static int buildPlan(Plan *p, const ImportedModel *m, const TunedProgram *prog, 
    p->weightOf = xCalloc((size_t)(2 * g->ntensors + 2), sizeof *p->weightOf);
    /* the scratch of a task's nest (the intermediates between its kernels) after the
     * activations: one unit at a time, so every task shares it */
-   int64_t scratchBase = align(mp.peak), scratchMax = 0;
+   int64_t scratchBase = NetRun_align(mp.peak), scratchMax = 0;
    int rc = 0;
    for (int u = 0; u < m->nunits && rc == 0; u++) {
       const ImportUnit *un = &m->units[u];
@@ -158,7 +134,7 @@ static int buildPlan(Plan *p, const ImportedModel *m, const TunedProgram *prog, 
       if (un->task < 0) {
          int src = g->n[un->nodes[0]].in[0];
          for (int k = 0; k < un->n; k++)
-            if (!isViewOp(g->n[un->nodes[k]].opType))
+            if (!Import_isView(&g->n[un->nodes[k]]))
                rc = setCause(cause, "kernel %d runs the graph op %s ('%s'), which the library has no kernel for: it "
                              "runs tasks and views (the import's --include-simple-tasks makes concat, resize and "
                              "elementwise groups tasks)", u, g->n[un->nodes[k]].opType, g->n[un->nodes[k]].name);
@@ -197,7 +173,7 @@ static int buildPlan(Plan *p, const ImportedModel *m, const TunedProgram *prog, 
             rc = tensorSource(p, m, &mp, out, false, u, &bufs[b], cause);
          } else {
             bufs[b] = (Src){ SRC_ARENA, scratchBase + scratch };
-            scratch += align(bf->elems * (int64_t)sizeof(float));
+            scratch += NetRun_align(bf->elems * (int64_t)sizeof(float));
          }
       }
       if (scratch > scratchMax)
@@ -259,16 +235,10 @@ static int runOnCpu(const Plan *p, const TunedProgram *prog, float *const *in, f
       for (int b = 0; b < ln->nbuffers; b++)
          if (ln->buffers[b].scope == SCOPE_GLOBAL)
             globals[b] = at(arena, p->weights, in, out, s->buf[b]);
-      NativeKernel f = NativeLib_kernel(prog->native, s->task, s->kernel);
-      if (f && f(globals) == 0)
-         continue;
-      /* the interpreter: where nothing was compiled, and for the message of a fault */
-      Exec *x = Exec_new(ln);
       char *why = NULL;
-      if (Exec_run(x, s->kernel, globals, NULL, 0, NULL, &why) < 0)
+      if (TunedProgram_runKernel(prog, s->task, s->kernel, globals, &why) < 0)
          rc = setCause(cause, "step %d (task %d, kernel %d) on the CPU: %s", i + 1, s->task, s->kernel, why);
       free(why);
-      Exec_free(x);
    }
    free(arena);
    return rc;
@@ -308,57 +278,43 @@ static int writeFile(const char *dir, const char *file, const void *data, size_t
    return rc;
 }
 
-static void addText(char **buf, size_t *len, const char *fmt, ...) ATTR_FORMAT(3, 4);
-static void addText(char **buf, size_t *len, const char *fmt, ...) {
-   va_list ap;
-   va_start(ap, fmt);
-   char *more = xVasprintf(fmt, ap);
-   va_end(ap);
-   size_t n = strlen(more);
-   *buf = xRealloc(*buf, *len + n + 1);
-   memcpy(*buf + *len, more, n + 1);
-   *len += n;
-   free(more);
-}
-
-static void srcText(char **buf, size_t *len, Src s) {
+static void srcText(TextGrow *t, Src s) {
    static const char kinds[] = "-awio";
-   addText(buf, len, " %c%lld", kinds[s.kind], (long long)s.v);
+   TextGrow_add(t, " %c%lld", kinds[s.kind], (long long)s.v);
 }
 
 /* The plan's text after its first two lines; its id is the FNV-1a hash of this. */
 static char *planBody(const Plan *p, const ImportedModel *m, const TunedProgram *prog, uint64_t checksum) {
-   char *b = NULL;
-   size_t n = 0;
+   TextGrow b = { NULL, 0, 0 };
    const Graph *g = &m->g;
-   addText(&b, &n, "arena %lld\n", (long long)p->arenaBytes);
-   addText(&b, &n, "weights %lld %016llx\n", (long long)p->weightBytes, (unsigned long long)checksum);
-   addText(&b, &n, "counts %d %d %d %d\n", g->ninputs, g->noutputs, prog->ntasks, p->nsteps);
+   TextGrow_add(&b, "arena %lld\n", (long long)p->arenaBytes);
+   TextGrow_add(&b, "weights %lld %016llx\n", (long long)p->weightBytes, (unsigned long long)checksum);
+   TextGrow_add(&b, "counts %d %d %d %d\n", g->ninputs, g->noutputs, prog->ntasks, p->nsteps);
    for (int i = 0; i < g->ninputs; i++)
-      addText(&b, &n, "input %d %lld %s\n", i, (long long)GTensor_elems(&g->t[g->inputs[i]]), g->t[g->inputs[i]].name);
+      TextGrow_add(&b, "input %d %lld %s\n", i, (long long)GTensor_elems(&g->t[g->inputs[i]]), g->t[g->inputs[i]].name);
    for (int i = 0; i < g->noutputs; i++)
-      addText(&b, &n, "output %d %lld %s\n", i, (long long)GTensor_elems(&g->t[g->outputs[i]]),
+      TextGrow_add(&b, "output %d %lld %s\n", i, (long long)GTensor_elems(&g->t[g->outputs[i]]),
               g->t[g->outputs[i]].name);
    for (int t = 0; t < prog->ntasks; t++)
-      addText(&b, &n, "module %d task_%d.cubin\n", t, t);
+      TextGrow_add(&b, "module %d task_%d.cubin\n", t, t);
    for (int i = 0; i < p->nsteps; i++) {
       const Step *s = &p->steps[i];
       if (s->copy) {
-         addText(&b, &n, "copy");
-         srcText(&b, &n, s->dst);
-         srcText(&b, &n, s->src);
-         addText(&b, &n, " %lld\n", (long long)s->bytes);
+         TextGrow_add(&b, "copy");
+         srcText(&b, s->dst);
+         srcText(&b, s->src);
+         TextGrow_add(&b, " %lld\n", (long long)s->bytes);
          continue;
       }
       const LoopNest *ln = &prog->tasks[s->task].ln;
       const IrKernel *kn = &ln->kernels[s->kernel];
-      addText(&b, &n, "launch %d %s %lld %lld %lld %d", s->task, kn->name, (long long)kn->grid,
+      TextGrow_add(&b, "launch %d %s %lld %lld %lld %d", s->task, kn->name, (long long)kn->grid,
               (long long)kn->block, (long long)kn->sharedBytes, kn->nparams);
       for (int q = 0; q < kn->nparams; q++)
-         srcText(&b, &n, s->buf[kn->params[q]]);
-      addText(&b, &n, "\n");
+         srcText(&b, s->buf[kn->params[q]]);
+      TextGrow_add(&b, "\n");
    }
-   return b;
+   return b.s;
 }
 
 /* A C identifier from the model's file name: letters, digits and '_'. */

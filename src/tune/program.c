@@ -135,6 +135,17 @@ void TunedProgram_done(TunedProgram *p) {
    memset(p, 0, sizeof *p);
 }
 
+int TunedProgram_runKernel(const TunedProgram *p, int task, int k, float *const *globals, char **cause) {
+   NativeKernel f = NativeLib_kernel(p->native, task, k);
+   if (f && f(globals) == 0)
+      return 0;
+   /* the interpreter: where nothing was compiled, and for the message of a fault */
+   Exec *x = Exec_new(&p->tasks[task].ln);
+   int rc = Exec_run(x, k, globals, NULL, 0, NULL, cause);
+   Exec_free(x);
+   return rc;
+}
+
 int TunedProgram_runTask(void *ctx, int unit, const Task *task, float *const *inputs, float *out,
                          char **cause) {
    const TunedProgram *p = ctx;
@@ -151,19 +162,8 @@ int TunedProgram_runTask(void *ctx, int unit, const Task *task, float *const *in
    Exec_bindGlobals(ln, inputs, globals);
    int rc = 0;
    char *why = NULL;
-   bool native = NativeLib_kernel(p->native, task->id, 0) != NULL;
-   for (int k = 0; k < ln->nkernels && native; k++)
-      if (NativeLib_kernel(p->native, task->id, k)(globals) < 0)
-         native = false;
-   if (!native) {
-      /* the interpreter: the reference, and the message of a compiled kernel's fault */
-      Exec_releaseGlobals(ln, globals);
-      Exec_bindGlobals(ln, inputs, globals);
-      Exec *x = Exec_new(ln);
-      for (int k = 0; k < ln->nkernels && rc == 0; k++)
-         rc = Exec_run(x, k, globals, NULL, 0, NULL, &why);
-      Exec_free(x);
-   }
+   for (int k = 0; k < ln->nkernels && rc == 0; k++)
+      rc = TunedProgram_runKernel(p, task->id, k, globals, &why);
    if (rc == 0)
       memcpy(out, globals[outBuf], sizeof(float) * (size_t)ln->buffers[outBuf].elems);
    else

@@ -41,10 +41,14 @@ void TunedProgram_done(TunedProgram *p);
  * when the C compiler cannot be used (runTask then interprets every task). */
 int TunedProgram_compile(TunedProgram *p, char **cause);
 
-/* A NetTaskRunner (ctx: the TunedProgram): the task's kernels over every block,
- * compiled where TunedProgram_compile made them, else on the interpreter; a compiled
- * kernel that reaches outside a buffer is run again on the interpreter, whose message
- * names the access. */
+/* Kernel k of task's nest over every block, its global buffers at globals: compiled
+ * where TunedProgram_compile made it, else on the interpreter; a compiled kernel that
+ * reaches outside a buffer is run again on the interpreter, whose message names the
+ * access. 0, or -1 with *cause. */
+int TunedProgram_runKernel(const TunedProgram *p, int task, int k, float *const *globals, char **cause);
+
+/* A NetTaskRunner (ctx: the TunedProgram): each of the task's kernels in turn
+ * (TunedProgram_runKernel), over every block. */
 int TunedProgram_runTask(void *ctx, int unit, const Task *task, float *const *inputs, float *out,
                          char **cause);
 

@@ -21,3 +21,20 @@ void TextBuf_add(TextBuf *t, const char *fmt, ...) {
    if (n > 0)
       t->len += (size_t)n;
 }
+
+void TextGrow_add(TextGrow *t, const char *fmt, ...) {
+   for (;;) {
+      va_list ap;
+      va_start(ap, fmt);
+      int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+      va_end(ap);
+      if (n < 0)
+         fatal("formatting text failed");
+      if (t->s && t->len + (size_t)n < t->cap) {
+         t->len += (size_t)n;
+         return;
+      }
+      t->cap = (t->cap + (size_t)n + 1) * 2;
+      t->s = xRealloc(t->s, t->cap);
+   }
+}

@@ -17,4 +17,13 @@ typedef struct TextBuf_ {
 TextBuf TextBuf_over(char *buf, size_t size);
 void TextBuf_add(TextBuf *t, const char *fmt, ...) ATTR_FORMAT(2, 3);
 
+/* A text that grows as it is added to (s is NULL until the first add; the owner frees
+ * it). */
+typedef struct TextGrow_ {
+   char *s;
+   size_t len, cap;
+} TextGrow;
+
+void TextGrow_add(TextGrow *t, const char *fmt, ...) ATTR_FORMAT(2, 3);
+
 #endif
